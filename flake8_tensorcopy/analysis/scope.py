@@ -1,0 +1,193 @@
+"""Scopes, bindings and import resolution, tracked inside our own walk.
+
+LibCST's QualifiedNameProvider and ScopeProvider would give the same answers at ~10x the cost
+of the parse (that cost is what makes TorchFix slow), so a name's meaning is recorded here as
+the walk meets imports, assignments and parameters.
+"""
+
+from typing import Dict, Iterator, Optional, Tuple
+
+import libcst as cst
+
+# What a name may hold. ``None`` means unknown, which is never evidence of anything.
+TENSOR = "tensor"
+NDARRAY = "ndarray"
+TENSOR_SEQ = "tensor_seq"  # a list/tuple/iterable whose items are tensors
+NAMED_TENSORS = "named_tensors"  # iterable of (name, tensor) pairs: named_parameters(), sd.items()
+STATE_DICT = "state_dict"  # a mapping of names to tensors
+LIST = "list"  # a Python list of unknown items (it may collect tensors later)
+NONE = "none"  # the literal None (an Optional tensor is still a tensor)
+INSTANCE = "instance"  # ``self`` in a method: its attributes have kinds
+
+# Kinds that may meet at a merge point and still say something: None and a tensor give an
+# Optional tensor, an empty list and a list that collected tensors give a list of tensors.
+_MERGES = {
+    frozenset((NONE, TENSOR)): TENSOR,
+    frozenset((NONE, NDARRAY)): NDARRAY,
+    frozenset((LIST, TENSOR_SEQ)): TENSOR_SEQ,
+    frozenset((NONE, TENSOR_SEQ)): TENSOR_SEQ,
+}
+
+# Spellings that name the same torch object as the canonical one in the tables.
+_CANONICAL = {
+    "torch.nn.parameter.Parameter": "torch.nn.Parameter",
+    "torch.nn.parameter.Buffer": "torch.nn.Buffer",
+    "torch._tensor.Tensor": "torch.Tensor",
+}
+
+
+class Binding:
+    """What one name holds at one point of the walk.
+
+    ``qualname`` is set for imports (``th`` -> ``torch``), ``kind`` for values, ``origin`` for
+    values made from another value by a rule-relevant operation, ``attrs`` for ``self``.
+    """
+
+    __slots__ = ("kind", "qualname", "origin", "attrs")
+
+    def __init__(self, kind=None, qualname=None, origin=None, attrs=None):
+        self.kind = kind
+        self.qualname = qualname
+        self.origin = origin
+        self.attrs = attrs
+
+    def same_meaning(self, other: "Binding") -> bool:
+        return (
+            self.kind == other.kind
+            and self.qualname == other.qualname
+            and self.origin is other.origin
+            and self.attrs is other.attrs
+        )
+
+
+UNKNOWN = Binding()
+
+
+def merge_bindings(first: Binding, second: Binding) -> Binding:
+    """The binding of a name after two control-flow paths meet (precision first)."""
+    if first is second or first.same_meaning(second):
+        return first
+    if first.qualname is None and second.qualname is None:
+        merged = _MERGES.get(frozenset((first.kind, second.kind)))
+        if merged is not None:
+            return Binding(merged)
+        if first.kind == second.kind and first.kind is not None:
+            return Binding(first.kind, attrs=first.attrs if first.attrs is second.attrs else None)
+    return UNKNOWN
+
+
+class Scope:
+    """One Python scope: module, class body, function, lambda or comprehension.
+
+    Class scopes are skipped when nested functions look names up, as in Python.
+    """
+
+    __slots__ = ("names", "parent", "is_class", "deferred")
+
+    def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False):
+        self.names: Dict[str, Binding] = {}
+        self.parent = parent
+        self.is_class = is_class
+        self.deferred: list = []  # function bodies to walk once this scope's body is done
+
+    def lookup(self, name: str) -> Optional[Binding]:
+        binding = self.names.get(name)
+        if binding is not None:
+            return binding
+        scope = self.parent
+        while scope is not None:
+            if not scope.is_class:
+                binding = scope.names.get(name)
+                if binding is not None:
+                    return binding
+            scope = scope.parent
+        return None
+
+    def owner_of(self, name: str) -> Optional["Scope"]:
+        """The scope whose table holds ``name`` as seen from here (for in-place updates)."""
+        if name in self.names:
+            return self
+        scope = self.parent
+        while scope is not None:
+            if not scope.is_class and name in scope.names:
+                return scope
+            scope = scope.parent
+        return None
+
+    def snapshot(self) -> Dict[str, Binding]:
+        return dict(self.names)
+
+    def merge_from(self, *branches: Dict[str, Binding]) -> None:
+        """Set this scope's names to the merge of branch states (each a snapshot)."""
+        merged: Dict[str, Binding] = {}
+        keys = set()
+        for branch in branches:
+            keys.update(branch)
+        for key in keys:
+            present = [branch[key] for branch in branches if key in branch]
+            binding = present[0]
+            for other in present[1:]:
+                binding = merge_bindings(binding, other)
+            merged[key] = binding
+        self.names = merged
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def canonical(qualname: str) -> str:
+    return _CANONICAL.get(qualname, qualname)
+
+
+def import_bindings(node) -> Iterator[Tuple[str, Optional[str]]]:
+    """(local name, qualified name or None) for each name an import statement binds.
+
+    Relative imports bind names we cannot resolve; they still shadow outer ones.
+    """
+    if type(node) is cst.Import:
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if alias.asname is not None:
+                yield alias.asname.name.value, full
+            else:
+                head = full.split(".", 1)[0]
+                yield head, head
+        return
+    if isinstance(node.names, cst.ImportStar):
+        return
+    module = dotted_name(node.module) if node.module is not None else None
+    absolute = not node.relative and module is not None
+    for alias in node.names:
+        name = alias.name.value
+        local = alias.asname.name.value if alias.asname is not None else name
+        yield local, canonical(module + "." + name) if absolute else None
+
+
+def bind_target(target: cst.BaseExpression, kind, scope: Scope) -> None:
+    """Bind the names of an assignment or loop target; ``kind`` may be a tuple for pairs."""
+    target_type = type(target)
+    if target_type is cst.Name:
+        scope.names[target.value] = Binding(kind if isinstance(kind, str) else None)
+    elif target_type in (cst.Tuple, cst.List):
+        elements = target.elements
+        if isinstance(kind, tuple) and len(kind) == len(elements):
+            item_kinds = kind
+        else:
+            item = TENSOR if kind in (TENSOR, TENSOR_SEQ) else None
+            item_kinds = (item,) * len(elements)
+        for element, item_kind in zip(elements, item_kinds):
+            if type(element) is cst.StarredElement:
+                bind_target(element.value, TENSOR_SEQ if item_kind == TENSOR else None, scope)
+            else:
+                bind_target(element.value, item_kind, scope)
+    elif target_type is cst.StarredElement:
+        bind_target(target.value, None, scope)

@@ -1,0 +1,295 @@
+"""What kind of value an expression holds: the evidence every rule needs before it reports.
+
+Precision first: only the sources RULES.md lists ("Knowing what is a tensor") make a tensor;
+everything else is unknown (``None``), and unknown is never reported.
+"""
+
+from typing import Optional, Tuple, Union
+
+import libcst as cst
+
+from flake8_tensorcopy.analysis.scope import (
+    INSTANCE,
+    LIST,
+    NAMED_TENSORS,
+    NDARRAY,
+    NONE,
+    STATE_DICT,
+    TENSOR,
+    TENSOR_SEQ,
+    Scope,
+    bind_target,
+    canonical,
+)
+from flake8_tensorcopy.data import (
+    ATTRIBUTES_RETURNING_TENSOR,
+    FUNCTIONS_RETURNING_TENSOR,
+    FUNCTIONS_RETURNING_TENSOR_SEQUENCE,
+    LEGACY_CONSTRUCTORS,
+    METHODS_RETURNING_TENSOR,
+    METHODS_RETURNING_TENSOR_SEQUENCE,
+    METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS,
+)
+
+# Calling these makes a tensor even though they are classes, not functions.
+TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"}) | LEGACY_CONSTRUCTORS
+
+# Annotations that say "this is a tensor".
+TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.Buffer"})
+
+# Methods only torch.Tensor has among common types: calling one proves the receiver is a
+# tensor, and the result is a tensor too.
+TENSOR_ONLY_METHODS = frozenset(
+    {"detach", "detach_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full",
+     "requires_grad_", "type_as"}
+)
+
+# numpy functions that build an ndarray.
+NUMPY_ARRAY_FUNCTIONS = frozenset(
+    "numpy." + name
+    for name in (
+        "array", "asarray", "ascontiguousarray", "zeros", "ones", "empty", "full", "arange",
+        "linspace", "zeros_like", "ones_like", "empty_like", "full_like", "concatenate",
+        "stack", "vstack", "hstack", "load", "frombuffer", "fromfile", "copy", "eye",
+        "random.rand", "random.randn", "random.random", "random.randint", "random.normal",
+        "random.uniform",
+    )
+)
+NDARRAY_METHODS = frozenset({"copy", "astype", "reshape", "transpose", "ravel", "flatten",
+                             "squeeze", "view", "clip", "round"})
+
+# Keys of an optimizer's state_dict(), whose values are not tensors.
+_OPTIMIZER_STATE_KEYS = frozenset({"state", "param_groups"})
+
+_ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
+                            cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+IterKind = Union[Optional[str], Tuple["IterKind", ...]]
+
+
+class TensorInference:
+    """Answers ``kind_of(expression)`` against the scope the walk is in."""
+
+    def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """``torch.tensor`` for ``th.tensor`` / ``T`` / ``torch.tensor`` when imports say so."""
+        parts = []
+        while type(node) is cst.Attribute:
+            parts.append(node.attr.value)
+            node = node.value
+        if type(node) is not cst.Name:
+            return None
+        binding = scope.lookup(node.value)
+        if binding is None or binding.qualname is None:
+            return None
+        parts.append(binding.qualname)
+        return canonical(".".join(reversed(parts)))
+
+    def annotation_kind(self, annotation: Optional[cst.BaseExpression], scope: Scope) -> Optional[str]:
+        """TENSOR for ``torch.Tensor``, ``Tensor``, ``nn.Parameter``, ``Optional[...]`` of those."""
+        if annotation is None:
+            return None
+        node = annotation
+        if type(node) is cst.SimpleString:
+            try:
+                node = cst.parse_expression(node.evaluated_value)
+            except (cst.ParserSyntaxError, ValueError, SyntaxError):
+                return None
+        if type(node) is cst.BinaryOperation and type(node.operator) is cst.BitOr:
+            sides = (node.left, node.right)
+            kinds = {self.annotation_kind(side, scope) for side in sides if not _is_none(side)}
+            return TENSOR if kinds == {TENSOR} else None
+        if type(node) is cst.Subscript:
+            wrapper = self.qualname(node.value, scope) or ""
+            if wrapper.rsplit(".", 1)[-1] in ("Optional", "Union"):
+                kinds = {
+                    self.annotation_kind(element.slice.value, scope)
+                    for element in node.slice
+                    if type(element.slice) is cst.Index and not _is_none(element.slice.value)
+                }
+                return TENSOR if kinds == {TENSOR} else None
+            return None
+        return TENSOR if self.qualname(node, scope) in TENSOR_ANNOTATIONS else None
+
+    def kind_of(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        kind_from = _KIND_BY_TYPE.get(type(node))
+        return kind_from(self, node, scope) if kind_from is not None else None
+
+    def _name(self, node: cst.Name, scope: Scope) -> Optional[str]:
+        if node.value == "None":
+            return NONE
+        binding = scope.lookup(node.value)
+        return binding.kind if binding is not None else None
+
+    def _call(self, node: cst.Call, scope: Scope) -> Optional[str]:
+        func = node.func
+        qualname = self.qualname(func, scope)
+        if qualname is not None:
+            if qualname in FUNCTIONS_RETURNING_TENSOR or qualname in TENSOR_CLASSES:
+                return TENSOR
+            if qualname in FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
+                return TENSOR_SEQ
+            if qualname in NUMPY_ARRAY_FUNCTIONS:
+                return NDARRAY
+            return None
+        if type(func) is cst.Name:
+            return self._builtin_call(func.value, node, scope)
+        if type(func) is not cst.Attribute:
+            return None
+        method = func.attr.value
+        if method in TENSOR_ONLY_METHODS:
+            return TENSOR
+        receiver = self.kind_of(func.value, scope)
+        if receiver == TENSOR:
+            if method in METHODS_RETURNING_TENSOR:
+                return TENSOR
+            if method in METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS and not node.args:
+                return TENSOR
+            if method in METHODS_RETURNING_TENSOR_SEQUENCE:
+                return TENSOR_SEQ
+            if method == "numpy":
+                return NDARRAY
+        elif receiver == NDARRAY and method in NDARRAY_METHODS:
+            return NDARRAY
+        elif receiver == STATE_DICT:
+            return {"copy": STATE_DICT, "values": TENSOR_SEQ, "items": NAMED_TENSORS}.get(method)
+        if method == "state_dict" and not node.args:
+            return STATE_DICT
+        if method in ("parameters", "buffers"):
+            return TENSOR_SEQ
+        if method in ("named_parameters", "named_buffers"):
+            return NAMED_TENSORS
+        return None
+
+    def _builtin_call(self, name: str, node: cst.Call, scope: Scope) -> Optional[str]:
+        if scope.lookup(name) is not None or len(node.args) != 1:
+            return None
+        argument = self.kind_of(node.args[0].value, scope)
+        if name in ("list", "tuple", "sorted", "reversed") and argument == TENSOR_SEQ:
+            return TENSOR_SEQ
+        if name == "dict" and argument in (NAMED_TENSORS, STATE_DICT):
+            return STATE_DICT
+        if name == "sum" and argument == TENSOR_SEQ:
+            return TENSOR
+        if name == "abs" and argument == TENSOR:
+            return TENSOR
+        return None
+
+    def _attribute(self, node: cst.Attribute, scope: Scope) -> Optional[str]:
+        attr = node.attr.value
+        base = node.value
+        if type(base) is cst.Name:
+            binding = scope.lookup(base.value)
+            if binding is None:
+                return None
+            if binding.kind == INSTANCE:
+                return binding.attrs.get(attr)
+            if binding.kind == TENSOR and attr in ATTRIBUTES_RETURNING_TENSOR:
+                return TENSOR
+            return None
+        if attr in ATTRIBUTES_RETURNING_TENSOR and self.kind_of(base, scope) == TENSOR:
+            return TENSOR
+        return None
+
+    def _subscript(self, node: cst.Subscript, scope: Scope) -> Optional[str]:
+        base = self.kind_of(node.value, scope)
+        if base == TENSOR:
+            return TENSOR
+        if base == NDARRAY:
+            return NDARRAY if _has_slice(node) else None
+        if base == TENSOR_SEQ:
+            return TENSOR_SEQ if _has_slice(node) else TENSOR
+        if base == STATE_DICT and len(node.slice) == 1:
+            key = node.slice[0].slice
+            if type(key) is cst.Index:
+                literal = key.value
+                if type(literal) is cst.SimpleString and literal.evaluated_value in _OPTIMIZER_STATE_KEYS:
+                    return None
+                return TENSOR
+        return None
+
+    def _binary(self, node: cst.BinaryOperation, scope: Scope) -> Optional[str]:
+        kinds = (self.kind_of(node.left, scope), self.kind_of(node.right, scope))
+        if TENSOR in kinds:
+            return TENSOR
+        if NDARRAY in kinds:
+            return NDARRAY
+        return None
+
+    def _unary(self, node: cst.UnaryOperation, scope: Scope) -> Optional[str]:
+        if type(node.operator) is cst.Not:
+            return None
+        kind = self.kind_of(node.expression, scope)
+        return kind if kind in (TENSOR, NDARRAY) else None
+
+    def _comparison(self, node: cst.Comparison, scope: Scope) -> Optional[str]:
+        if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, _ELEMENTWISE_COMPARISONS):
+            return None
+        kinds = (self.kind_of(node.left, scope), self.kind_of(node.comparisons[0].comparator, scope))
+        return TENSOR if TENSOR in kinds else None
+
+    def _if_exp(self, node: cst.IfExp, scope: Scope) -> Optional[str]:
+        kinds = {self.kind_of(node.body, scope), self.kind_of(node.orelse, scope)}
+        kinds.discard(NONE)
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _sequence(self, node, scope: Scope) -> Optional[str]:
+        for element in node.elements:
+            if type(element) is not cst.StarredElement and self.kind_of(element.value, scope) == TENSOR:
+                return TENSOR_SEQ
+        return LIST if type(node) is cst.List else None
+
+    def _comprehension(self, node, scope: Scope) -> Optional[str]:
+        inner = self.comprehension_scope(node.for_in, scope)
+        return TENSOR_SEQ if self.kind_of(node.elt, inner) == TENSOR else None
+
+    def _named(self, node: cst.NamedExpr, scope: Scope) -> Optional[str]:
+        return self.kind_of(node.value, scope)
+
+    def comprehension_scope(self, for_in: cst.CompFor, scope: Scope) -> Scope:
+        """A scope binding the targets of every ``for`` clause of a comprehension."""
+        inner = Scope(scope)
+        clause = for_in
+        while clause is not None:
+            bind_target(clause.target, self.iter_kind(clause.iter, inner if clause is not for_in else scope), inner)
+            clause = clause.inner_for_in
+        return inner
+
+    def iter_kind(self, node: cst.BaseExpression, scope: Scope) -> IterKind:
+        """Kind of the items a ``for`` over ``node`` yields (a tuple for pairs)."""
+        kind = self.kind_of(node, scope)
+        if kind in (TENSOR, TENSOR_SEQ):
+            return TENSOR
+        if kind == NAMED_TENSORS:
+            return (None, TENSOR)
+        if type(node) is cst.Call and type(node.func) is cst.Name and scope.lookup(node.func.value) is None:
+            arguments = [arg.value for arg in node.args if not arg.keyword and not arg.star]
+            if node.func.value == "enumerate" and arguments:
+                return (None, self.iter_kind(arguments[0], scope))
+            if node.func.value == "zip":
+                return tuple(self.iter_kind(argument, scope) for argument in arguments)
+        return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
+def _has_slice(node: cst.Subscript) -> bool:
+    return any(type(element.slice) is cst.Slice for element in node.slice)
+
+
+_KIND_BY_TYPE = {
+    cst.Name: TensorInference._name,
+    cst.Call: TensorInference._call,
+    cst.Attribute: TensorInference._attribute,
+    cst.Subscript: TensorInference._subscript,
+    cst.BinaryOperation: TensorInference._binary,
+    cst.UnaryOperation: TensorInference._unary,
+    cst.Comparison: TensorInference._comparison,
+    cst.IfExp: TensorInference._if_exp,
+    cst.List: TensorInference._sequence,
+    cst.Tuple: TensorInference._sequence,
+    cst.ListComp: TensorInference._comprehension,
+    cst.GeneratorExp: TensorInference._comprehension,
+    cst.NamedExpr: TensorInference._named,
+}

@@ -1,0 +1,596 @@
+"""The one walk over a LibCST module that every rule shares.
+
+Statements are followed in program order with Python's scoping: imports and assignments bind
+names, ``if``/``try``/loop branches are merged, function bodies are walked once the scope
+defining them is complete (so they see module names bound after the ``def``). Every call is
+offered to the rules interested in its name, at the point of the walk where the scope holds
+what the program knows there. A hand-written walk, not a ``CSTVisitor``: it visits only the
+nodes that can hold expressions, which costs a fraction of LibCST's generic visitor dispatch.
+"""
+
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+
+import libcst as cst
+
+from flake8_tensorcopy.analysis.scope import (
+    INSTANCE,
+    LIST,
+    NONE,
+    TENSOR,
+    TENSOR_SEQ,
+    UNKNOWN,
+    Binding,
+    Scope,
+    bind_target,
+    import_bindings,
+)
+from flake8_tensorcopy.analysis.tensors import TensorInference
+
+# Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
+LIKE_FACTORIES = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like"})
+
+# Context managers under which no graph is recorded.
+NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
+
+_TERMINATORS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+_LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis})
+
+
+class Report:
+    """A rule's verdict on one node, before positions are computed."""
+
+    __slots__ = ("code", "node", "message", "fix")
+
+    def __init__(self, code: str, node: cst.CSTNode, message: str, fix=None):
+        self.code = code
+        self.node = node
+        self.message = message
+        self.fix = fix
+
+
+class Analysis:
+    """Walks one module and collects the rules' reports.
+
+    Rules query it while it walks: ``kind_of``, ``qualname`` and ``lookup`` answer for the
+    current point of the program; ``report`` records a finding.
+    """
+
+    def __init__(self, module: cst.Module, rules: Sequence):
+        self.module = module
+        self.inference = TensorInference()
+        self.rules_by_call: Dict[str, list] = {}
+        for rule in rules:
+            for name in rule.calls:
+                self.rules_by_call.setdefault(name, []).append(rule)
+        self.reports: List[Report] = []
+        self.scope = Scope()
+        self.no_grad_depth = 0
+        self._instance: Optional[Binding] = None  # ``self`` of the class body being walked
+
+    # ----- the queries rules use -------------------------------------------------------
+    def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.inference.kind_of(node, self.scope)
+
+    def qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.inference.qualname(node, self.scope)
+
+    def lookup(self, name: str) -> Optional[Binding]:
+        return self.scope.lookup(name)
+
+    def source_of(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def report(self, code: str, node: cst.CSTNode, message: str, fix=None) -> None:
+        self.reports.append(Report(code, node, message, fix))
+
+    # ----- scopes -----------------------------------------------------------------------
+    def run(self) -> List[Report]:
+        self._walk_scope(self.module.body, self.scope)
+        return self.reports
+
+    def _walk_scope(self, statements: Sequence[cst.CSTNode], scope: Scope) -> None:
+        outer = self.scope
+        self.scope = scope
+        self._walk_block(statements)
+        while scope.deferred:
+            deferred, scope.deferred = scope.deferred, []
+            for function, instance in deferred:
+                self._walk_function(function, instance)
+        self.scope = outer
+
+    def _walk_function(self, node: cst.FunctionDef, instance: Optional[Binding]) -> None:
+        scope = Scope(self.scope)
+        params = node.params
+        ordered = list(params.posonly_params) + list(params.params)
+        for index, param in enumerate(ordered):
+            if index == 0 and instance is not None:
+                scope.names[param.name.value] = instance
+            else:
+                self._bind_param(param, scope)
+        for param in params.kwonly_params:
+            self._bind_param(param, scope)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.names[star.name.value] = UNKNOWN
+        saved_no_grad, self.no_grad_depth = self.no_grad_depth, 0
+        self._walk_scope(_suite_statements(node.body), scope)
+        self.no_grad_depth = saved_no_grad
+
+    def _bind_param(self, param: cst.Param, scope: Scope) -> None:
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        scope.names[param.name.value] = Binding(self.inference.annotation_kind(annotation, self.scope))
+
+    def _define_function(self, node: cst.FunctionDef) -> None:
+        for decorator in node.decorators:
+            self.visit(decorator.decorator)
+        params = node.params
+        for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            if param.default is not None:
+                self.visit(param.default)
+        self.scope.names[node.name.value] = UNKNOWN
+        instance = self._instance if self.scope.is_class and not _is_static(node) else None
+        self.scope.deferred.append((node, instance))
+
+    def _walk_class(self, node: cst.ClassDef) -> None:
+        for decorator in node.decorators:
+            self.visit(decorator.decorator)
+        for argument in list(node.bases) + list(node.keywords):
+            self.visit(argument.value)
+        self.scope.names[node.name.value] = UNKNOWN
+        class_scope = Scope(self.scope, is_class=True)
+        outer_instance = self._instance
+        self._instance = Binding(INSTANCE, attrs=self._instance_attribute_kinds(node))
+        self._walk_scope(_suite_statements(node.body), class_scope)
+        self._instance = outer_instance
+
+    def _instance_attribute_kinds(self, node: cst.ClassDef) -> Dict[str, str]:
+        """Kinds of ``self.x`` from every method and class-level annotation of the class.
+
+        An attribute is a tensor when every non-None value assigned to it is one.
+        """
+        seen: Dict[str, set] = {}
+        for statement in _suite_statements(node.body):
+            if type(statement) is cst.SimpleStatementLine:
+                for small in statement.body:
+                    if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                        kind = self.inference.annotation_kind(small.annotation.annotation, self.scope)
+                        seen.setdefault(small.target.value, set()).add(kind)
+            elif type(statement) is cst.FunctionDef and not _is_static(statement):
+                ordered = list(statement.params.posonly_params) + list(statement.params.params)
+                if not ordered:
+                    continue
+                method_scope = Scope(self.scope)
+                for param in ordered[1:] + list(statement.params.kwonly_params):
+                    self._bind_param(param, method_scope)
+                self_name = ordered[0].name.value
+                for small in _small_statements(_suite_statements(statement.body)):
+                    for attr, kind in self._self_assignments(small, self_name, method_scope):
+                        seen.setdefault(attr, set()).add(kind)
+        kinds = {}
+        for attr, found in seen.items():
+            found.discard(NONE)
+            if len(found) == 1:
+                kinds[attr] = found.pop()
+        return kinds
+
+    def _self_assignments(self, small: cst.CSTNode, self_name: str, scope: Scope):
+        kind_of = self.inference.kind_of
+        small_type = type(small)
+        if small_type is cst.Assign:
+            for target in small.targets:
+                attr = _self_attribute(target.target, self_name)
+                if attr is not None:
+                    yield attr, kind_of(small.value, scope)
+        elif small_type is cst.AnnAssign:
+            attr = _self_attribute(small.target, self_name)
+            if attr is not None:
+                kind = self.inference.annotation_kind(small.annotation.annotation, scope)
+                if kind is None and small.value is not None:
+                    kind = kind_of(small.value, scope)
+                yield attr, kind
+        elif small_type is cst.Expr and type(small.value) is cst.Call:
+            call = small.value
+            func = call.func
+            if (
+                type(func) is cst.Attribute
+                and func.attr.value in ("register_buffer", "register_parameter")
+                and type(func.value) is cst.Name
+                and func.value.value == self_name
+                and len(call.args) >= 2
+                and type(call.args[0].value) is cst.SimpleString
+            ):
+                value = call.args[1].value
+                yield call.args[0].value.evaluated_value, NONE if _is_none(value) else TENSOR
+
+    # ----- statements -------------------------------------------------------------------
+    def _walk_block(self, statements: Iterable[cst.CSTNode]) -> bool:
+        """Walk statements in order; True when the block always leaves (return, raise, ...)."""
+        leaves = False
+        for statement in statements:
+            leaves = self._walk_statement(statement)
+        return leaves
+
+    def _walk_statement(self, node: cst.CSTNode) -> bool:
+        node_type = type(node)
+        if node_type is cst.SimpleStatementLine:
+            for small in node.body:
+                self._walk_small(small)
+            return bool(node.body) and isinstance(node.body[-1], _TERMINATORS)
+        walker = _STATEMENT_WALKERS.get(node_type)
+        if walker is not None:
+            walker(self, node)
+        return False
+
+    def _walk_suite(self, suite) -> bool:
+        if type(suite) is cst.SimpleStatementSuite:
+            for small in suite.body:
+                self._walk_small(small)
+            return bool(suite.body) and isinstance(suite.body[-1], _TERMINATORS)
+        return self._walk_block(suite.body)
+
+    def _branch(self, start: Dict[str, Binding], suite) -> Optional[Dict[str, Binding]]:
+        """Walk one branch from ``start``; its end state, or None when it always leaves."""
+        self.scope.names = dict(start)
+        leaves = self._walk_suite(suite)
+        return None if leaves else self.scope.snapshot()
+
+    def _merge(self, start: Dict[str, Binding], ends: List[Optional[Dict[str, Binding]]]) -> None:
+        reached = [end for end in ends if end is not None]
+        self.scope.merge_from(*(reached or [start]))
+
+    def _walk_if(self, node: cst.If) -> None:
+        self.visit(node.test)
+        start = self.scope.snapshot()
+        ends = [self._branch(start, node.body)]
+        orelse = node.orelse
+        if orelse is None:
+            ends.append(start)
+        elif type(orelse) is cst.If:
+            self.scope.names = dict(start)
+            self._walk_if(orelse)
+            ends.append(self.scope.snapshot())
+        else:
+            ends.append(self._branch(start, orelse.body))
+        self._merge(start, ends)
+
+    def _walk_for(self, node) -> None:
+        self.visit(node.iter)
+        start = self.scope.snapshot()
+        bind_target(node.target, self.inference.iter_kind(node.iter, self.scope), self.scope)
+        self._walk_loop_body(start, node)
+
+    def _walk_while(self, node: cst.While) -> None:
+        self.visit(node.test)
+        start = self.scope.snapshot()
+        self._walk_loop_body(start, node)
+
+    def _walk_loop_body(self, start: Dict[str, Binding], node) -> None:
+        leaves = self._walk_suite(node.body)
+        ends = [start] if leaves else [start, self.scope.snapshot()]
+        self._merge(start, ends)
+        if node.orelse is not None:
+            self._walk_suite(node.orelse.body)
+
+    def _walk_try(self, node) -> None:
+        start = self.scope.snapshot()
+        after_body = self._branch(start, node.body)
+        if after_body is not None and node.orelse is not None:
+            after_body = self._branch(after_body, node.orelse.body)
+        ends = [after_body]
+        # A handler may start anywhere in the body: from the merge of its start and its end.
+        self._merge(start, [start, after_body])
+        handler_start = self.scope.snapshot()
+        for handler in node.handlers:
+            if handler.type is not None:
+                self.visit(handler.type)
+            state = dict(handler_start)
+            if handler.name is not None:
+                for name in _target_names(handler.name.name):
+                    state[name] = UNKNOWN
+            ends.append(self._branch(state, handler.body))
+        self._merge(start, ends)
+        if node.finalbody is not None:
+            self._walk_suite(node.finalbody.body)
+
+    def _walk_with(self, node: cst.With) -> None:
+        no_grad = False
+        for item in node.items:
+            self.visit(item.item)
+            if type(item.item) is cst.Call and self.qualname(item.item.func) in NO_GRAD_CONTEXTS:
+                no_grad = True
+            if item.asname is not None:
+                bind_target(item.asname.name, None, self.scope)
+        self.no_grad_depth += no_grad
+        self._walk_suite(node.body)
+        self.no_grad_depth -= no_grad
+
+    def _walk_match(self, node) -> None:
+        self.visit(node.subject)
+        start = self.scope.snapshot()
+        ends = []
+        for case in node.cases:
+            self.scope.names = dict(start)
+            for name in _pattern_names(case.pattern):
+                self.scope.names[name] = UNKNOWN
+            if case.guard is not None:
+                self.visit(case.guard)
+            ends.append(self._branch(self.scope.snapshot(), case.body))
+        ends.append(start)
+        self._merge(start, ends)
+
+    def _walk_small(self, node: cst.CSTNode) -> None:
+        node_type = type(node)
+        if node_type is cst.Assign:
+            self._walk_assign(node)
+        elif node_type is cst.Expr:
+            self.visit(node.value)
+            self._track_collection_growth(node.value)
+        elif node_type is cst.AnnAssign:
+            kind = self.inference.annotation_kind(node.annotation.annotation, self.scope)
+            if node.value is not None:
+                self.visit(node.value)
+                if kind is None:
+                    kind = self.kind_of(node.value)
+            if type(node.target) is cst.Name:
+                self.scope.names[node.target.value] = Binding(kind)
+            else:
+                self.visit(node.target)
+        elif node_type is cst.AugAssign:
+            self._walk_aug_assign(node)
+        elif node_type in (cst.Import, cst.ImportFrom):
+            for local, qualname in import_bindings(node):
+                self.scope.names[local] = Binding(qualname=qualname) if qualname else UNKNOWN
+        elif node_type is cst.Return:
+            if node.value is not None:
+                self.visit(node.value)
+        elif node_type is cst.Raise:
+            for part in (node.exc, node.cause):
+                if part is not None:
+                    self.visit(part.item if type(part) is cst.From else part)
+        elif node_type is cst.Assert:
+            self.visit(node.test)
+            if node.msg is not None:
+                self.visit(node.msg)
+        elif node_type is cst.Del:
+            for name in _target_names(node.target):
+                self.scope.names[name] = UNKNOWN
+
+    def _walk_assign(self, node: cst.Assign) -> None:
+        value = node.value
+        self.visit(value)
+        kind = self.kind_of(value)
+        origin = self._origin_of(value)
+        for assign_target in node.targets:
+            target = assign_target.target
+            if type(target) is cst.Name:
+                self.scope.names[target.value] = Binding(kind, origin=origin)
+            elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) and len(
+                target.elements
+            ) == len(value.elements):
+                kinds = tuple(self.kind_of(element.value) for element in value.elements)
+                bind_target(target, kinds, self.scope)
+            elif type(target) in (cst.Tuple, cst.List, cst.StarredElement):
+                bind_target(target, kind, self.scope)
+            else:
+                self.visit(target)
+
+    def _origin_of(self, value: cst.BaseExpression):
+        """How an assigned value was made from another, for rules that follow it (TEN105)."""
+        if type(value) is cst.Call and value.args and self.qualname(value.func) in LIKE_FACTORIES:
+            source = value.args[0].value
+            source_binding = self.lookup(source.value) if type(source) is cst.Name else None
+            return ("like", source, source_binding)
+        return None
+
+    def _walk_aug_assign(self, node: cst.AugAssign) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+        if type(node.target) is not cst.Name:
+            return
+        name = node.target.value
+        current = self.kind_of(node.target)
+        added = self.kind_of(node.value)
+        if current in (LIST, TENSOR_SEQ) and added in (LIST, TENSOR_SEQ):
+            kind = TENSOR_SEQ if TENSOR_SEQ in (current, added) else LIST
+        elif TENSOR in (current, added):
+            kind = TENSOR
+        else:
+            kind = current if current == added else None
+        self.scope.names[name] = Binding(kind)
+
+    def _track_collection_growth(self, value: cst.BaseExpression) -> None:
+        """``losses.append(loss)`` makes a list known to hold tensors."""
+        if type(value) is not cst.Call or type(value.func) is not cst.Attribute:
+            return
+        receiver = value.func.value
+        method = value.func.attr.value
+        if type(receiver) is not cst.Name or method not in ("append", "extend", "insert") or not value.args:
+            return
+        binding = self.lookup(receiver.value)
+        if binding is None or binding.kind != LIST:
+            return
+        added = self.kind_of(value.args[-1].value)
+        if added == (TENSOR_SEQ if method == "extend" else TENSOR):
+            owner = self.scope.owner_of(receiver.value)
+            owner.names[receiver.value] = Binding(TENSOR_SEQ)
+
+    # ----- expressions ------------------------------------------------------------------
+    def visit(self, node: cst.CSTNode) -> None:
+        """Offer every call inside ``node`` to the rules, in evaluation order."""
+        node_type = type(node)
+        if node_type in _LEAVES:
+            return
+        if node_type is cst.Call:
+            for argument in node.args:
+                self.visit(argument.value)
+            self.visit(node.func)
+            self._offer_call(node)
+            return
+        if node_type is cst.Attribute:
+            self.visit(node.value)
+            return
+        visitor = _EXPRESSION_VISITORS.get(node_type)
+        if visitor is not None:
+            visitor(self, node)
+        else:
+            for child in node.children:
+                self.visit(child)
+
+    def _offer_call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Attribute:
+            name = func.attr.value
+        elif type(func) is cst.Name:
+            name = func.value
+            binding = self.scope.lookup(name)
+            if binding is not None and binding.qualname is not None:
+                name = binding.qualname.rsplit(".", 1)[-1]
+        else:
+            return
+        for rule in self.rules_by_call.get(name, ()):
+            rule.check_call(node, self)
+
+    def _visit_subscript(self, node: cst.Subscript) -> None:
+        self.visit(node.value)
+        for element in node.slice:
+            part = element.slice
+            if type(part) is cst.Index:
+                self.visit(part.value)
+            else:
+                for bound in (part.lower, part.upper, part.step):
+                    if bound is not None:
+                        self.visit(bound)
+
+    def _visit_elements(self, node) -> None:
+        for element in node.elements:
+            if type(element) is cst.DictElement:
+                self.visit(element.key)
+            self.visit(element.value)
+
+    def _visit_lambda(self, node: cst.Lambda) -> None:
+        scope = Scope(self.scope)
+        params = node.params
+        for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            if param.default is not None:
+                self.visit(param.default)
+            scope.names[param.name.value] = UNKNOWN
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.names[star.name.value] = UNKNOWN
+        outer, self.scope = self.scope, scope
+        self.visit(node.body)
+        self.scope = outer
+
+    def _visit_comprehension(self, node) -> None:
+        self.visit(node.for_in.iter)
+        outer = self.scope
+        self.scope = self.inference.comprehension_scope(node.for_in, outer)
+        clause = node.for_in
+        while clause is not None:
+            if clause is not node.for_in:
+                self.visit(clause.iter)
+            for condition in clause.ifs:
+                self.visit(condition.test)
+            clause = clause.inner_for_in
+        if type(node) is cst.DictComp:
+            self.visit(node.key)
+            self.visit(node.value)
+        else:
+            self.visit(node.elt)
+        self.scope = outer
+
+    def _visit_named(self, node: cst.NamedExpr) -> None:
+        self.visit(node.value)
+        bind_target(node.target, self.kind_of(node.value), self.scope)
+
+
+def _suite_statements(suite) -> Sequence[cst.CSTNode]:
+    if type(suite) is cst.SimpleStatementSuite:
+        return [cst.SimpleStatementLine(body=suite.body)]
+    return suite.body
+
+
+def _small_statements(statements: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """Every small statement in a block, nested blocks included, nested scopes excluded."""
+    for statement in statements:
+        statement_type = type(statement)
+        if statement_type is cst.SimpleStatementLine:
+            yield from statement.body
+        elif statement_type not in (cst.FunctionDef, cst.ClassDef):
+            for block in _nested_blocks(statement):
+                yield from _small_statements(block)
+
+
+def _nested_blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
+    """The statement lists inside a compound statement (if, for, while, try, with, match)."""
+    body = getattr(statement, "body", None)
+    if body is not None:
+        yield _suite_statements(body)
+    for part in list(getattr(statement, "handlers", ())) + list(getattr(statement, "cases", ())):
+        yield _suite_statements(part.body)
+    orelse = getattr(statement, "orelse", None)
+    if orelse is not None:
+        yield [orelse] if type(orelse) is cst.If else _suite_statements(orelse.body)
+    final = getattr(statement, "finalbody", None)
+    if final is not None:
+        yield _suite_statements(final.body)
+
+
+def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]:
+    if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
+        return target.attr.value
+    return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
+def _is_static(node: cst.FunctionDef) -> bool:
+    return any(
+        type(decorator.decorator) is cst.Name and decorator.decorator.value in ("staticmethod", "classmethod")
+        for decorator in node.decorators
+    )
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if type(target) is cst.Name:
+        yield target.value
+    elif type(target) in (cst.Tuple, cst.List):
+        for element in target.elements:
+            yield from _target_names(element.value)
+
+
+def _pattern_names(node: cst.CSTNode) -> Iterator[str]:
+    """Names a match-case pattern captures."""
+    if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+        yield node.name.value
+    for child in node.children:
+        yield from _pattern_names(child)
+
+
+_STATEMENT_WALKERS = {
+    cst.FunctionDef: Analysis._define_function,
+    cst.ClassDef: Analysis._walk_class,
+    cst.If: Analysis._walk_if,
+    cst.For: Analysis._walk_for,
+    cst.While: Analysis._walk_while,
+    cst.Try: Analysis._walk_try,
+    cst.TryStar: Analysis._walk_try,
+    cst.With: Analysis._walk_with,
+    cst.Match: Analysis._walk_match,
+}
+
+_EXPRESSION_VISITORS = {
+    cst.Subscript: Analysis._visit_subscript,
+    cst.List: Analysis._visit_elements,
+    cst.Tuple: Analysis._visit_elements,
+    cst.Set: Analysis._visit_elements,
+    cst.Dict: Analysis._visit_elements,
+    cst.Lambda: Analysis._visit_lambda,
+    cst.ListComp: Analysis._visit_comprehension,
+    cst.SetComp: Analysis._visit_comprehension,
+    cst.GeneratorExp: Analysis._visit_comprehension,
+    cst.DictComp: Analysis._visit_comprehension,
+    cst.NamedExpr: Analysis._visit_named,
+}

@@ -1,0 +1,24 @@
+"""Facts about torch, generated from torch by ``scripts/generate_torch_tables.py``.
+
+The linter never imports torch (a user's flake8 run must stay fast and work without it), so
+what it needs to know about torch's API is shipped here as data and loaded once per process.
+"""
+
+import json
+from pathlib import Path
+
+_TABLES = json.loads((Path(__file__).with_name("torch_tables.json")).read_text(encoding="utf-8"))
+
+TORCH_VERSION = _TABLES["torch_version"]
+FUNCTIONS_RETURNING_TENSOR = frozenset(_TABLES["functions_returning_tensor"])
+FUNCTIONS_RETURNING_TENSOR_SEQUENCE = frozenset(_TABLES["functions_returning_tensor_sequence"])
+METHODS_RETURNING_TENSOR = frozenset(_TABLES["tensor_methods_returning_tensor"])
+METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS = frozenset(
+    _TABLES["tensor_methods_returning_tensor_without_arguments"]
+)
+METHODS_RETURNING_TENSOR_SEQUENCE = frozenset(_TABLES["tensor_methods_returning_tensor_sequence"])
+ATTRIBUTES_RETURNING_TENSOR = frozenset(_TABLES["tensor_attributes_returning_tensor"])
+INPLACE_METHODS = frozenset(_TABLES["inplace_methods"])
+VIEW_METHODS = frozenset(_TABLES["view_methods"])
+VIEW_ATTRIBUTES = frozenset(_TABLES["view_attributes"])
+LEGACY_CONSTRUCTORS = frozenset(_TABLES["legacy_constructors"])

@@ -1,0 +1,12 @@
+"""The rule registry: every rule, in code order, one module per family."""
+
+from typing import Dict, Tuple
+
+from flake8_tensorcopy.rules import copying
+from flake8_tensorcopy.rules.base import Rule
+
+ALL_RULES: Tuple[Rule, ...] = tuple(sorted(copying.RULES, key=lambda rule: rule.code))
+RULES_BY_CODE: Dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}
+
+# Names of calls that some rule inspects: a file calling none of them needs no LibCST parse.
+CANDIDATE_CALLS = frozenset(name for rule in ALL_RULES for name in rule.calls)

@@ -1,0 +1,48 @@
+"""What every rule is: a code, a one-line summary, the call names it inspects, its doc."""
+
+import inspect
+from typing import Optional, Tuple
+
+import libcst as cst
+
+
+class Rule:
+    """Base of all rules. A rule's class docstring is its documentation page.
+
+    ``calls`` lists the names of the calls the rule inspects (the last part of the dotted
+    name: ``tensor`` for ``torch.tensor``). The engine uses them twice: a file that calls none
+    of them is never parsed by LibCST, and the shared walk offers a rule only those calls.
+    """
+
+    code = ""
+    summary = ""
+    calls: Tuple[str, ...] = ()
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def documentation(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+
+def argument(call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
+    """The expression passed as positional ``position`` or as ``keyword=``, if any."""
+    index = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+        elif arg.star:
+            return None
+        else:
+            if index == position:
+                return arg.value
+            index += 1
+    return None
+
+
+def short_source(analysis, node: cst.CSTNode, limit: int = 40) -> str:
+    """The node's source on one line, shortened for a message."""
+    text = " ".join(analysis.source_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,333 @@
+"""TEN1xx: copying a tensor the wrong way."""
+
+import libcst as cst
+
+from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ
+from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
+from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS
+from flake8_tensorcopy.rules.base import Rule, argument, short_source
+
+
+class TensorOfTensor(Rule):
+    """
+    ## What it does
+    Flags `torch.tensor(t)` when `t` is already a tensor, with or without `dtype=`, `device=`
+    or `requires_grad=`.
+
+    ## Why is this bad?
+    `torch.tensor` always copies its data and cuts it from the autograd graph. On a tensor it
+    also warns ("To copy construct from a tensor, it is recommended to use
+    sourceTensor.detach().clone() ...") and is slower than the method PyTorch recommends. Code
+    that means "copy this tensor" should say so.
+
+    ## Example
+    ```python
+    import torch
+
+    def snapshot(weights: torch.Tensor):
+        return torch.tensor(weights)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def snapshot(weights: torch.Tensor):
+        return weights.detach().clone()
+    ```
+    `dtype=`/`device=` become `.to(...)`, `requires_grad=True` becomes `.requires_grad_(True)`.
+
+    ## Fix safety
+    Safe: the fixed code computes the same values, dtype, device and `requires_grad`, without
+    the warning.
+    """
+
+    code = "TEN101"
+    summary = "`torch.tensor(t)` on a tensor copies slowly and warns; use `t.detach().clone()`"
+    calls = ("tensor",)
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        if analysis.qualname(call.func) != "torch.tensor":
+            return
+        data = argument(call, 0, "data")
+        if data is not None and analysis.kind_of(data) == TENSOR:
+            source = short_source(analysis, data)
+            analysis.report(
+                self.code,
+                call,
+                f"torch.tensor() on tensor '{source}' copies it detached and warns; "
+                f"use {source}.detach().clone()",
+            )
+
+
+class NewTensorOfTensor(Rule):
+    """
+    ## What it does
+    Flags `x.new_tensor(t)` when `t` is a tensor.
+
+    ## Why is this bad?
+    `new_tensor` always copies and warns like `torch.tensor(t)`, and the copy takes **x's**
+    dtype and device, not t's: with an integer `x` a float `t` is silently truncated.
+
+    ## Example
+    ```python
+    import torch
+
+    def rescale(counts: torch.Tensor, weights: torch.Tensor):
+        return counts.new_tensor(weights)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def rescale(counts: torch.Tensor, weights: torch.Tensor):
+        return weights.detach().to(dtype=counts.dtype, device=counts.device, copy=True)
+    ```
+    or `t.detach().clone()` when `x` is `t` itself.
+
+    ## Fix safety
+    Safe: the fix keeps x's dtype and device, so values are unchanged; only the warning goes.
+    """
+
+    code = "TEN102"
+    summary = "`x.new_tensor(t)` on a tensor copies with x's dtype/device and warns"
+    calls = ("new_tensor",)
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        if type(call.func) is not cst.Attribute:
+            return
+        data = argument(call, 0, "data")
+        if data is not None and analysis.kind_of(data) == TENSOR:
+            source = short_source(analysis, data)
+            receiver = short_source(analysis, call.func.value)
+            analysis.report(
+                self.code,
+                call,
+                f"new_tensor() on tensor '{source}' copies it with {receiver}'s dtype and device "
+                f"and warns; use {source}.detach().clone() or .detach().to(..., copy=True)",
+            )
+
+
+class LegacyConstructorOfTensor(Rule):
+    """
+    ## What it does
+    Flags the legacy typed constructors called on a tensor: `torch.Tensor(t)`,
+    `torch.FloatTensor(t)`, `torch.DoubleTensor(t)`, `torch.cuda.FloatTensor(t)`, ...
+
+    ## Why is this bad?
+    They read like a conversion or a copy but are neither: on a tensor of the same type they
+    return an **alias** of `t` (same memory, still in the graph) without a warning, and on a
+    tensor of another dtype they raise `TypeError`. Writing into the "copy" writes into `t`.
+
+    ## Example
+    ```python
+    import torch
+
+    def backup(t: torch.Tensor):
+        return torch.Tensor(t)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def backup(t: torch.Tensor):
+        return t.clone()
+    ```
+
+    ## Fix safety
+    Unsafe: the fix makes a real copy, which changes behaviour where code relied on the alias.
+    """
+
+    code = "TEN103"
+    summary = "legacy `torch.Tensor(t)`/`torch.FloatTensor(t)` on a tensor aliases it; use `t.clone()`"
+    calls = tuple(sorted({name.rsplit(".", 1)[-1] for name in LEGACY_CONSTRUCTORS}))
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return
+        constructor = analysis.qualname(call.func)
+        if constructor not in LEGACY_CONSTRUCTORS:
+            return
+        data = call.args[0].value
+        if analysis.kind_of(data) == TENSOR:
+            source = short_source(analysis, data)
+            analysis.report(
+                self.code,
+                call,
+                f"{constructor}() on tensor '{source}' is not a copy: it aliases its memory "
+                f"(or raises for another dtype); use {source}.clone()",
+            )
+
+
+class CloneThenDetach(Rule):
+    """
+    ## What it does
+    Flags `t.clone().detach()`.
+
+    ## Why is this bad?
+    The result equals `t.detach().clone()`, but the copy is first recorded in the autograd
+    graph and then cut off again: wasted work and memory when `t` requires grad. PyTorch's own
+    warning recommends `detach().clone()`.
+
+    ## Example
+    ```python
+    import torch
+
+    def frozen(t: torch.Tensor):
+        return t.clone().detach()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def frozen(t: torch.Tensor):
+        return t.detach().clone()
+    ```
+
+    ## Fix safety
+    Safe: same values, dtype, device, a leaf that does not require grad.
+    """
+
+    code = "TEN104"
+    summary = "`t.clone().detach()` records the copy in the graph first; use `t.detach().clone()`"
+    calls = ("detach",)
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        func = call.func
+        if type(func) is not cst.Attribute or call.args:
+            return
+        inner = func.value
+        if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "clone":
+            source = short_source(analysis, inner.func.value)
+            analysis.report(
+                self.code,
+                call,
+                f"{source}.clone().detach() copies inside the autograd graph first; "
+                f"use {source}.detach().clone()",
+            )
+
+
+class CopyIntoLikeBuffer(Rule):
+    """
+    ## What it does
+    Flags `torch.empty_like(t).copy_(t)` (and `zeros_like`/`ones_like`), in one expression or
+    as `buf = torch.empty_like(t)` followed by `buf.copy_(t)`, used as a copy of `t`.
+
+    ## Why is this bad?
+    `copy_` is differentiable: when `t` requires grad, the "copy" is a non-leaf in t's graph
+    and gradients flow back through it into `t`. It is also two kernels where one does.
+
+    ## Example
+    ```python
+    import torch
+
+    def duplicate(t: torch.Tensor):
+        return torch.empty_like(t).copy_(t)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def duplicate(t: torch.Tensor):
+        return t.detach().clone()
+    ```
+
+    ## Fix safety
+    Unsafe: the fixed copy is detached, so gradients no longer flow into `t` through it.
+    """
+
+    code = "TEN105"
+    summary = "`torch.empty_like(t).copy_(t)` as a copy stays in t's graph; use `t.detach().clone()`"
+    calls = ("copy_",)
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        func = call.func
+        if type(func) is not cst.Attribute or not call.args or call.args[0].keyword is not None:
+            return
+        source = call.args[0].value
+        buffer = func.value
+        if type(buffer) is cst.Call:
+            if not buffer.args or analysis.qualname(buffer.func) not in LIKE_FACTORIES:
+                return
+            if not buffer.args[0].value.deep_equals(source):
+                return
+        elif type(buffer) is cst.Name:
+            binding = analysis.lookup(buffer.value)
+            origin = binding.origin if binding is not None else None
+            if origin is None or origin[0] != "like" or not origin[1].deep_equals(source):
+                return
+            if type(source) is cst.Name and analysis.lookup(source.value) is not origin[2]:
+                return
+        else:
+            return
+        name = short_source(analysis, source)
+        analysis.report(
+            self.code,
+            call,
+            f"copying '{name}' into a *_like buffer keeps the copy in {name}'s autograd graph; "
+            f"use {name}.detach().clone()",
+        )
+
+
+class TensorOfTensorList(Rule):
+    """
+    ## What it does
+    Flags `torch.tensor([...])`, `torch.as_tensor([...])` and `torch.Tensor([...])` over a list
+    or tuple that holds tensors, such as per-step losses collected in a loop.
+
+    ## Why is this bad?
+    The constructor reads the tensors' values into a brand-new leaf: the result has no
+    `grad_fn`, so a loss built from it does not train anything. It warns for elements that
+    require grad and raises for elements with more than one value.
+
+    ## Example
+    ```python
+    import torch
+
+    def total(a: torch.Tensor, b: torch.Tensor):
+        return torch.tensor([a, b]).sum()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def total(a: torch.Tensor, b: torch.Tensor):
+        return torch.stack([a, b]).sum()
+    ```
+
+    ## Fix safety
+    Unsafe: `torch.stack` keeps the graph (that is the point), so gradients now flow, and
+    it needs elements of equal shape.
+    """
+
+    code = "TEN106"
+    summary = "`torch.tensor([...])` over tensors cuts the graph; use `torch.stack([...])`"
+    calls = ("tensor", "as_tensor", "Tensor")
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        constructor = analysis.qualname(call.func)
+        if constructor not in ("torch.tensor", "torch.as_tensor", "torch.Tensor"):
+            return
+        data = argument(call, 0, "data")
+        if data is not None and analysis.kind_of(data) == TENSOR_SEQ:
+            analysis.report(
+                self.code,
+                call,
+                f"{constructor}() over a sequence of tensors builds a new leaf from their values "
+                f"(no grad_fn, warns or raises); use torch.stack(...)",
+            )
+
+
+RULES = (
+    TensorOfTensor(),
+    NewTensorOfTensor(),
+    LegacyConstructorOfTensor(),
+    CloneThenDetach(),
+    CopyIntoLikeBuffer(),
+    TensorOfTensorList(),
+)

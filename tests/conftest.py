@@ -1,0 +1,37 @@
+"""Shared paths and the fixture marker format (``# expect: TEN101, TEN104``)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+MARKER = re.compile(r"#\s*expect:\s*(TEN\d{3}(?:\s*,\s*TEN\d{3})*)")
+
+
+def rule_fixtures():
+    """fixtures/TENnnn.py files (not the .fixed.py goldens)."""
+    return sorted(path for path in FIXTURES.glob("TEN[0-9][0-9][0-9].py"))
+
+
+def expected_findings(text: str):
+    """The (line, code) pairs a fixture marks as findings."""
+    expected = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = MARKER.search(line)
+        if match:
+            for code in match.group(1).split(","):
+                expected.add((number, code.strip()))
+    return expected
+
+
+@pytest.fixture
+def lint():
+    """Lint a snippet and return its (line, code) pairs."""
+    from flake8_tensorcopy.engine import lint_source
+
+    def run(source: str):
+        return sorted((finding.line, finding.code) for finding in lint_source(source))
+
+    return run

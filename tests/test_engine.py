@@ -1,0 +1,113 @@
+"""The engine on its own: gating, bad input, imports, shadowing, and never importing torch."""
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+from flake8_tensorcopy import engine
+from flake8_tensorcopy.engine import SourceError, has_candidate, lint_source
+
+
+def test_empty_source_has_no_findings():
+    assert lint_source("") == []
+
+
+def test_syntax_error_is_a_source_error():
+    with pytest.raises(SourceError):
+        lint_source("def f(:\n")
+
+
+def test_file_without_candidate_is_never_parsed_by_libcst(monkeypatch):
+    def fail(_source):
+        raise AssertionError("LibCST parse on a file with no candidate")
+
+    monkeypatch.setattr(engine, "parse", fail)
+    source = "import torch\ndef f(x: torch.Tensor):\n    return torch.zeros(3) + x.sum()\n"
+    assert lint_source(source) == []
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("torch.tensor(t)", True),
+        ("x.clone().detach()", True),
+        ("from torch import tensor as T\nT(t)", True),
+        ("torch.zeros(3)", False),
+        ("x = tensor", False),  # a name, not a call
+        ("from torch import tensor as T\nU(t)", False),
+    ],
+)
+def test_candidate_scan(source, expected):
+    assert has_candidate(ast.parse(source)) is expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch as th\ndef f(t: th.Tensor):\n    return th.tensor(t)\n",
+        "from torch import tensor as T, Tensor\ndef f(t: Tensor):\n    return T(t)\n",
+        "import torch.nn as nn\nimport torch\ndef f(p: nn.Parameter):\n    return torch.tensor(p)\n",
+        "from torch import nn\nimport torch\np = nn.Parameter(torch.ones(2))\nq = torch.tensor(p)\n",
+        "import torch\ndef f(t: 'torch.Tensor'):\n    return torch.tensor(t)\n",
+        "import torch\nfrom typing import Optional\ndef f(t: Optional[torch.Tensor]):\n    return torch.tensor(t)\n",
+        "import torch\ndef f(t: torch.Tensor | None):\n    return torch.tensor(t)\n",
+    ],
+)
+def test_import_spellings_resolve(source, lint):
+    assert [code for _line, code in lint(source)] == ["TEN101"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a parameter named torch shadows the module
+        "import torch\nfrom torch import Tensor\ndef f(torch, t: Tensor):\n    return torch.tensor(t)\n",
+        # a local rebinding shadows it
+        "import torch\ndef f():\n    t = torch.ones(2)\n    torch = object()\n    return torch.tensor(t)\n",
+        # a rebound name is no longer a tensor
+        "import torch\ndef f():\n    t = torch.ones(2)\n    t = t.tolist()\n    return torch.tensor(t)\n",
+        # a tensor in one branch, a list in the other: unknown
+        "import torch\ndef f(c):\n    t = torch.ones(2) if c else [1]\n    if c:\n        u = torch.ones(2)\n"
+        "    else:\n        u = [1.0]\n    return torch.tensor(t), torch.tensor(u)\n",
+        # Tensor imported from somewhere else entirely
+        "import torch\nfrom tensorflow import Tensor\ndef f(t: Tensor):\n    return torch.tensor(t)\n",
+    ],
+)
+def test_shadowing_and_merges_stay_silent(source, lint):
+    assert lint(source) == []
+
+
+def test_branch_that_leaves_does_not_weaken_what_follows(lint):
+    source = (
+        "import torch\n"
+        "def f(c):\n"
+        "    t = torch.ones(2)\n"
+        "    if c:\n"
+        "        t = [1.0]\n"
+        "        return t\n"
+        "    return torch.tensor(t)\n"
+    )
+    assert lint(source) == [(7, "TEN101")]
+
+
+def test_function_body_sees_module_names_bound_after_the_def(lint):
+    source = "def f():\n    return torch.tensor(WEIGHTS)\nimport torch\nWEIGHTS = torch.ones(3)\n"
+    assert lint(source) == [(2, "TEN101")]
+
+
+def test_linting_never_imports_torch():
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from flake8_tensorcopy.engine import lint_source\n"
+        "for path in sorted(Path(sys.argv[1]).glob('*.py')):\n"
+        "    lint_source(path.read_text(encoding='utf-8'))\n"
+        "print('torch' in sys.modules, 'numpy' in sys.modules)\n"
+    )
+    from conftest import FIXTURES
+
+    result = subprocess.run([sys.executable, "-c", script, str(FIXTURES)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False"]
