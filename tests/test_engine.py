@@ -111,3 +111,16 @@ def test_linting_never_imports_torch():
     result = subprocess.run([sys.executable, "-c", script, str(FIXTURES)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_self_copied_to_another_name_is_not_an_instance_with_attributes(lint):
+    source = (
+        "import torch\n"
+        "class M:\n"
+        "    def __init__(self):\n"
+        "        self.w = torch.ones(2)\n"
+        "    def f(self):\n"
+        "        other = self\n"
+        "        return torch.tensor(other.w), torch.tensor(self.w)\n"
+    )
+    assert lint(source) == [(7, "TEN101")]

@@ -71,8 +71,8 @@ def merge_bindings(first: Binding, second: Binding) -> Binding:
         merged = _MERGES.get(frozenset((first.kind, second.kind)))
         if merged is not None:
             return Binding(merged)
-        if first.kind == second.kind and first.kind is not None:
-            return Binding(first.kind, attrs=first.attrs if first.attrs is second.attrs else None)
+        if first.kind == second.kind and first.kind not in (None, INSTANCE):
+            return Binding(first.kind)
     return UNKNOWN
 
 

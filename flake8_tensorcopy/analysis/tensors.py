@@ -118,7 +118,9 @@ class TensorInference:
         if node.value == "None":
             return NONE
         binding = scope.lookup(node.value)
-        return binding.kind if binding is not None else None
+        if binding is None or binding.kind == INSTANCE:
+            return None  # ``self`` is only useful through its attributes, read in _attribute
+        return binding.kind
 
     def _call(self, node: cst.Call, scope: Scope) -> Optional[str]:
         func = node.func

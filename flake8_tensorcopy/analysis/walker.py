@@ -65,6 +65,7 @@ class Analysis:
         self.reports: List[Report] = []
         self.scope = Scope()
         self.no_grad_depth = 0
+        self.statement_index = 0  # counts small statements: "the next statement" for rules
         self._instance: Optional[Binding] = None  # ``self`` of the class body being walked
 
     # ----- the queries rules use -------------------------------------------------------
@@ -319,6 +320,7 @@ class Analysis:
         self._merge(start, ends)
 
     def _walk_small(self, node: cst.CSTNode) -> None:
+        self.statement_index += 1
         node_type = type(node)
         if node_type is cst.Assign:
             self._walk_assign(node)
@@ -379,7 +381,7 @@ class Analysis:
         if type(value) is cst.Call and value.args and self.qualname(value.func) in LIKE_FACTORIES:
             source = value.args[0].value
             source_binding = self.lookup(source.value) if type(source) is cst.Name else None
-            return ("like", source, source_binding)
+            return ("like", source, source_binding, self.statement_index)
         return None
 
     def _walk_aug_assign(self, node: cst.AugAssign) -> None:

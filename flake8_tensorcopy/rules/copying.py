@@ -214,7 +214,8 @@ class CopyIntoLikeBuffer(Rule):
     """
     ## What it does
     Flags `torch.empty_like(t).copy_(t)` (and `zeros_like`/`ones_like`), in one expression or
-    as `buf = torch.empty_like(t)` followed by `buf.copy_(t)`, used as a copy of `t`.
+    as `buf = torch.empty_like(t)` followed at once by `buf.copy_(t)`, used as a copy of `t`.
+    Silent under `torch.no_grad()`/`torch.inference_mode()`, where no graph is recorded.
 
     ## Why is this bad?
     `copy_` is differentiable: when `t` requires grad, the "copy" is a non-leaf in t's graph
@@ -248,6 +249,8 @@ class CopyIntoLikeBuffer(Rule):
         func = call.func
         if type(func) is not cst.Attribute or not call.args or call.args[0].keyword is not None:
             return
+        if analysis.no_grad_depth:
+            return  # no graph is recorded: filling a buffer under no_grad is what it is for
         source = call.args[0].value
         buffer = func.value
         if type(buffer) is cst.Call:
@@ -260,6 +263,8 @@ class CopyIntoLikeBuffer(Rule):
             origin = binding.origin if binding is not None else None
             if origin is None or origin[0] != "like" or not origin[1].deep_equals(source):
                 return
+            if origin[3] + 1 != analysis.statement_index:
+                return  # not the very next statement: a reused buffer, not a copy
             if type(source) is cst.Name and analysis.lookup(source.value) is not origin[2]:
                 return
         else:
