@@ -7,13 +7,25 @@ candidate: done -> else one ``libcst.parse_module`` -> one shared walk where eve
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Iterable, List, Optional
+from typing import Any, List, Optional, Set
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from flake8_tensorcopy.analysis.walker import Analysis
-from flake8_tensorcopy.rules import ALL_RULES, CANDIDATE_CALLS
+from flake8_tensorcopy.analysis.aliases import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
+from flake8_tensorcopy.data import INPLACE_METHODS
+from flake8_tensorcopy.rules import ALL_RULES
+
+_ARRAY_LIBRARIES = frozenset({"torch", "numpy"})
+
+# Names of calls that write something in place (see analysis.aliases for the full story).
+WRITE_CALLS = (
+    INPLACE_METHODS
+    | NUMPY_INPLACE_METHODS
+    | {name.rsplit(".", 1)[-1] for name in NUMPY_INPLACE_FUNCTIONS}
+    | {"step", "load_state_dict"}
+)
 
 
 class SourceError(Exception):
@@ -30,14 +42,26 @@ class Finding:
     fix: Any = field(default=None, compare=False, repr=False)
 
 
-def has_candidate(tree: ast.AST, names: Iterable[str] = CANDIDATE_CALLS) -> bool:
-    """Whether the module calls anything a rule inspects (by name, import aliases included).
+class Features:
+    """What a cheap walk of the stdlib ast saw: enough to know which rules may report."""
 
-    A walk of the stdlib ast costs about a tenth of a LibCST parse, and most files of a
-    project have no candidate, so this is what keeps flake8 runs fast.
+    __slots__ = ("called", "writes", "may_hold_tensors")
+
+    def __init__(self, called: Set[str], writes: bool, may_hold_tensors: bool):
+        self.called = called  # last names of every call, import aliases resolved
+        self.writes = writes  # some in-place write: ``x.add_()``, ``a[i] =``, ``a += ``, ...
+        self.may_hold_tensors = may_hold_tensors  # imports torch or numpy, or calls .detach()
+
+
+def scan(tree: ast.AST) -> Features:
+    """One walk of the ast flake8 already built (about a tenth of a LibCST parse).
+
+    Most files of a project have nothing any rule could flag; they never reach LibCST.
     """
-    wanted = set(names)
     called = set()
+    renamed = {}
+    writes = False
+    imports_arrays = False
     for node in ast.walk(tree):
         node_type = type(node)
         if node_type is ast.Call:
@@ -46,11 +70,27 @@ def has_candidate(tree: ast.AST, names: Iterable[str] = CANDIDATE_CALLS) -> bool
                 called.add(func.attr)
             elif type(func) is ast.Name:
                 called.add(func.id)
+            if not writes and node.keywords:
+                writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
+        elif node_type is ast.AugAssign:
+            writes = True
+        elif node_type is ast.Assign:
+            if not writes:
+                writes = any(type(target) is ast.Subscript for target in node.targets)
         elif node_type is ast.ImportFrom:
+            module = (node.module or "").split(".", 1)[0]
+            imports_arrays = imports_arrays or (module in _ARRAY_LIBRARIES and not node.level)
             for alias in node.names:
-                if alias.asname and alias.name in wanted:
-                    wanted.add(alias.asname)
-    return not called.isdisjoint(wanted)
+                if alias.asname:
+                    renamed[alias.asname] = alias.name
+        elif node_type is ast.Import:
+            imports_arrays = imports_arrays or any(
+                alias.name.split(".", 1)[0] in _ARRAY_LIBRARIES for alias in node.names
+            )
+    called.update(renamed[name] for name in called.intersection(renamed))
+    if not writes:
+        writes = not called.isdisjoint(WRITE_CALLS) or any("train" in name or "fit" in name for name in called)
+    return Features(called, writes, imports_arrays or "detach" in called)
 
 
 def parse(source: str) -> cst.Module:
@@ -71,7 +111,8 @@ def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES) ->
             tree = ast.parse(source)
         except (SyntaxError, ValueError) as error:
             raise SourceError(str(error)) from error
-    if not has_candidate(tree, {name for rule in rules for name in rule.calls}):
+    features = scan(tree)
+    if not any(rule.wants(features) for rule in rules):
         return []
     module = parse(source)
     reports = Analysis(module, rules).run()
@@ -81,6 +122,9 @@ def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES) ->
     findings = []
     for report in reports:
         start = positions[report.node].start
-        findings.append(Finding(report.code, start.line, start.column, report.message, report.node, report.fix))
+        message = report.message
+        for name, node in report.refs.items():
+            message = message.replace("{" + name + "}", str(positions[node].start.line))
+        findings.append(Finding(report.code, start.line, start.column, message, report.node, report.fix))
     findings.sort(key=lambda finding: (finding.line, finding.col, finding.code))
     return findings

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from flake8_tensorcopy import engine
-from flake8_tensorcopy.engine import SourceError, has_candidate, lint_source
+from flake8_tensorcopy.engine import SourceError, lint_source, scan
+from flake8_tensorcopy.rules import ALL_RULES
 
 
 def test_empty_source_has_no_findings():
@@ -39,8 +40,27 @@ def test_file_without_candidate_is_never_parsed_by_libcst(monkeypatch):
         ("from torch import tensor as T\nU(t)", False),
     ],
 )
-def test_candidate_scan(source, expected):
-    assert has_candidate(ast.parse(source)) is expected
+def test_candidate_scan_for_call_rules(source, expected):
+    features = scan(ast.parse(source))
+    assert any(rule.wants(features) for rule in ALL_RULES if not rule.tracks_aliases) is expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import torch\nx.add_(1)", True),
+        ("import numpy as np\na[0] = 1", True),
+        ("import torch\ntotal += 1", True),
+        ("import torch\nopt.step()", True),
+        ("import torch\ntrain_one_epoch(model)", True),
+        ("y = x.detach()\ny.mul_(2)", True),  # detach proves a tensor without any import
+        ("import torch\ny = x.view(-1)", False),  # an alias but no write
+        ("x.add_(1)\na[0] = 1", False),  # writes, but nothing here can be a tensor
+    ],
+)
+def test_candidate_scan_for_alias_rules(source, expected):
+    features = scan(ast.parse(source))
+    assert any(rule.wants(features) for rule in ALL_RULES if rule.tracks_aliases) is expected
 
 
 @pytest.mark.parametrize(

@@ -79,16 +79,21 @@ def merge_bindings(first: Binding, second: Binding) -> Binding:
 class Scope:
     """One Python scope: module, class body, function, lambda or comprehension.
 
-    Class scopes are skipped when nested functions look names up, as in Python.
+    Class scopes are skipped when nested functions look names up, as in Python. A *frame*
+    (module, class body or function) also holds the alias facts of its names (see
+    ``analysis.aliases``); lambdas and comprehensions share their enclosing frame's.
     """
 
-    __slots__ = ("names", "parent", "is_class", "deferred")
+    __slots__ = ("names", "aliases", "parent", "is_class", "deferred", "frame", "writes_params_on_purpose")
 
-    def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False):
+    def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False, frame: bool = True):
         self.names: Dict[str, Binding] = {}
+        self.aliases: Dict[str, tuple] = {}  # alias key -> the AliasFacts it may hold
         self.parent = parent
         self.is_class = is_class
         self.deferred: list = []  # function bodies to walk once this scope's body is done
+        self.frame: "Scope" = self if frame or parent is None else parent.frame
+        self.writes_params_on_purpose = False  # a function named ``fill_`` writes its inputs
 
     def lookup(self, name: str) -> Optional[Binding]:
         binding = self.names.get(name)
@@ -114,22 +119,50 @@ class Scope:
             scope = scope.parent
         return None
 
-    def snapshot(self) -> Dict[str, Binding]:
-        return dict(self.names)
+    def bind(self, name: str, binding: Binding) -> None:
+        """Rebind ``name``: what it aliased, and what aliased it, no longer holds."""
+        self.names[name] = binding
+        if self.aliases:
+            self.forget(name)
 
-    def merge_from(self, *branches: Dict[str, Binding]) -> None:
-        """Set this scope's names to the merge of branch states (each a snapshot)."""
+    def forget(self, key: str) -> None:
+        """Drop alias facts whose alias or source is ``key`` or lives under it (``key.x``)."""
+        prefix = key + "."
+        for alias_key in list(self.aliases):
+            if alias_key == key or alias_key.startswith(prefix):
+                del self.aliases[alias_key]
+                continue
+            facts = self.aliases[alias_key]
+            kept = tuple(fact for fact in facts if fact.source_key != key and not fact.source_key.startswith(prefix))
+            if len(kept) != len(facts):
+                if kept:
+                    self.aliases[alias_key] = kept
+                else:
+                    del self.aliases[alias_key]
+
+    def snapshot(self) -> tuple:
+        return dict(self.names), dict(self.aliases)
+
+    def restore(self, state: tuple) -> None:
+        self.names = dict(state[0])
+        self.aliases = dict(state[1])
+
+    def merge_from(self, *states: tuple) -> None:
+        """Set this scope to the merge of branch states: a fact holds if it may hold."""
         merged: Dict[str, Binding] = {}
-        keys = set()
-        for branch in branches:
-            keys.update(branch)
-        for key in keys:
-            present = [branch[key] for branch in branches if key in branch]
+        for key in set().union(*(state[0] for state in states)):
+            present = [state[0][key] for state in states if key in state[0]]
             binding = present[0]
             for other in present[1:]:
                 binding = merge_bindings(binding, other)
             merged[key] = binding
+        aliases: Dict[str, tuple] = {}
+        for state in states:
+            for key, facts in state[1].items():
+                known = aliases.get(key, ())
+                aliases[key] = known + tuple(fact for fact in facts if fact not in known)
         self.names = merged
+        self.aliases = aliases
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
@@ -176,7 +209,7 @@ def bind_target(target: cst.BaseExpression, kind, scope: Scope) -> None:
     """Bind the names of an assignment or loop target; ``kind`` may be a tuple for pairs."""
     target_type = type(target)
     if target_type is cst.Name:
-        scope.names[target.value] = Binding(kind if isinstance(kind, str) else None)
+        scope.bind(target.value, Binding(kind if isinstance(kind, str) else None))
     elif target_type in (cst.Tuple, cst.List):
         elements = target.elements
         if isinstance(kind, tuple) and len(kind) == len(elements):

@@ -132,6 +132,8 @@ class TensorInference:
                 return TENSOR_SEQ
             if qualname in NUMPY_ARRAY_FUNCTIONS:
                 return NDARRAY
+            if qualname in ("copy.copy", "copy.deepcopy") and len(node.args) == 1:
+                return self.kind_of(node.args[0].value, scope)
             return None
         if type(func) is cst.Name:
             return self._builtin_call(func.value, node, scope)
@@ -249,7 +251,7 @@ class TensorInference:
 
     def comprehension_scope(self, for_in: cst.CompFor, scope: Scope) -> Scope:
         """A scope binding the targets of every ``for`` clause of a comprehension."""
-        inner = Scope(scope)
+        inner = Scope(scope, frame=False)
         clause = for_in
         while clause is not None:
             bind_target(clause.target, self.iter_kind(clause.iter, inner if clause is not for_in else scope), inner)

@@ -15,6 +15,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
+    NDARRAY,
     NONE,
     TENSOR,
     TENSOR_SEQ,
@@ -22,12 +23,18 @@ from flake8_tensorcopy.analysis.scope import (
     Binding,
     Scope,
     bind_target,
+    dotted_name,
     import_bindings,
 )
+from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
+from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import TensorInference
 
 # Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
 LIKE_FACTORIES = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like"})
+
+# The origin of a function's parameters (and ``self``): the caller still holds them.
+PARAMETER = ("param",)
 
 # Context managers under which no graph is recorded.
 NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
@@ -39,13 +46,14 @@ _LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.Simple
 class Report:
     """A rule's verdict on one node, before positions are computed."""
 
-    __slots__ = ("code", "node", "message", "fix")
+    __slots__ = ("code", "node", "message", "fix", "refs")
 
-    def __init__(self, code: str, node: cst.CSTNode, message: str, fix=None):
+    def __init__(self, code: str, node: cst.CSTNode, message: str, fix=None, refs=None):
         self.code = code
         self.node = node
-        self.message = message
+        self.message = message  # "{write}"/"{read}" become the lines of the nodes in refs
         self.fix = fix
+        self.refs = refs or {}
 
 
 class Analysis:
@@ -62,11 +70,15 @@ class Analysis:
         for rule in rules:
             for name in rule.calls:
                 self.rules_by_call.setdefault(name, []).append(rule)
-        self.reports: List[Report] = []
+        alias_rules = {rule.code: rule for rule in rules if getattr(rule, "tracks_aliases", False)}
+        self.aliases = AliasTracker(self, alias_rules) if alias_rules else None
+        self._reports: Dict[tuple, Report] = {}
         self.scope = Scope()
         self.no_grad_depth = 0
         self.statement_index = 0  # counts small statements: "the next statement" for rules
         self._instance: Optional[Binding] = None  # ``self`` of the class body being walked
+        self._deferred = set()
+        self._alias_root: Optional[str] = None  # the key of the source being aliased right now
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -81,13 +93,14 @@ class Analysis:
     def source_of(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
-    def report(self, code: str, node: cst.CSTNode, message: str, fix=None) -> None:
-        self.reports.append(Report(code, node, message, fix))
+    def report(self, code: str, node: cst.CSTNode, message: str, fix=None, refs=None) -> None:
+        """Record a finding; a node is reported once per code (loops are walked twice)."""
+        self._reports.setdefault((code, id(node)), Report(code, node, message, fix, refs))
 
     # ----- scopes -----------------------------------------------------------------------
     def run(self) -> List[Report]:
         self._walk_scope(self.module.body, self.scope)
-        return self.reports
+        return list(self._reports.values())
 
     def _walk_scope(self, statements: Sequence[cst.CSTNode], scope: Scope) -> None:
         outer = self.scope
@@ -113,13 +126,18 @@ class Analysis:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.names[star.name.value] = UNKNOWN
+        name = node.name.value
+        scope.writes_params_on_purpose = (name.endswith("_") and not name.endswith("__")) or name.lstrip(
+            "_"
+        ).startswith(("inplace", "in_place"))
         saved_no_grad, self.no_grad_depth = self.no_grad_depth, 0
-        self._walk_scope(_suite_statements(node.body), scope)
+        self._walk_scope(suite_statements(node.body), scope)
         self.no_grad_depth = saved_no_grad
 
     def _bind_param(self, param: cst.Param, scope: Scope) -> None:
         annotation = param.annotation.annotation if param.annotation is not None else None
-        scope.names[param.name.value] = Binding(self.inference.annotation_kind(annotation, self.scope))
+        kind = self.inference.annotation_kind(annotation, self.scope)
+        scope.names[param.name.value] = Binding(kind, origin=PARAMETER)
 
     def _define_function(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
@@ -128,7 +146,10 @@ class Analysis:
         for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
             if param.default is not None:
                 self.visit(param.default)
-        self.scope.names[node.name.value] = UNKNOWN
+        self.scope.bind(node.name.value, Binding(origin=("function", node)))
+        if id(node) in self._deferred:
+            return  # a loop body walked twice defines it twice
+        self._deferred.add(id(node))
         instance = self._instance if self.scope.is_class and not _is_static(node) else None
         self.scope.deferred.append((node, instance))
 
@@ -137,11 +158,11 @@ class Analysis:
             self.visit(decorator.decorator)
         for argument in list(node.bases) + list(node.keywords):
             self.visit(argument.value)
-        self.scope.names[node.name.value] = UNKNOWN
+        self.scope.bind(node.name.value, UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
         outer_instance = self._instance
-        self._instance = Binding(INSTANCE, attrs=self._instance_attribute_kinds(node))
-        self._walk_scope(_suite_statements(node.body), class_scope)
+        self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=self._instance_attribute_kinds(node))
+        self._walk_scope(suite_statements(node.body), class_scope)
         self._instance = outer_instance
 
     def _instance_attribute_kinds(self, node: cst.ClassDef) -> Dict[str, str]:
@@ -150,7 +171,7 @@ class Analysis:
         An attribute is a tensor when every non-None value assigned to it is one.
         """
         seen: Dict[str, set] = {}
-        for statement in _suite_statements(node.body):
+        for statement in suite_statements(node.body):
             if type(statement) is cst.SimpleStatementLine:
                 for small in statement.body:
                     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
@@ -164,7 +185,7 @@ class Analysis:
                 for param in ordered[1:] + list(statement.params.kwonly_params):
                     self._bind_param(param, method_scope)
                 self_name = ordered[0].name.value
-                for small in _small_statements(_suite_statements(statement.body)):
+                for small in small_statements(suite_statements(statement.body)):
                     for attr, kind in self._self_assignments(small, self_name, method_scope):
                         seen.setdefault(attr, set()).add(kind)
         kinds = {}
@@ -229,13 +250,13 @@ class Analysis:
             return bool(suite.body) and isinstance(suite.body[-1], _TERMINATORS)
         return self._walk_block(suite.body)
 
-    def _branch(self, start: Dict[str, Binding], suite) -> Optional[Dict[str, Binding]]:
+    def _branch(self, start: tuple, suite) -> Optional[tuple]:
         """Walk one branch from ``start``; its end state, or None when it always leaves."""
-        self.scope.names = dict(start)
+        self.scope.restore(start)
         leaves = self._walk_suite(suite)
         return None if leaves else self.scope.snapshot()
 
-    def _merge(self, start: Dict[str, Binding], ends: List[Optional[Dict[str, Binding]]]) -> None:
+    def _merge(self, start: tuple, ends: List[Optional[tuple]]) -> None:
         reached = [end for end in ends if end is not None]
         self.scope.merge_from(*(reached or [start]))
 
@@ -247,7 +268,7 @@ class Analysis:
         if orelse is None:
             ends.append(start)
         elif type(orelse) is cst.If:
-            self.scope.names = dict(start)
+            self.scope.restore(start)
             self._walk_if(orelse)
             ends.append(self.scope.snapshot())
         else:
@@ -256,17 +277,22 @@ class Analysis:
 
     def _walk_for(self, node) -> None:
         self.visit(node.iter)
-        start = self.scope.snapshot()
-        bind_target(node.target, self.inference.iter_kind(node.iter, self.scope), self.scope)
-        self._walk_loop_body(start, node)
+        item_kind = self.inference.iter_kind(node.iter, self.scope)
+        self._walk_loop(node, lambda: bind_target(node.target, item_kind, self.scope))
 
     def _walk_while(self, node: cst.While) -> None:
         self.visit(node.test)
-        start = self.scope.snapshot()
-        self._walk_loop_body(start, node)
+        self._walk_loop(node, lambda: None)
 
-    def _walk_loop_body(self, start: Dict[str, Binding], node) -> None:
+    def _walk_loop(self, node, bind_item) -> None:
+        """Walk the body; again while alias facts are live, so a later iteration is seen."""
+        start = self.scope.snapshot()
+        bind_item()
         leaves = self._walk_suite(node.body)
+        if self.scope.frame.aliases and not leaves:
+            self.scope.merge_from(start, self.scope.snapshot())
+            bind_item()
+            leaves = self._walk_suite(node.body)
         ends = [start] if leaves else [start, self.scope.snapshot()]
         self._merge(start, ends)
         if node.orelse is not None:
@@ -284,11 +310,10 @@ class Analysis:
         for handler in node.handlers:
             if handler.type is not None:
                 self.visit(handler.type)
-            state = dict(handler_start)
+            self.scope.restore(handler_start)
             if handler.name is not None:
-                for name in _target_names(handler.name.name):
-                    state[name] = UNKNOWN
-            ends.append(self._branch(state, handler.body))
+                bind_target(handler.name.name, None, self.scope)
+            ends.append(self._branch(self.scope.snapshot(), handler.body))
         self._merge(start, ends)
         if node.finalbody is not None:
             self._walk_suite(node.finalbody.body)
@@ -310,9 +335,9 @@ class Analysis:
         start = self.scope.snapshot()
         ends = []
         for case in node.cases:
-            self.scope.names = dict(start)
+            self.scope.restore(start)
             for name in _pattern_names(case.pattern):
-                self.scope.names[name] = UNKNOWN
+                self.scope.bind(name, UNKNOWN)
             if case.guard is not None:
                 self.visit(case.guard)
             ends.append(self._branch(self.scope.snapshot(), case.body))
@@ -327,6 +352,8 @@ class Analysis:
         elif node_type is cst.Expr:
             self.visit(node.value)
             self._track_collection_growth(node.value)
+            if self.scope.frame.aliases and type(node.value) is cst.Yield and node.value.value is not None:
+                self._escape(node.value.value)
         elif node_type is cst.AnnAssign:
             kind = self.inference.annotation_kind(node.annotation.annotation, self.scope)
             if node.value is not None:
@@ -334,14 +361,14 @@ class Analysis:
                 if kind is None:
                     kind = self.kind_of(node.value)
             if type(node.target) is cst.Name:
-                self.scope.names[node.target.value] = Binding(kind)
+                self.scope.bind(node.target.value, Binding(kind))
             else:
                 self.visit(node.target)
         elif node_type is cst.AugAssign:
             self._walk_aug_assign(node)
         elif node_type in (cst.Import, cst.ImportFrom):
             for local, qualname in import_bindings(node):
-                self.scope.names[local] = Binding(qualname=qualname) if qualname else UNKNOWN
+                self.scope.bind(local, Binding(qualname=qualname) if qualname else UNKNOWN)
         elif node_type is cst.Return:
             if node.value is not None:
                 self.visit(node.value)
@@ -355,50 +382,107 @@ class Analysis:
                 self.visit(node.msg)
         elif node_type is cst.Del:
             for name in _target_names(node.target):
-                self.scope.names[name] = UNKNOWN
+                self.scope.bind(name, UNKNOWN)
 
     def _walk_assign(self, node: cst.Assign) -> None:
         value = node.value
+        if self.aliases is not None and self.scope.frame.aliases and self.aliases.describe(value) is not None:
+            # Taking a new alias of a value is not an observation of its contents.
+            self._alias_root = self.aliases.root_key(value)
         self.visit(value)
+        self._alias_root = None
         kind = self.kind_of(value)
         origin = self._origin_of(value)
+        aliases = self.aliases
         for assign_target in node.targets:
             target = assign_target.target
-            if type(target) is cst.Name:
-                self.scope.names[target.value] = Binding(kind, origin=origin)
-            elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) and len(
-                target.elements
-            ) == len(value.elements):
-                kinds = tuple(self.kind_of(element.value) for element in value.elements)
-                bind_target(target, kinds, self.scope)
-            elif type(target) in (cst.Tuple, cst.List, cst.StarredElement):
-                bind_target(target, kind, self.scope)
+            target_type = type(target)
+            if target_type is cst.Name:
+                self.scope.bind(target.value, Binding(kind, origin=origin))
+                if aliases is not None:
+                    aliases.made(target.value, value)
+            elif target_type in (cst.Tuple, cst.List):
+                if type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
+                    bind_target(target, tuple(self.kind_of(element.value) for element in value.elements), self.scope)
+                else:
+                    bind_target(target, kind, self.scope)
+                    if aliases is not None:
+                        aliases.made_sequence(target, value)
+            elif target_type is cst.Attribute:
+                self.visit(target.value)
+                key = dotted_name(target)
+                if aliases is not None and key is not None:
+                    self.scope.frame.forget(key)
+                    self._escape(value)
+                    aliases.made(key, value)
+            elif target_type is cst.Subscript:
+                self._visit_subscript_parts(target)
+                if aliases is not None and self.scope.frame.aliases:
+                    self._escape(value)
+                    if self.kind_of(target.value) in (TENSOR, NDARRAY):
+                        written = aliases.root_key(target.value)
+                        if written is not None:
+                            aliases.written(written, target)
             else:
                 self.visit(target)
 
+    def _escape(self, value: cst.BaseExpression) -> None:
+        """``value`` is stored away (attribute, container, yield): it outlives the function."""
+        if self.aliases is not None and self.scope.frame.aliases:
+            key = dotted_name(value)
+            if key is not None:
+                self.aliases.escaped(key)
+
     def _origin_of(self, value: cst.BaseExpression):
-        """How an assigned value was made from another, for rules that follow it (TEN105)."""
-        if type(value) is cst.Call and value.args and self.qualname(value.func) in LIKE_FACTORIES:
+        """How an assigned value was made, for rules and facts that follow it."""
+        if type(value) is not cst.Call:
+            return None
+        qualname = self.qualname(value.func)
+        if qualname is None:
+            return None
+        if qualname in LIKE_FACTORIES and value.args:
             source = value.args[0].value
             source_binding = self.lookup(source.value) if type(source) is cst.Name else None
             return ("like", source, source_binding, self.statement_index)
+        if qualname in BLANK_BUFFERS:
+            return ("blank",)
+        if qualname.startswith("torch.optim.") and value.args:
+            parameters = value.args[0].value
+            if type(parameters) is cst.Call and type(parameters.func) is cst.Name and parameters.args:
+                parameters = parameters.args[0].value  # list(model.parameters())
+            if (
+                type(parameters) is cst.Call
+                and type(parameters.func) is cst.Attribute
+                and parameters.func.attr.value in ("parameters", "named_parameters")
+            ):
+                owner = dotted_name(parameters.func.value)
+                if owner is not None:
+                    return ("optimizer", owner)
         return None
 
     def _walk_aug_assign(self, node: cst.AugAssign) -> None:
         self.visit(node.value)
-        self.visit(node.target)
-        if type(node.target) is not cst.Name:
-            return
-        name = node.target.value
-        current = self.kind_of(node.target)
+        target = node.target
+        self._visit_store_target(target)
+        current = self.kind_of(target)
         added = self.kind_of(node.value)
+        if current in (TENSOR, NDARRAY) and self.aliases is not None and self.scope.frame.aliases:
+            written = self.aliases.root_key(target.value if type(target) is cst.Subscript else target)
+            if written is not None:
+                self.aliases.written(written, node)
+        if type(target) is not cst.Name:
+            return
         if current in (LIST, TENSOR_SEQ) and added in (LIST, TENSOR_SEQ):
             kind = TENSOR_SEQ if TENSOR_SEQ in (current, added) else LIST
         elif TENSOR in (current, added):
             kind = TENSOR
         else:
             kind = current if current == added else None
-        self.scope.names[name] = Binding(kind)
+        if current in (TENSOR, NDARRAY, LIST, TENSOR_SEQ):
+            # In place: the same object, so its aliases and origin still hold.
+            self.scope.names[target.value] = Binding(kind, origin=self.lookup(target.value).origin)
+        else:
+            self.scope.bind(target.value, Binding(kind))
 
     def _track_collection_growth(self, value: cst.BaseExpression) -> None:
         """``losses.append(loss)`` makes a list known to hold tensors."""
@@ -408,6 +492,8 @@ class Analysis:
         method = value.func.attr.value
         if type(receiver) is not cst.Name or method not in ("append", "extend", "insert") or not value.args:
             return
+        if method != "insert" and self.scope.frame.aliases:
+            self._escape(value.args[-1].value)
         binding = self.lookup(receiver.value)
         if binding is None or binding.kind != LIST:
             return
@@ -420,15 +506,32 @@ class Analysis:
     def visit(self, node: cst.CSTNode) -> None:
         """Offer every call inside ``node`` to the rules, in evaluation order."""
         node_type = type(node)
+        if node_type is cst.Name:
+            if self.scope.frame.aliases and node.value != self._alias_root:
+                self.aliases.read(node.value, node)
+            return
         if node_type in _LEAVES:
             return
         if node_type is cst.Call:
             for argument in node.args:
-                self.visit(argument.value)
+                if argument.keyword is not None and argument.keyword.value == "out":
+                    self._visit_store_target(argument.value)  # written, not read
+                else:
+                    self.visit(argument.value)
             self.visit(node.func)
             self._offer_call(node)
+            if self.aliases is not None and self.scope.frame.aliases:
+                for key, training in self.aliases.call_writes(node):
+                    self.aliases.written(key, node, training)
             return
         if node_type is cst.Attribute:
+            if self.scope.frame.aliases:
+                key = dotted_name(node)
+                if key is not None:
+                    root = self._alias_root
+                    if root is None or (key != root and not key.startswith(root + ".")):
+                        self.aliases.read(key, node)
+                    return
             self.visit(node.value)
             return
         visitor = _EXPRESSION_VISITORS.get(node_type)
@@ -454,6 +557,17 @@ class Analysis:
 
     def _visit_subscript(self, node: cst.Subscript) -> None:
         self.visit(node.value)
+        self._visit_subscript_parts(node)
+
+    def _visit_store_target(self, node: cst.BaseExpression) -> None:
+        """A target written in place (``a[i] += ``, ``out=a[i]``): its indexes are read."""
+        if type(node) is cst.Subscript:
+            self._visit_subscript_parts(node)
+        elif type(node) is not cst.Name:
+            self.visit(node)
+
+    def _visit_subscript_parts(self, node: cst.Subscript) -> None:
+        """The index expressions only: for a store target, the base is written, not read."""
         for element in node.slice:
             part = element.slice
             if type(part) is cst.Index:
@@ -470,7 +584,7 @@ class Analysis:
             self.visit(element.value)
 
     def _visit_lambda(self, node: cst.Lambda) -> None:
-        scope = Scope(self.scope)
+        scope = Scope(self.scope, frame=False)
         params = node.params
         for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
             if param.default is not None:
@@ -504,38 +618,6 @@ class Analysis:
     def _visit_named(self, node: cst.NamedExpr) -> None:
         self.visit(node.value)
         bind_target(node.target, self.kind_of(node.value), self.scope)
-
-
-def _suite_statements(suite) -> Sequence[cst.CSTNode]:
-    if type(suite) is cst.SimpleStatementSuite:
-        return [cst.SimpleStatementLine(body=suite.body)]
-    return suite.body
-
-
-def _small_statements(statements: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    """Every small statement in a block, nested blocks included, nested scopes excluded."""
-    for statement in statements:
-        statement_type = type(statement)
-        if statement_type is cst.SimpleStatementLine:
-            yield from statement.body
-        elif statement_type not in (cst.FunctionDef, cst.ClassDef):
-            for block in _nested_blocks(statement):
-                yield from _small_statements(block)
-
-
-def _nested_blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
-    """The statement lists inside a compound statement (if, for, while, try, with, match)."""
-    body = getattr(statement, "body", None)
-    if body is not None:
-        yield _suite_statements(body)
-    for part in list(getattr(statement, "handlers", ())) + list(getattr(statement, "cases", ())):
-        yield _suite_statements(part.body)
-    orelse = getattr(statement, "orelse", None)
-    if orelse is not None:
-        yield [orelse] if type(orelse) is cst.If else _suite_statements(orelse.body)
-    final = getattr(statement, "finalbody", None)
-    if final is not None:
-        yield _suite_statements(final.body)
 
 
 def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]:

@@ -12,11 +12,19 @@ class Rule:
     ``calls`` lists the names of the calls the rule inspects (the last part of the dotted
     name: ``tensor`` for ``torch.tensor``). The engine uses them twice: a file that calls none
     of them is never parsed by LibCST, and the shared walk offers a rule only those calls.
+    Rules reported by the alias analysis (``tracks_aliases``) need an in-place write instead.
     """
 
     code = ""
     summary = ""
     calls: Tuple[str, ...] = ()
+    tracks_aliases = False
+
+    def wants(self, features) -> bool:
+        """Whether a file with these ``engine.Features`` may hold a finding of this rule."""
+        if self.tracks_aliases:
+            return features.writes and features.may_hold_tensors
+        return not features.called.isdisjoint(self.calls)
 
     def check_call(self, call: cst.Call, analysis) -> None:
         raise NotImplementedError

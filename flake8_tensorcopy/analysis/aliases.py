@@ -1,0 +1,509 @@
+"""Alias analysis: which names share memory, and when sharing becomes observable.
+
+An *alias fact* says "name A shares memory with source S, made by operation O at node N".
+Facts live in the scope state of the frame (function, module, class body) that made them, so
+they follow the walk: rebinding either side ends a fact, ``if``/``try`` branches merge (a fact
+holds if it may hold), loop bodies are walked again while facts are live (a write in a later
+iteration is seen). A fact becomes a finding when one side is written in place and the
+other side is observed afterwards: read later, or outliving the function (a parameter, an
+attribute, a global, a value stored away, a name spelled like a snapshot). The TEN2xx rules
+only word the finding; the facts are here.
+"""
+
+import re
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
+from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.data import (
+    INPLACE_METHODS,
+    METHODS_RETURNING_TENSOR_SEQUENCE,
+    VIEW_ATTRIBUTES,
+    VIEW_METHODS,
+)
+
+NUMPY_VIEW = "TEN201"
+FROM_NUMPY = "TEN202"
+DETACH = "TEN203"
+VIEW = "TEN204"
+MOVE = "TEN205"
+ASSIGNMENT = "TEN206"
+SHALLOW_COPY = "TEN207"
+STATE_DICT_SNAPSHOT = "TEN208"
+
+# Methods returning the very same tensor when nothing changes (device, dtype, layout).
+MOVE_METHODS = frozenset(
+    {"cpu", "cuda", "to", "float", "double", "half", "bfloat16", "int", "long", "short", "char",
+     "byte", "bool", "type", "type_as", "contiguous"}
+)
+SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
+SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
+
+# numpy methods and functions that write their array in place.
+NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize", "itemset"})
+NUMPY_INPLACE_FUNCTIONS = frozenset({"numpy.copyto", "numpy.random.shuffle", "numpy.put", "numpy.place",
+                                     "numpy.putmask", "numpy.fill_diagonal"})
+
+# Blank buffers (constant or uninitialised content): filling one through a view is what it
+# is for, so writes through its aliases are not observations of anything it held before.
+BLANK_BUFFERS = frozenset(
+    "torch." + name
+    for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like")
+) | frozenset("numpy." + name for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                                           "empty_like", "full_like"))
+
+_SNAPSHOT_WORDS = ("orig", "old", "prev", "init", "best", "backup", "copy", "saved", "snapshot", "last")
+_WORD_SPLIT = re.compile(r"[_\d]+|(?<=[a-z])(?=[A-Z])")
+
+
+def snapshot_named(key: str) -> bool:
+    """``best_state``, ``w_prev``, ``origX``: a name that says it keeps an earlier value."""
+    last = key.rsplit(".", 1)[-1]
+    return any(word.lower().startswith(_SNAPSHOT_WORDS) for word in _WORD_SPLIT.split(last) if word)
+
+
+class AliasFact:
+    """Immutable: ``alias_key`` shares memory with ``source_key`` since ``node`` (made by ``op``).
+
+    ``writes`` holds (side, node) for in-place writes seen so far, side "alias" or "source".
+    ``fills_source``: writes through the alias fill a buffer of this function on purpose (a
+    blank allocation, or a local viewed), so they do not make the source's reads findings.
+    """
+
+    __slots__ = ("code", "alias_key", "source_key", "op", "node", "fills_source", "escaped", "writes")
+
+    def __init__(self, code, alias_key, source_key, op, node, fills_source, escaped=False, writes=()):
+        self.code = code
+        self.alias_key = alias_key
+        self.source_key = source_key
+        self.op = op
+        self.node = node
+        self.fills_source = fills_source
+        self.escaped = escaped
+        self.writes = writes
+
+    def with_write(self, side: str, node: cst.CSTNode) -> "AliasFact":
+        return AliasFact(self.code, self.alias_key, self.source_key, self.op, self.node, self.fills_source,
+                         self.escaped, self.writes + ((side, node),))
+
+    def with_escape(self) -> "AliasFact":
+        return AliasFact(self.code, self.alias_key, self.source_key, self.op, self.node, self.fills_source,
+                         True, self.writes)
+
+    def first_write(self, side: str) -> Optional[cst.CSTNode]:
+        for written_side, node in self.writes:
+            if written_side == side:
+                return node
+        return None
+
+
+def related(first: str, second: str) -> bool:
+    """The same object or one inside the other (``model`` and ``model.fc.weight``)."""
+    return first == second or first.startswith(second + ".") or second.startswith(first + ".")
+
+
+def _closeness(written: str, side: str) -> int:
+    """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
+    if written == side:
+        return 3
+    if written.startswith(side + "."):
+        return 2
+    if side.startswith(written + "."):
+        return 1
+    return 0
+
+
+def _is_basic_index(node: cst.Subscript) -> bool:
+    """``t[0]``, ``t[:, 1:3]``, ``t[..., None]``: indexing that returns a view, not a copy."""
+    for element in node.slice:
+        part = element.slice
+        if type(part) is cst.Slice:
+            continue
+        value = part.value
+        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+            value = value.expression
+        if type(value) not in (cst.Integer, cst.Ellipsis) and not (type(value) is cst.Name and value.value == "None"):
+            return False
+    return True
+
+
+class AliasTracker:
+    """Makes, updates and reports alias facts for the walk in ``analysis``."""
+
+    def __init__(self, analysis, rules_by_code):
+        self.analysis = analysis
+        self.rules_by_code = rules_by_code
+        self._param_writes_cache = {}
+
+    # ----- what an expression aliases ----------------------------------------------------
+    def _step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
+        """(code, operation, inner expression) when ``node`` returns memory of ``inner``."""
+        node_type = type(node)
+        if node_type is cst.Call:
+            func = node.func
+            if type(func) is cst.Attribute:
+                method = func.attr.value
+                if method == "numpy" and all(arg.keyword is not None for arg in node.args):
+                    return NUMPY_VIEW, "numpy()", func.value
+                if method == "detach" and not node.args:
+                    return DETACH, "detach()", func.value
+                if method in SINGLE_VIEW_METHODS:
+                    return VIEW, method + "()", func.value
+                if method in MOVE_METHODS and self._may_be_no_op(method, node):
+                    return MOVE, method + "()", func.value
+                if method == "copy" and not node.args and self.analysis.kind_of(func.value) == STATE_DICT:
+                    return STATE_DICT_SNAPSHOT, "state_dict().copy()", func.value
+            if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+                return None
+            qualname = self.analysis.qualname(func)
+            argument = node.args[0].value
+            if qualname == "numpy.asarray":
+                return NUMPY_VIEW, "np.asarray()", argument
+            if qualname == "torch.from_numpy":
+                return FROM_NUMPY, "torch.from_numpy()", argument
+            if qualname in ("torch.as_tensor", "torch.asarray"):
+                kind = self.analysis.kind_of(argument)
+                if kind == NDARRAY:
+                    return FROM_NUMPY, qualname + "()", argument
+                return MOVE, qualname + "()", argument
+            if qualname == "copy.copy":
+                return SHALLOW_COPY, "copy.copy()", argument
+            if qualname in ("dict", "collections.OrderedDict") or (
+                type(func) is cst.Name and func.value in ("dict", "OrderedDict") and self.analysis.lookup(func.value) is None
+            ):
+                if self.analysis.kind_of(argument) == STATE_DICT:
+                    return STATE_DICT_SNAPSHOT, "dict(state_dict())", argument
+            return None
+        if node_type is cst.Attribute:
+            attr = node.attr.value
+            if attr == "data":
+                return DETACH, ".data", node.value
+            if attr in VIEW_ATTRIBUTES:
+                return VIEW, "." + attr, node.value
+            return None
+        if node_type is cst.Subscript and _is_basic_index(node):
+            return VIEW, "indexing", node.value
+        return None
+
+    def _may_be_no_op(self, method: str, call: cst.Call) -> bool:
+        if method == "type":
+            return bool(call.args)
+        if method == "to":
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "copy":
+                    return type(arg.value) is cst.Name and arg.value.value == "False"
+        return True
+
+    def describe(self, value: cst.BaseExpression):
+        """(code, operation, source key) when ``value`` aliases a named tensor or array."""
+        steps = []
+        node = value
+        while True:
+            step = self._step(node)
+            if step is None:
+                break
+            steps.append(step)
+            node = step[2]
+        state_dict = self._state_dict_source(node)
+        if state_dict is not None:
+            return STATE_DICT_SNAPSHOT, "state_dict()", state_dict
+        if not steps:
+            return None
+        key = dotted_name(node)
+        if key is None:
+            return None
+        codes = [step[0] for step in steps]
+        kind = self.analysis.kind_of(node)
+        if FROM_NUMPY in codes:
+            if kind != NDARRAY:
+                return None
+            code = FROM_NUMPY
+        elif kind != TENSOR and not any(step[1] == "detach()" for step in steps):
+            return None  # only detach() proves a tensor by itself (``.data`` does not)
+        else:
+            code = NUMPY_VIEW if NUMPY_VIEW in codes else codes[0]
+        return code, steps[0][1], key
+
+    def _state_dict_source(self, node: cst.BaseExpression) -> Optional[str]:
+        """``model`` for ``model.state_dict()`` and ``{k: v for k, v in model.state_dict().items()}``."""
+        if type(node) is cst.DictComp:
+            loop = node.for_in
+            if (
+                loop.inner_for_in is None
+                and type(loop.target) is cst.Tuple
+                and len(loop.target.elements) == 2
+                and type(loop.iter) is cst.Call
+                and type(loop.iter.func) is cst.Attribute
+                and loop.iter.func.attr.value == "items"
+            ):
+                value_name = loop.target.elements[1].value
+                inner = node.value
+                while True:
+                    step = self._step(inner)
+                    if step is None or step[0] not in (DETACH, MOVE):
+                        break
+                    inner = step[2]
+                if type(value_name) is cst.Name and type(inner) is cst.Name and inner.value == value_name.value:
+                    return self._state_dict_source(loop.iter.func.value)
+            return None
+        if (
+            type(node) is cst.Call
+            and type(node.func) is cst.Attribute
+            and node.func.attr.value == "state_dict"
+            and not node.args
+        ):
+            return dotted_name(node.func.value)
+        return None
+
+    def root(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """The expression whose memory ``node`` is: ``w`` for ``w.detach().view(-1)[0]``."""
+        while True:
+            if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
+                node = node.func.value  # ``t.sub_(m).div_(s)``: in-place methods return their receiver
+                continue
+            step = self._step(node)
+            if step is None:
+                return node
+            node = step[2]
+
+    def root_key(self, node: cst.BaseExpression) -> Optional[str]:
+        return dotted_name(self.root(node))
+
+    # ----- events from the walk ----------------------------------------------------------
+    def made(self, alias_key: str, value: cst.BaseExpression) -> None:
+        """``alias_key = value`` was just bound (the old facts of alias_key are gone)."""
+        frame = self.analysis.scope.frame
+        description = self.describe(value)
+        if description is None:
+            if type(value) not in (cst.Name, cst.Attribute) or self.analysis.kind_of(value) != TENSOR:
+                return
+            source_key = dotted_name(value)
+            if source_key is None:
+                return
+            description = (ASSIGNMENT, "assignment", source_key)
+        code, op, source_key = description
+        if code not in self.rules_by_code or alias_key == source_key or source_key.startswith(alias_key + "."):
+            return
+        if alias_key.startswith(source_key + ".") and code != STATE_DICT_SNAPSHOT:
+            return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
+        fact = AliasFact(code, alias_key, source_key, op, value, self._fills(code, source_key))
+        frame.aliases[alias_key] = frame.aliases.get(alias_key, ()) + (fact,)
+
+    def made_sequence(self, targets, value: cst.BaseExpression) -> None:
+        """``a, b = t.chunk(2)``: every item is a view of ``t``."""
+        if (
+            type(value) is not cst.Call
+            or type(value.func) is not cst.Attribute
+            or value.func.attr.value not in SEQUENCE_VIEW_METHODS
+            or VIEW not in self.rules_by_code
+        ):
+            return
+        source = value.func.value
+        source_key = dotted_name(source)
+        if source_key is None or self.analysis.kind_of(source) != TENSOR:
+            return
+        frame = self.analysis.scope.frame
+        for element in targets.elements:
+            key = dotted_name(element.value)
+            if key is not None and not related(key, source_key):
+                fact = AliasFact(VIEW, key, source_key, value.func.attr.value + "()", value,
+                                 self._fills(VIEW, source_key))
+                frame.aliases[key] = frame.aliases.get(key, ()) + (fact,)
+
+    def _fills(self, code: str, source_key: str) -> bool:
+        """Whether writing through an alias of ``source_key`` fills a buffer of our own.
+
+        Blank allocations (``torch.zeros``) are made to be filled; a view of any local is the
+        ordinary way to fill part of it (``out = buf.narrow(...); out -= ...``).
+        """
+        if "." in source_key:
+            return False
+        binding = self.analysis.scope.frame.names.get(source_key)
+        if binding is None or binding.origin == ("param",):
+            return False
+        return code == VIEW or (binding.origin is not None and binding.origin[0] in ("blank", "like"))
+
+    def _outlives(self, key: str, frame: Scope) -> Optional[str]:
+        """Why the object ``key`` names is still held when the function returns, if it is."""
+        root = key.split(".", 1)[0]
+        binding = frame.names.get(root)
+        if binding is not None and binding.origin == ("param",):
+            what = "a parameter" if root == key else "an attribute of a parameter"
+            if root in ("self", "cls") and root != key:
+                what = "an attribute"
+            return f"outlives the function ({what})"
+        if binding is None and frame.parent is not None and self.analysis.lookup(root) is not None:
+            return "outlives the function (a global)"
+        return None
+
+    def written(self, key: str, node: cst.CSTNode, training: bool = False) -> None:
+        """``key`` was written in place at ``node`` (``training``: only a model trained)."""
+        frame = self.analysis.scope.frame
+        for alias_key, facts in list(frame.aliases.items()):
+            updated = []
+            for fact in facts:
+                if training and fact.code != STATE_DICT_SNAPSHOT:
+                    updated.append(fact)
+                    continue
+                to_alias = _closeness(key, alias_key)
+                to_source = _closeness(key, fact.source_key)
+                if to_alias > to_source and not training:
+                    fact = fact.with_write("alias", node)
+                    reason = self._source_outlives(fact, frame)
+                    if reason is not None:
+                        self._report(fact, node, fact.source_key, None, reason)
+                elif to_source > to_alias:
+                    fact = fact.with_write("source", node)
+                    reason = self._alias_outlives(fact, frame)
+                    if reason is not None:
+                        self._report(fact, node, fact.alias_key, None, reason)
+                updated.append(fact)
+            frame.aliases[alias_key] = tuple(updated)
+
+    def read(self, key: str, node: cst.CSTNode) -> None:
+        """``key`` was read at ``node``: an observation of every fact whose other side was written."""
+        for alias_key, facts in self.analysis.scope.frame.aliases.items():
+            for fact in facts:
+                if not fact.writes:
+                    continue
+                # Reading a side or a part of it observes it; reading its container does not.
+                to_alias = _closeness(key, alias_key)
+                to_source = _closeness(key, fact.source_key)
+                if to_alias >= 2 and to_alias > to_source:
+                    write = fact.first_write("source")
+                    if write is not None:
+                        self._report(fact, write, alias_key, node, None)
+                elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
+                    write = fact.first_write("alias")
+                    if write is not None:
+                        self._report(fact, write, fact.source_key, node, None)
+
+    def escaped(self, key: str) -> None:
+        """``key`` was stored where it outlives the function (an attribute, a container)."""
+        frame = self.analysis.scope.frame
+        facts = frame.aliases.get(key)
+        if facts:
+            frame.aliases[key] = tuple(fact.with_escape() for fact in facts)
+
+    def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
+        if "." in fact.alias_key:
+            return self._outlives(fact.alias_key, frame)
+        if fact.escaped:
+            return "outlives the function (stored away)"
+        if snapshot_named(fact.alias_key):
+            return "is kept as a snapshot (its name says so)"
+        return None
+
+    def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
+        if fact.fills_source or frame.writes_params_on_purpose or fact.source_key.startswith(("self.", "cls.")):
+            return None  # a method writing its own object's state through an alias means it
+        return self._outlives(fact.source_key, frame)
+
+    def _report(self, fact, write_node, observed_key, read_node, reason) -> None:
+        rule = self.rules_by_code[fact.code]
+        written_key = fact.source_key if observed_key == fact.alias_key else fact.alias_key
+        observation = "read on line {read}" if read_node is not None else reason
+        message = (
+            f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): "
+            f"'{written_key}' is written in place on line {{write}} and '{observed_key}' {observation}; "
+            f"{rule.advice(fact)}"
+        )
+        refs = {"write": write_node}
+        if read_node is not None:
+            refs["read"] = read_node
+        self.analysis.report(fact.code, fact.node, message, refs=refs)
+
+    # ----- writes ------------------------------------------------------------------------
+    def call_writes(self, call: cst.Call):
+        """Yield (key, training) for every object ``call`` writes in place."""
+        analysis = self.analysis
+        func = call.func
+        qualname = analysis.qualname(func)
+        if type(func) is cst.Attribute and qualname is None:
+            method = func.attr.value
+            receiver = func.value
+            if method in INPLACE_METHODS or (
+                method in NUMPY_INPLACE_METHODS and analysis.kind_of(receiver) == NDARRAY
+            ):
+                key = self.root_key(receiver)
+                if key is not None:
+                    yield key, False
+                return
+            if method == "step" and type(receiver) is cst.Name:
+                binding = analysis.lookup(receiver.value)
+                if binding is not None and binding.origin is not None and binding.origin[0] == "optimizer":
+                    yield binding.origin[1], False
+                return
+            if method == "load_state_dict":
+                key = dotted_name(receiver)
+                if key is not None:
+                    yield key, False
+                return
+        arguments = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if qualname is not None:
+            last = qualname.rsplit(".", 1)[-1]
+            writes_first = (
+                qualname in NUMPY_INPLACE_FUNCTIONS
+                or (qualname.startswith("torch.nn.init.") and last.endswith("_"))
+                or (qualname.startswith("torch.") and last.endswith("_") and not last.endswith("__"))
+                or (qualname.startswith("torch.") and any(
+                    arg.keyword is not None and arg.keyword.value == "inplace"
+                    and type(arg.value) is cst.Name and arg.value.value == "True" for arg in call.args))
+            )
+            if writes_first and arguments:
+                key = self.root_key(arguments[0].value)
+                if key is not None:
+                    yield key, False
+            if qualname.startswith(("torch.", "numpy.")):
+                for arg in call.args:
+                    if arg.keyword is not None and arg.keyword.value == "out":
+                        key = self.root_key(arg.value)
+                        if key is not None:
+                            yield key, False
+            return
+        name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
+        if type(func) is cst.Name:
+            for index in self._param_writes(func.value):
+                if index < len(arguments):
+                    key = self.root_key(arguments[index].value)
+                    if key is not None:
+                        yield key, False
+        if "train" in name.lower() or "fit" in name.lower():
+            candidates = [arg.value for arg in call.args]
+            if type(func) is cst.Attribute:
+                candidates.append(func.value)
+            for candidate in candidates:
+                key = dotted_name(candidate)
+                if key is not None:
+                    yield key, True
+
+    def _param_writes(self, function_name: str):
+        """Indexes of the parameters a function of this module writes in place."""
+        binding = self.analysis.lookup(function_name)
+        if binding is None or binding.origin is None or binding.origin[0] != "function":
+            return ()
+        node = binding.origin[1]
+        cached = self._param_writes_cache.get(id(node))
+        if cached is not None:
+            return cached
+        names = [param.name.value for param in list(node.params.posonly_params) + list(node.params.params)]
+        written = set()
+        for small in small_statements(suite_statements(node.body)):
+            key = None
+            if type(small) is cst.Expr and type(small.value) is cst.Call:
+                func = small.value.func
+                if type(func) is cst.Attribute and func.attr.value in INPLACE_METHODS:
+                    key = self.root_key(func.value)
+            elif type(small) is cst.Assign:
+                for target in small.targets:
+                    if type(target.target) is cst.Subscript:
+                        key = self.root_key(target.target.value)
+            elif type(small) is cst.AugAssign and type(small.target) is cst.Subscript:
+                key = self.root_key(small.target.value)
+            if key in names:
+                written.add(names.index(key))
+        result = tuple(sorted(written))
+        self._param_writes_cache[id(node)] = result
+        return result

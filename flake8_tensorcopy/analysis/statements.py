@@ -1,0 +1,37 @@
+"""Plain helpers over LibCST statement lists, shared by the walk and the alias summaries."""
+
+from typing import Iterable, Iterator, Sequence
+
+import libcst as cst
+
+
+def suite_statements(suite) -> Sequence[cst.CSTNode]:
+    if type(suite) is cst.SimpleStatementSuite:
+        return [cst.SimpleStatementLine(body=suite.body)]
+    return suite.body
+
+
+def small_statements(statements: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+    """Every small statement in a block, nested blocks included, nested scopes excluded."""
+    for statement in statements:
+        statement_type = type(statement)
+        if statement_type is cst.SimpleStatementLine:
+            yield from statement.body
+        elif statement_type not in (cst.FunctionDef, cst.ClassDef):
+            for block in nested_blocks(statement):
+                yield from small_statements(block)
+
+
+def nested_blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
+    """The statement lists inside a compound statement (if, for, while, try, with, match)."""
+    body = getattr(statement, "body", None)
+    if body is not None:
+        yield suite_statements(body)
+    for part in list(getattr(statement, "handlers", ())) + list(getattr(statement, "cases", ())):
+        yield suite_statements(part.body)
+    orelse = getattr(statement, "orelse", None)
+    if orelse is not None:
+        yield [orelse] if type(orelse) is cst.If else suite_statements(orelse.body)
+    final = getattr(statement, "finalbody", None)
+    if final is not None:
+        yield suite_statements(final.body)

@@ -1,0 +1,362 @@
+"""TEN2xx: shared memory where a copy was meant.
+
+The facts (what aliases what, which side was written, who observes it) come from
+``analysis.aliases``; these rules only say which operation made the alias and what to use.
+A finding is reported at the expression that made the alias, only when the sharing is
+observable: one side written in place, the other read afterwards or outliving the function.
+"""
+
+from flake8_tensorcopy.rules.base import Rule
+
+
+class AliasRule(Rule):
+    """A TEN2xx rule: reported by the alias analysis, worded here."""
+
+    tracks_aliases = True
+    use_instead = ""
+
+    def advice(self, fact) -> str:
+        return "use " + self.use_instead.format(alias=fact.alias_key, source=fact.source_key)
+
+
+class NumpyShares(AliasRule):
+    """
+    ## What it does
+    Flags `t.numpy()` (also after `.detach()`/`.cpu()`, and `np.asarray(t)`) when the array
+    and the tensor are written and read as if they were separate.
+
+    ## Why is this bad?
+    On the CPU the array and the tensor share one buffer, both ways: writing one changes the
+    other. `.cpu()` is a no-op on a CPU tensor and `numpy(force=True)` still shares there, so
+    code that works on a GPU machine corrupts data on a laptop.
+
+    ## Example
+    ```python
+    import torch
+
+    def scaled(t: torch.Tensor):
+        arr = t.numpy()
+        arr *= 2
+        return t, arr
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def scaled(t: torch.Tensor):
+        arr = t.numpy().copy()
+        arr *= 2
+        return t, arr
+    ```
+
+    ## Fix safety
+    Unsafe: the array no longer aliases the tensor, which changes code that wanted the sharing.
+    """
+
+    code = "TEN201"
+    summary = "`t.numpy()` shares memory with `t`, then one side is written; use `.numpy().copy()`"
+    use_instead = "{source}.numpy().copy() or np.array({source})"
+
+
+class FromNumpyShares(AliasRule):
+    """
+    ## What it does
+    Flags `torch.from_numpy(a)`, `torch.as_tensor(a)` and `torch.asarray(a)` on an ndarray when
+    the tensor and the array are then written and read as if they were separate.
+
+    ## Why is this bad?
+    The tensor uses the array's buffer: an in-place write to either is seen through the other,
+    e.g. a data-augmentation step on the array silently changes a tensor already batched.
+
+    ## Example
+    ```python
+    import numpy as np
+    import torch
+
+    def batch():
+        a = np.zeros(4, dtype=np.float32)
+        t = torch.from_numpy(a)
+        a += 1
+        return t
+    ```
+
+    ## Use instead
+    ```python
+    import numpy as np
+    import torch
+
+    def batch():
+        a = np.zeros(4, dtype=np.float32)
+        t = torch.tensor(a)
+        a += 1
+        return t
+    ```
+
+    ## Fix safety
+    Unsafe: the tensor becomes a copy, which changes code that relied on the sharing.
+    """
+
+    code = "TEN202"
+    summary = "`torch.from_numpy(a)` shares memory with `a`, then one side is written; use `torch.tensor(a)`"
+    use_instead = "torch.tensor({source})"
+
+
+class DetachShares(AliasRule):
+    """
+    ## What it does
+    Flags `t.detach()` and `t.data` kept as a separate value while `t` or the result is
+    written in place.
+
+    ## Why is this bad?
+    `detach()` only cuts the graph: the result shares t's storage. A "backup" taken with it
+    follows every optimizer step, so restoring it restores nothing.
+
+    ## Example
+    ```python
+    import torch
+
+    def step(w: torch.Tensor, g: torch.Tensor):
+        backup = w.detach()
+        w.sub_(g)
+        return backup
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def step(w: torch.Tensor, g: torch.Tensor):
+        backup = w.detach().clone()
+        w.sub_(g)
+        return backup
+    ```
+
+    ## Fix safety
+    Unsafe: the result becomes a copy, which changes code that wanted to write through it.
+    """
+
+    code = "TEN203"
+    summary = "`t.detach()`/`t.data` shares storage with `t`, then one side is written; use `.detach().clone()`"
+    use_instead = "{source}.detach().clone()"
+
+
+class ViewShares(AliasRule):
+    """
+    ## What it does
+    Flags views (`view`, `reshape`, `flatten`, `transpose`, `permute`, `t()`, `.T`, `squeeze`,
+    `unsqueeze`, `expand`, `narrow`, `select`, `diagonal`, basic indexing and slicing, the
+    items of `split`/`chunk`/`unbind`) kept as separate values while one side is written.
+
+    ## Why is this bad?
+    A view shares its base's storage. `reshape` and `flatten` copy only when the layout cannot
+    be viewed, so "reshape makes a copy" holds for some inputs and not others.
+
+    ## Example
+    ```python
+    import torch
+
+    def first_row(x: torch.Tensor):
+        row = x[0]
+        x.zero_()
+        return row
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def first_row(x: torch.Tensor):
+        row = x[0].clone()
+        x.zero_()
+        return row
+    ```
+
+    ## Fix safety
+    Unsafe: the view becomes a copy, which changes code that fills a buffer through a view.
+    """
+
+    code = "TEN204"
+    summary = "a view (`view`, `reshape`, slicing, ...) shares storage, then one side is written; add `.clone()`"
+    use_instead = "a .clone() of the view"
+
+
+class MoveMayShare(AliasRule):
+    """
+    ## What it does
+    Flags `.cpu()`, `.cuda()`, `.to(...)` without `copy=True`, `.float()`/`.double()`/...,
+    `.type(T)`, `.type_as(u)`, `.contiguous()`, `torch.as_tensor(t)` and `torch.asarray(t)` on a
+    tensor, kept as a separate value while one side is written.
+
+    ## Why is this bad?
+    These return **the very same tensor** when nothing needs to change (`.cpu()` on a CPU
+    tensor) and a copy otherwise: the aliasing bug shows on one device and not the other.
+
+    ## Example
+    ```python
+    import torch
+
+    def host_copy(x: torch.Tensor):
+        saved = x.cpu()
+        x.add_(1)
+        return saved
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def host_copy(x: torch.Tensor):
+        saved = x.to("cpu", copy=True)
+        x.add_(1)
+        return saved
+    ```
+
+    ## Fix safety
+    Unsafe: the result is always a copy, which costs memory where the alias was intended.
+    """
+
+    code = "TEN205"
+    summary = "`.cpu()`/`.to()`/`.float()`/`.contiguous()` may return the same tensor; add `copy=True` or `.clone()`"
+    use_instead = '.to(..., copy=True) or .clone() on the result'
+
+
+class AssignmentShares(AliasRule):
+    """
+    ## What it does
+    Flags `y = x` (or `self.y = x`) of a tensor when `x` or `y` is then written in place and
+    the other observed.
+
+    ## Why is this bad?
+    Assignment never copies: both names are one tensor, and `y += 1` changes `x` too.
+
+    ## Example
+    ```python
+    import torch
+
+    def bump(x: torch.Tensor):
+        y = x
+        y += 1
+        return y
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def bump(x: torch.Tensor):
+        y = x.clone()
+        y += 1
+        return y
+    ```
+
+    ## Fix safety
+    Unsafe: the new name holds a copy, which changes code that meant to update in place.
+    """
+
+    code = "TEN206"
+    summary = "`y = x` of a tensor makes two names for one tensor, then one is written; use `x.clone()`"
+    use_instead = "{alias} = {source}.clone()"
+
+
+class ShallowCopyShares(AliasRule):
+    """
+    ## What it does
+    Flags `copy.copy(t)` of a tensor when one side is then written in place and the other
+    observed.
+
+    ## Why is this bad?
+    `copy.copy` of a tensor is a new Python object over the same storage: writes show through.
+
+    ## Example
+    ```python
+    import copy
+
+    import torch
+
+    def keep(x: torch.Tensor):
+        kept = copy.copy(x)
+        x.mul_(0)
+        return kept
+    ```
+
+    ## Use instead
+    ```python
+    import copy
+
+    import torch
+
+    def keep(x: torch.Tensor):
+        kept = x.detach().clone()
+        x.mul_(0)
+        return kept
+    ```
+
+    ## Fix safety
+    Unsafe: the copy is detached (use `t.clone()` where the graph must be kept).
+    """
+
+    code = "TEN207"
+    summary = "`copy.copy(t)` shares t's storage, then one side is written; use `t.detach().clone()`"
+    use_instead = "{source}.detach().clone()"
+
+
+class StateDictSnapshot(AliasRule):
+    """
+    ## What it does
+    Flags `model.state_dict()` (or its `.copy()`, `dict(...)`, or `{k: v ...}` without a copy
+    per value) kept as a snapshot such as "best weights" while the model keeps training.
+
+    ## Why is this bad?
+    The values are the live parameter tensors: the snapshot follows every optimizer step, and
+    `load_state_dict(best)` restores the last state, not the best one.
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+    def fit(model: nn.Module, batches):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        best = model.state_dict()
+        for x in batches:
+            model(x).sum().backward()
+            opt.step()
+        model.load_state_dict(best)
+    ```
+
+    ## Use instead
+    ```python
+    import copy
+
+    import torch
+    from torch import nn
+
+    def fit(model: nn.Module, batches):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        best = copy.deepcopy(model.state_dict())
+        for x in batches:
+            model(x).sum().backward()
+            opt.step()
+        model.load_state_dict(best)
+    ```
+
+    ## Fix safety
+    Unsafe: the snapshot becomes a copy (memory for one more set of weights).
+    """
+
+    code = "TEN208"
+    summary = "`model.state_dict()` kept as a snapshot follows training; use `copy.deepcopy(...)`"
+    use_instead = "copy.deepcopy({source}.state_dict()) or {{k: v.detach().clone() ...}}"
+
+
+RULES = (
+    NumpyShares(),
+    FromNumpyShares(),
+    DetachShares(),
+    ViewShares(),
+    MoveMayShare(),
+    AssignmentShares(),
+    ShallowCopyShares(),
+    StateDictSnapshot(),
+)

@@ -1,0 +1,172 @@
+"""The alias analysis queried directly on small snippets (module-level code, so the facts
+left at the end of the walk are the module scope's)."""
+
+import libcst as cst
+import pytest
+
+from flake8_tensorcopy.analysis.aliases import snapshot_named
+from flake8_tensorcopy.analysis.walker import Analysis
+from flake8_tensorcopy.rules import ALL_RULES
+
+PRELUDE = "import copy\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nx = torch.ones(3)\n"
+
+
+def facts(body: str):
+    """{(alias, source, code, sides written)} holding after ``body`` runs."""
+    analysis = Analysis(cst.parse_module(PRELUDE + body), ALL_RULES)
+    analysis.run()
+    return {
+        (fact.alias_key, fact.source_key, fact.code, tuple(side for side, _node in fact.writes))
+        for held in analysis.scope.aliases.values()
+        for fact in held
+    }
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("y = x.detach()\n", ("y", "x", "TEN203")),
+        ("y = x.data\n", ("y", "x", "TEN203")),
+        ("y = x.numpy()\n", ("y", "x", "TEN201")),
+        ("y = x.detach().cpu().numpy()\n", ("y", "x", "TEN201")),
+        ("y = np.asarray(x)\n", ("y", "x", "TEN201")),
+        ("a = np.arange(3.0)\ny = torch.from_numpy(a)\n", ("y", "a", "TEN202")),
+        ("a = np.arange(3.0)\ny = torch.as_tensor(a)\n", ("y", "a", "TEN202")),
+        ("y = torch.as_tensor(x)\n", ("y", "x", "TEN205")),
+        ("y = x.view(-1)\n", ("y", "x", "TEN204")),
+        ("y = x[0]\n", ("y", "x", "TEN204")),
+        ("y = x[:, 1:3]\n", ("y", "x", "TEN204")),
+        ("y = x.T\n", ("y", "x", "TEN204")),
+        ("y = x.cpu()\n", ("y", "x", "TEN205")),
+        ("y = x.to('cpu')\n", ("y", "x", "TEN205")),
+        ("y = x.float()\n", ("y", "x", "TEN205")),
+        ("y = x\n", ("y", "x", "TEN206")),
+        ("y = copy.copy(x)\n", ("y", "x", "TEN207")),
+        ("m = torch.nn.Linear(2, 2)\nbest = m.state_dict()\n", ("best", "m", "TEN208")),
+        ("m = torch.nn.Linear(2, 2)\nbest = dict(m.state_dict())\n", ("best", "m", "TEN208")),
+        ("m = torch.nn.Linear(2, 2)\nbest = {k: v for k, v in m.state_dict().items()}\n", ("best", "m", "TEN208")),
+    ],
+)
+def test_alias_made_by(body, expected):
+    assert facts(body) == {expected + ((),)}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "y = x.clone()\n",
+        "y = x.detach().clone()\n",
+        "y = x.numpy().copy()\n",
+        "y = np.array(x)\n",
+        "y = x.to('cpu', copy=True)\n",
+        "y = x[torch.tensor([0, 2])]\n",  # advanced indexing copies
+        "y = x[[0, 2]]\n",
+        "y = copy.deepcopy(x)\n",
+        "y = x.type()\n",  # a string
+        "y = torch.from_numpy(np.stack([np.ones(2)]))\n",  # a temporary source
+        "m = torch.nn.Linear(2, 2)\nbest = {k: v.clone() for k, v in m.state_dict().items()}\n",
+        "y = u.view(-1)\n",  # u is unknown
+        "y = x.detach()\ny = y + 1\n",  # the alias is rebound
+        "y = x.detach()\nx = torch.zeros(3)\n",  # the source is rebound
+        "x = x.view(-1)\n",  # a name viewing itself
+    ],
+)
+def test_no_alias(body):
+    assert facts(body) == set()
+
+
+@pytest.mark.parametrize(
+    "write, side",
+    [
+        ("x.add_(1)", "source"),
+        ("x.detach().mul_(2)", "source"),
+        ("x.data.zero_()", "source"),
+        ("x[0] = 1", "source"),
+        ("x += 1", "source"),
+        ("torch.nn.init.zeros_(x)", "source"),
+        ("F.relu(x, inplace=True)", "source"),
+        ("torch.add(x, 1, out=x)", "source"),
+        ("torch.relu_(x)", "source"),
+        ("a[0] = 1", "alias"),
+        ("a += 1", "alias"),
+        ("a[a < 0] = 0", "alias"),
+        ("np.copyto(a, np.zeros(3))", "alias"),
+        ("np.add(a, 1, out=a)", "alias"),
+        ("a.sort()", "alias"),
+        ("a.fill(0)", "alias"),
+        ("np.random.shuffle(a)", "alias"),
+        ("fill_(a)", "alias"),  # a function of this module that writes its parameter
+    ],
+)
+def test_in_place_writes(write, side):
+    body = "def fill_(t):\n    t[:] = 0\na = x.numpy()\n" + write + "\n"
+    assert facts(body) == {("a", "x", "TEN201", (side,))}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["x.requires_grad_()", "x.share_memory_()", "a = a + 1", "print(a.sum())", "b = x.add(1)", "a.copy()"],
+)
+def test_not_writes(statement):
+    found = facts("a = x.numpy()\n" + statement + "\n")
+    assert all(writes == () for *_rest, writes in found)
+
+
+def test_branches_merge_as_may_alias():
+    body = "if c:\n    y = x.view(-1)\nelse:\n    y = x.clone()\n"
+    assert facts(body) == {("y", "x", "TEN204", ())}
+
+
+def test_branch_that_leaves_drops_its_alias():
+    body = "def f(c):\n    pass\nif c:\n    y = x.view(-1)\n    raise ValueError\n"
+    assert facts(body) == set()
+
+
+def test_optimizer_step_writes_the_model_it_owns():
+    body = (
+        "m = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+        "w = m.weight.detach()\nbest = m.state_dict()\nopt.step()\n"
+    )
+    assert facts(body) == {("w", "m.weight", "TEN203", ("source",)), ("best", "m", "TEN208", ("source",))}
+
+
+def test_training_call_writes_only_snapshots():
+    body = "m = torch.nn.Linear(2, 2)\nw = m.weight.detach()\nbest = m.state_dict()\ntrain_one_epoch(m)\n"
+    assert facts(body) == {("w", "m.weight", "TEN203", ()), ("best", "m", "TEN208", ("source",))}
+
+
+def test_later_loop_iteration_sees_the_write(lint):
+    source = PRELUDE + "prev = x.detach()\nfor i in range(3):\n    print(prev)\n    x.add_(1)\n"
+    assert lint(source) == [(6, "TEN203")]
+
+
+def test_alias_made_in_a_loop_is_a_new_one_each_iteration(lint):
+    source = PRELUDE + "for i in range(3):\n    x.add_(1)\n    cur = x.detach()\n    print(cur)\n"
+    assert lint(source) == []
+
+
+def test_message_names_the_write_and_read_lines():
+    from flake8_tensorcopy.engine import lint_source
+
+    source = "import torch\n\ndef f(a: torch.Tensor):\n    c = a.detach()\n    a.add_(1)\n    print(c)\n"
+    (finding,) = lint_source(source)
+    assert (finding.code, finding.line) == ("TEN203", 4)
+    assert finding.message == (
+        "'c' shares memory with 'a' (detach() does not copy): 'a' is written in place on line 5 "
+        "and 'c' read on line 6; use a.detach().clone()"
+    )
+
+
+def test_write_through_alias_of_a_blank_buffer_is_a_fill(lint):
+    source = PRELUDE + "def f(y: torch.Tensor):\n    out = torch.zeros(4, 6)\n    left = out[:, :3]\n" \
+        "    left.copy_(y)\n    return out\n"
+    assert lint(source) == []
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [("best_state", True), ("w_prev", True), ("origX", True), ("initial", True), ("backup2", True),
+     ("weights", False), ("prevent", True), ("boldness", False), ("self.best", True), ("current", False)],
+)
+def test_snapshot_names(name, expected):
+    assert snapshot_named(name) is expected
