@@ -45,12 +45,15 @@ class Finding:
 class Features:
     """What a cheap walk of the stdlib ast saw: enough to know which rules may report."""
 
-    __slots__ = ("called", "writes", "may_hold_tensors")
+    __slots__ = ("called", "attributes", "writes", "may_hold_tensors", "identity_tests")
 
-    def __init__(self, called: Set[str], writes: bool, may_hold_tensors: bool):
+    def __init__(self, called: Set[str], attributes: Set[str], writes: bool, may_hold_tensors: bool,
+                 identity_tests: bool):
         self.called = called  # last names of every call, import aliases resolved
+        self.attributes = attributes  # every attribute name read or written
         self.writes = writes  # some in-place write: ``x.add_()``, ``a[i] =``, ``a += ``, ...
         self.may_hold_tensors = may_hold_tensors  # imports torch or numpy, or calls .detach()
+        self.identity_tests = identity_tests  # some ``a is b`` / ``a is not b``
 
 
 def scan(tree: ast.AST) -> Features:
@@ -59,12 +62,16 @@ def scan(tree: ast.AST) -> Features:
     Most files of a project have nothing any rule could flag; they never reach LibCST.
     """
     called = set()
+    attributes = set()
+    identity_tests = False
     renamed = {}
     writes = False
     imports_arrays = False
     for node in ast.walk(tree):
         node_type = type(node)
-        if node_type is ast.Call:
+        if node_type is ast.Attribute:
+            attributes.add(node.attr)
+        elif node_type is ast.Call:
             func = node.func
             if type(func) is ast.Attribute:
                 called.add(func.attr)
@@ -72,6 +79,8 @@ def scan(tree: ast.AST) -> Features:
                 called.add(func.id)
             if not writes and node.keywords:
                 writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
+        elif node_type is ast.Compare:
+            identity_tests = identity_tests or any(type(op) in (ast.Is, ast.IsNot) for op in node.ops)
         elif node_type is ast.AugAssign:
             writes = True
         elif node_type is ast.Assign:
@@ -90,7 +99,7 @@ def scan(tree: ast.AST) -> Features:
     called.update(renamed[name] for name in called.intersection(renamed))
     if not writes:
         writes = not called.isdisjoint(WRITE_CALLS) or any("train" in name or "fit" in name for name in called)
-    return Features(called, writes, imports_arrays or "detach" in called)
+    return Features(called, attributes, writes, imports_arrays or "detach" in called, identity_tests)
 
 
 def parse(source: str) -> cst.Module:

@@ -132,6 +132,26 @@ def _is_basic_index(node: cst.Subscript) -> bool:
 class AliasTracker:
     """Makes, updates and reports alias facts for the walk in ``analysis``."""
 
+    def related_by_alias(self, first: cst.BaseExpression, second: cst.BaseExpression) -> Optional[str]:
+        """The operation by which one expression aliases the other, if the facts say so.
+
+        Either one is an alias-making expression of the other (``x.detach()`` and ``x``), or
+        both are names bound by a live alias fact.
+        """
+        for made, other in ((first, second), (second, first)):
+            description = self.describe(made)
+            if description is not None and description[2] == dotted_name(other):
+                return description[1]
+        first_key, second_key = dotted_name(first), dotted_name(second)
+        if first_key is None or second_key is None:
+            return None
+        frame = self.analysis.scope.frame
+        for alias_key, source_key in ((first_key, second_key), (second_key, first_key)):
+            for fact in frame.aliases.get(alias_key, ()):
+                if fact.source_key == source_key:
+                    return fact.op
+        return None
+
     def __init__(self, analysis, rules_by_code):
         self.analysis = analysis
         self.rules_by_code = rules_by_code
@@ -284,7 +304,7 @@ class AliasTracker:
                 return
             description = (ASSIGNMENT, "assignment", source_key)
         code, op, source_key = description
-        if code not in self.rules_by_code or alias_key == source_key or source_key.startswith(alias_key + "."):
+        if alias_key == source_key or source_key.startswith(alias_key + "."):
             return
         if alias_key.startswith(source_key + ".") and code != STATE_DICT_SNAPSHOT:
             return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
@@ -297,7 +317,6 @@ class AliasTracker:
             type(value) is not cst.Call
             or type(value.func) is not cst.Attribute
             or value.func.attr.value not in SEQUENCE_VIEW_METHODS
-            or VIEW not in self.rules_by_code
         ):
             return
         source = value.func.value
@@ -402,7 +421,9 @@ class AliasTracker:
         return self._outlives(fact.source_key, frame)
 
     def _report(self, fact, write_node, observed_key, read_node, reason) -> None:
-        rule = self.rules_by_code[fact.code]
+        rule = self.rules_by_code.get(fact.code)
+        if rule is None:
+            return  # the rule is not selected; the fact still serves others (TEN304)
         written_key = fact.source_key if observed_key == fact.alias_key else fact.alias_key
         observation = "read on line {read}" if read_node is not None else reason
         message = (

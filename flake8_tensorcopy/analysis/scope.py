@@ -18,6 +18,13 @@ STATE_DICT = "state_dict"  # a mapping of names to tensors
 LIST = "list"  # a Python list of unknown items (it may collect tensors later)
 NONE = "none"  # the literal None (an Optional tensor is still a tensor)
 INSTANCE = "instance"  # ``self`` in a method: its attributes have kinds
+MODULE = "module"  # an nn.Module instance: calling it runs forward
+
+# Grad provenance of a value (``Binding.grad``; None: not known to require grad).
+LEAF = "leaf"  # requires grad and is a leaf: .grad is populated by backward()
+NON_LEAF = "non_leaf"  # may require grad and is not a leaf: .grad stays None
+RETAINED = "retained"  # a non-leaf that called retain_grad()
+MIXED = "mixed"  # requires grad; leaf on one path, not on another
 
 # Kinds that may meet at a merge point and still say something: None and a tensor give an
 # Optional tensor, an empty list and a list that collected tensors give a list of tensors.
@@ -40,16 +47,18 @@ class Binding:
     """What one name holds at one point of the walk.
 
     ``qualname`` is set for imports (``th`` -> ``torch``), ``kind`` for values, ``origin`` for
-    values made from another value by a rule-relevant operation, ``attrs`` for ``self``.
+    values made from another value by a rule-relevant operation, ``attrs`` (attribute name ->
+    Binding) for ``self``, ``grad`` for the value's autograd provenance.
     """
 
-    __slots__ = ("kind", "qualname", "origin", "attrs")
+    __slots__ = ("kind", "qualname", "origin", "attrs", "grad")
 
-    def __init__(self, kind=None, qualname=None, origin=None, attrs=None):
+    def __init__(self, kind=None, qualname=None, origin=None, attrs=None, grad=None):
         self.kind = kind
         self.qualname = qualname
         self.origin = origin
         self.attrs = attrs
+        self.grad = grad
 
     def same_meaning(self, other: "Binding") -> bool:
         return (
@@ -57,23 +66,42 @@ class Binding:
             and self.qualname == other.qualname
             and self.origin is other.origin
             and self.attrs is other.attrs
+            and self.grad == other.grad
         )
 
 
 UNKNOWN = Binding()
 
 
+def merge_grads(first: Optional[str], second: Optional[str]) -> Optional[str]:
+    """May the value require grad after two paths meet, and is it then surely (not) a leaf?"""
+    if first == second or second is None:
+        return first
+    if first is None:
+        return second
+    return MIXED
+
+
+def _merge_origins(first: Optional[tuple], second: Optional[tuple]) -> Optional[tuple]:
+    if first == second:
+        return first
+    if first and second and first[0] == second[0] == "instance" and first[1] is second[1]:
+        return ("instance", first[1], first[2] or second[2])  # forward may have run
+    return None
+
+
 def merge_bindings(first: Binding, second: Binding) -> Binding:
     """The binding of a name after two control-flow paths meet (precision first)."""
     if first is second or first.same_meaning(second):
         return first
+    grad = merge_grads(first.grad, second.grad)
     if first.qualname is None and second.qualname is None:
         merged = _MERGES.get(frozenset((first.kind, second.kind)))
         if merged is not None:
-            return Binding(merged)
+            return Binding(merged, grad=grad)
         if first.kind == second.kind and first.kind not in (None, INSTANCE):
-            return Binding(first.kind)
-    return UNKNOWN
+            return Binding(first.kind, grad=grad, origin=_merge_origins(first.origin, second.origin))
+    return Binding(grad=grad) if grad is not None else UNKNOWN
 
 
 class Scope:
@@ -205,11 +233,15 @@ def import_bindings(node) -> Iterator[Tuple[str, Optional[str]]]:
         yield local, canonical(module + "." + name) if absolute else None
 
 
-def bind_target(target: cst.BaseExpression, kind, scope: Scope) -> None:
-    """Bind the names of an assignment or loop target; ``kind`` may be a tuple for pairs."""
+def bind_target(target: cst.BaseExpression, kind, scope: Scope, grad: Optional[str] = None) -> None:
+    """Bind the names of an assignment or loop target; ``kind`` may be a tuple for pairs.
+
+    ``grad`` is the provenance of every tensor the target receives (an unpacked output).
+    """
     target_type = type(target)
     if target_type is cst.Name:
-        scope.bind(target.value, Binding(kind if isinstance(kind, str) else None))
+        kind = kind if isinstance(kind, str) else None
+        scope.bind(target.value, Binding(kind, grad=grad if kind in (TENSOR, None) else None))
     elif target_type in (cst.Tuple, cst.List):
         elements = target.elements
         if isinstance(kind, tuple) and len(kind) == len(elements):
@@ -221,6 +253,6 @@ def bind_target(target: cst.BaseExpression, kind, scope: Scope) -> None:
             if type(element) is cst.StarredElement:
                 bind_target(element.value, TENSOR_SEQ if item_kind == TENSOR else None, scope)
             else:
-                bind_target(element.value, item_kind, scope)
+                bind_target(element.value, item_kind, scope, grad)
     elif target_type is cst.StarredElement:
         bind_target(target.value, None, scope)

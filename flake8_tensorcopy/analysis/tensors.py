@@ -11,6 +11,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
+    MODULE,
     NAMED_TENSORS,
     NDARRAY,
     NONE,
@@ -20,6 +21,7 @@ from flake8_tensorcopy.analysis.scope import (
     Scope,
     bind_target,
     canonical,
+    dotted_name,
 )
 from flake8_tensorcopy.data import (
     ATTRIBUTES_RETURNING_TENSOR,
@@ -44,6 +46,25 @@ TENSOR_ONLY_METHODS = frozenset(
      "requires_grad_", "type_as"}
 )
 
+# nn.Module methods that return the module itself (``model = Net().to(device)``).
+MODULE_METHODS_RETURNING_SELF = frozenset(
+    {"to", "cuda", "cpu", "eval", "train", "float", "double", "half", "bfloat16", "requires_grad_",
+     "to_empty", "share_memory"}
+)
+
+
+# Parameters every built-in layer that has them names so (``layer.weight``).
+MODULE_PARAMETERS = frozenset({"weight", "bias"})
+
+
+def is_module_class(qualname: Optional[str]) -> bool:
+    """``torch.nn.Linear``, ``torch.nn.Module``: classes whose instances are modules."""
+    if qualname is None or not qualname.startswith("torch.nn.") or qualname in TENSOR_CLASSES:
+        return False
+    last = qualname.rsplit(".", 1)[-1]
+    return last[:1].isupper() and ".functional." not in qualname and ".init." not in qualname
+
+
 # numpy functions that build an ndarray.
 NUMPY_ARRAY_FUNCTIONS = frozenset(
     "numpy." + name
@@ -63,6 +84,8 @@ _OPTIMIZER_STATE_KEYS = frozenset({"state", "param_groups"})
 
 _ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
                             cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+_SEQUENCE_ANNOTATIONS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "Iterator"})
 
 IterKind = Union[Optional[str], Tuple["IterKind", ...]]
 
@@ -99,8 +122,15 @@ class TensorInference:
             kinds = {self.annotation_kind(side, scope) for side in sides if not _is_none(side)}
             return TENSOR if kinds == {TENSOR} else None
         if type(node) is cst.Subscript:
-            wrapper = self.qualname(node.value, scope) or ""
-            if wrapper.rsplit(".", 1)[-1] in ("Optional", "Union"):
+            wrapper = (self.qualname(node.value, scope) or dotted_name(node.value) or "").rsplit(".", 1)[-1]
+            if wrapper in _SEQUENCE_ANNOTATIONS:
+                kinds = {
+                    self.annotation_kind(element.slice.value, scope)
+                    for element in node.slice
+                    if type(element.slice) is cst.Index and type(element.slice.value) is not cst.Ellipsis
+                }
+                return TENSOR_SEQ if kinds == {TENSOR} else None
+            if wrapper in ("Optional", "Union"):
                 kinds = {
                     self.annotation_kind(element.slice.value, scope)
                     for element in node.slice
@@ -108,7 +138,10 @@ class TensorInference:
                 }
                 return TENSOR if kinds == {TENSOR} else None
             return None
-        return TENSOR if self.qualname(node, scope) in TENSOR_ANNOTATIONS else None
+        qualname = self.qualname(node, scope)
+        if qualname in TENSOR_ANNOTATIONS:
+            return TENSOR
+        return MODULE if is_module_class(qualname) else None
 
     def kind_of(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
         kind_from = _KIND_BY_TYPE.get(type(node))
@@ -128,6 +161,8 @@ class TensorInference:
         if qualname is not None:
             if qualname in FUNCTIONS_RETURNING_TENSOR or qualname in TENSOR_CLASSES:
                 return TENSOR
+            if is_module_class(qualname):
+                return MODULE
             if qualname in FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
                 return TENSOR_SEQ
             if qualname in NUMPY_ARRAY_FUNCTIONS:
@@ -136,13 +171,18 @@ class TensorInference:
                 return self.kind_of(node.args[0].value, scope)
             return None
         if type(func) is cst.Name:
+            binding = scope.lookup(func.value)
+            if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
+                return MODULE
             return self._builtin_call(func.value, node, scope)
         if type(func) is not cst.Attribute:
             return None
         method = func.attr.value
-        if method in TENSOR_ONLY_METHODS:
-            return TENSOR
         receiver = self.kind_of(func.value, scope)
+        if receiver == MODULE and method in MODULE_METHODS_RETURNING_SELF:
+            return MODULE
+        if method in TENSOR_ONLY_METHODS and receiver != MODULE:
+            return TENSOR
         if receiver == TENSOR:
             if method in METHODS_RETURNING_TENSOR:
                 return TENSOR
@@ -186,8 +226,11 @@ class TensorInference:
             if binding is None:
                 return None
             if binding.kind == INSTANCE:
-                return binding.attrs.get(attr)
+                held = binding.attrs.get(attr)
+                return held.kind if held is not None else None
             if binding.kind == TENSOR and attr in ATTRIBUTES_RETURNING_TENSOR:
+                return TENSOR
+            if binding.kind == MODULE and attr in MODULE_PARAMETERS:
                 return TENSOR
             return None
         if attr in ATTRIBUTES_RETURNING_TENSOR and self.kind_of(base, scope) == TENSOR:

@@ -12,11 +12,17 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.provenance import GradProvenance
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
+    LEAF,
     LIST,
+    MODULE,
     NDARRAY,
+    MIXED,
+    NON_LEAF,
     NONE,
+    RETAINED,
     TENSOR,
     TENSOR_SEQ,
     UNKNOWN,
@@ -25,10 +31,11 @@ from flake8_tensorcopy.analysis.scope import (
     bind_target,
     dotted_name,
     import_bindings,
+    merge_grads,
 )
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
-from flake8_tensorcopy.analysis.tensors import TensorInference
+from flake8_tensorcopy.analysis.tensors import TensorInference, is_module_class
 
 # Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
 LIKE_FACTORIES = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like"})
@@ -67,11 +74,16 @@ class Analysis:
         self.module = module
         self.inference = TensorInference()
         self.rules_by_call: Dict[str, list] = {}
+        self.rules_by_attribute: Dict[str, list] = {}
         for rule in rules:
             for name in rule.calls:
                 self.rules_by_call.setdefault(name, []).append(rule)
-        alias_rules = {rule.code: rule for rule in rules if getattr(rule, "tracks_aliases", False)}
-        self.aliases = AliasTracker(self, alias_rules) if alias_rules else None
+            for name in rule.attributes:
+                self.rules_by_attribute.setdefault(name, []).append(rule)
+        self.comparison_rules = [rule for rule in rules if rule.checks_comparisons]
+        self.accumulation_rules = [rule for rule in rules if rule.checks_accumulations]
+        self.aliases = AliasTracker(self, {rule.code: rule for rule in rules if rule.tracks_aliases})
+        self.provenance = GradProvenance(self)
         self._reports: Dict[tuple, Report] = {}
         self.scope = Scope()
         self.no_grad_depth = 0
@@ -79,6 +91,9 @@ class Analysis:
         self._instance: Optional[Binding] = None  # ``self`` of the class body being walked
         self._deferred = set()
         self._alias_root: Optional[str] = None  # the key of the source being aliased right now
+        self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
+        self._function: Optional[cst.FunctionDef] = None  # the function being walked
+        self._loops: List[tuple] = []  # (frame, names bound when the loop started), innermost last
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -86,6 +101,9 @@ class Analysis:
 
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         return self.inference.qualname(node, self.scope)
+
+    def grad_of(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.provenance.grad_of(node)
 
     def lookup(self, name: str) -> Optional[Binding]:
         return self.scope.lookup(name)
@@ -130,14 +148,16 @@ class Analysis:
         scope.writes_params_on_purpose = (name.endswith("_") and not name.endswith("__")) or name.lstrip(
             "_"
         ).startswith(("inplace", "in_place"))
-        saved_no_grad, self.no_grad_depth = self.no_grad_depth, 0
+        saved = self.no_grad_depth, self._function, self._loops
+        self.no_grad_depth, self._function, self._loops = 0, node, []
         self._walk_scope(suite_statements(node.body), scope)
-        self.no_grad_depth = saved_no_grad
+        self.no_grad_depth, self._function, self._loops = saved
 
     def _bind_param(self, param: cst.Param, scope: Scope) -> None:
         annotation = param.annotation.annotation if param.annotation is not None else None
         kind = self.inference.annotation_kind(annotation, self.scope)
-        scope.names[param.name.value] = Binding(kind, origin=PARAMETER)
+        grad = LEAF if annotation is not None and self.qualname(annotation) == "torch.nn.Parameter" else None
+        scope.names[param.name.value] = Binding(kind, origin=PARAMETER, grad=grad)
 
     def _define_function(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
@@ -158,17 +178,27 @@ class Analysis:
             self.visit(decorator.decorator)
         for argument in list(node.bases) + list(node.keywords):
             self.visit(argument.value)
-        self.scope.bind(node.name.value, UNKNOWN)
+        facts = ClassFacts()
+        is_module = any(self._is_module_base(argument.value) for argument in node.bases)
+        self.scope.bind(node.name.value, Binding(origin=("module_class", facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
-        outer_instance = self._instance
-        self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=self._instance_attribute_kinds(node))
+        outer = self._instance, self._class_facts
+        self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=self._instance_attributes(node))
+        self._class_facts = facts
         self._walk_scope(suite_statements(node.body), class_scope)
-        self._instance = outer_instance
+        self._instance, self._class_facts = outer
 
-    def _instance_attribute_kinds(self, node: cst.ClassDef) -> Dict[str, str]:
-        """Kinds of ``self.x`` from every method and class-level annotation of the class.
+    def _is_module_base(self, base: cst.BaseExpression) -> bool:
+        if is_module_class(self.qualname(base)):
+            return True
+        binding = self.lookup(base.value) if type(base) is cst.Name else None
+        return binding is not None and binding.origin is not None and binding.origin[0] == "module_class"
 
-        An attribute is a tensor when every non-None value assigned to it is one.
+    def _instance_attributes(self, node: cst.ClassDef) -> Dict[str, Binding]:
+        """What ``self.x`` holds, from every method and class-level annotation of the class.
+
+        An attribute is a tensor when every non-None value assigned to it is one; it requires
+        grad when some value assigned to it does (``nn.Parameter``, a layer's output).
         """
         seen: Dict[str, set] = {}
         for statement in suite_statements(node.body):
@@ -176,7 +206,7 @@ class Analysis:
                 for small in statement.body:
                     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
                         kind = self.inference.annotation_kind(small.annotation.annotation, self.scope)
-                        seen.setdefault(small.target.value, set()).add(kind)
+                        seen.setdefault(small.target.value, set()).add((kind, None))
             elif type(statement) is cst.FunctionDef and not _is_static(statement):
                 ordered = list(statement.params.posonly_params) + list(statement.params.params)
                 if not ordered:
@@ -185,31 +215,36 @@ class Analysis:
                 for param in ordered[1:] + list(statement.params.kwonly_params):
                     self._bind_param(param, method_scope)
                 self_name = ordered[0].name.value
+                outer, self.scope = self.scope, method_scope
                 for small in small_statements(suite_statements(statement.body)):
-                    for attr, kind in self._self_assignments(small, self_name, method_scope):
-                        seen.setdefault(attr, set()).add(kind)
-        kinds = {}
+                    for attr, held in self._self_assignments(small, self_name):
+                        seen.setdefault(attr, set()).add(held)
+                self.scope = outer
+        attributes = {}
         for attr, found in seen.items():
-            found.discard(NONE)
-            if len(found) == 1:
-                kinds[attr] = found.pop()
-        return kinds
+            kinds = {kind for kind, _grad in found} - {NONE}
+            grad = None
+            for _kind, found_grad in found:
+                grad = merge_grads(grad, found_grad)
+            if len(kinds) == 1:
+                attributes[attr] = Binding(kinds.pop(), grad=grad)
+        return attributes
 
-    def _self_assignments(self, small: cst.CSTNode, self_name: str, scope: Scope):
-        kind_of = self.inference.kind_of
+    def _self_assignments(self, small: cst.CSTNode, self_name: str):
+        """(attribute, (kind, grad)) for each ``self.x = ...`` or registration in ``small``."""
         small_type = type(small)
         if small_type is cst.Assign:
             for target in small.targets:
                 attr = _self_attribute(target.target, self_name)
                 if attr is not None:
-                    yield attr, kind_of(small.value, scope)
+                    yield attr, (self.kind_of(small.value), self.grad_of(small.value))
         elif small_type is cst.AnnAssign:
             attr = _self_attribute(small.target, self_name)
             if attr is not None:
-                kind = self.inference.annotation_kind(small.annotation.annotation, scope)
+                kind = self.inference.annotation_kind(small.annotation.annotation, self.scope)
                 if kind is None and small.value is not None:
-                    kind = kind_of(small.value, scope)
-                yield attr, kind
+                    kind = self.kind_of(small.value)
+                yield attr, (kind, self.grad_of(small.value) if small.value is not None else None)
         elif small_type is cst.Expr and type(small.value) is cst.Call:
             call = small.value
             func = call.func
@@ -222,7 +257,9 @@ class Analysis:
                 and type(call.args[0].value) is cst.SimpleString
             ):
                 value = call.args[1].value
-                yield call.args[0].value.evaluated_value, NONE if _is_none(value) else TENSOR
+                registered = NONE if _is_none(value) else TENSOR
+                grad = LEAF if func.attr.value == "register_parameter" and registered == TENSOR else None
+                yield call.args[0].value.evaluated_value, (registered, grad)
 
     # ----- statements -------------------------------------------------------------------
     def _walk_block(self, statements: Iterable[cst.CSTNode]) -> bool:
@@ -278,21 +315,30 @@ class Analysis:
     def _walk_for(self, node) -> None:
         self.visit(node.iter)
         item_kind = self.inference.iter_kind(node.iter, self.scope)
-        self._walk_loop(node, lambda: bind_target(node.target, item_kind, self.scope))
+        iterable = node.iter
+        parameters = (
+            type(iterable) is cst.Call
+            and type(iterable.func) is cst.Attribute
+            and iterable.func.attr.value in ("parameters", "named_parameters")
+        )
+        grad = LEAF if parameters else None
+        self._walk_loop(node, lambda: bind_target(node.target, item_kind, self.scope, grad), parameters)
 
     def _walk_while(self, node: cst.While) -> None:
         self.visit(node.test)
-        self._walk_loop(node, lambda: None)
+        self._walk_loop(node, lambda: None, False)
 
-    def _walk_loop(self, node, bind_item) -> None:
+    def _walk_loop(self, node, bind_item, over_parameters: bool) -> None:
         """Walk the body; again while alias facts are live, so a later iteration is seen."""
         start = self.scope.snapshot()
+        self._loops.append((self.scope.frame, frozenset(start[0]), over_parameters))
         bind_item()
         leaves = self._walk_suite(node.body)
         if self.scope.frame.aliases and not leaves:
             self.scope.merge_from(start, self.scope.snapshot())
             bind_item()
             leaves = self._walk_suite(node.body)
+        self._loops.pop()
         ends = [start] if leaves else [start, self.scope.snapshot()]
         self._merge(start, ends)
         if node.orelse is not None:
@@ -352,6 +398,7 @@ class Analysis:
         elif node_type is cst.Expr:
             self.visit(node.value)
             self._track_collection_growth(node.value)
+            self._track_retain_grad(node.value)
             if self.scope.frame.aliases and type(node.value) is cst.Yield and node.value.value is not None:
                 self._escape(node.value.value)
         elif node_type is cst.AnnAssign:
@@ -361,7 +408,8 @@ class Analysis:
                 if kind is None:
                     kind = self.kind_of(node.value)
             if type(node.target) is cst.Name:
-                self.scope.bind(node.target.value, Binding(kind))
+                grad = self.grad_of(node.value) if node.value is not None else None
+                self.scope.bind(node.target.value, Binding(kind, grad=grad))
             else:
                 self.visit(node.target)
         elif node_type is cst.AugAssign:
@@ -386,38 +434,42 @@ class Analysis:
 
     def _walk_assign(self, node: cst.Assign) -> None:
         value = node.value
-        if self.aliases is not None and self.scope.frame.aliases and self.aliases.describe(value) is not None:
+        if self.scope.frame.aliases and self.aliases.describe(value) is not None:
             # Taking a new alias of a value is not an observation of its contents.
             self._alias_root = self.aliases.root_key(value)
         self.visit(value)
         self._alias_root = None
         kind = self.kind_of(value)
+        grad = self.grad_of(value)
         origin = self._origin_of(value)
         aliases = self.aliases
         for assign_target in node.targets:
             target = assign_target.target
             target_type = type(target)
             if target_type is cst.Name:
-                self.scope.bind(target.value, Binding(kind, origin=origin))
-                if aliases is not None:
-                    aliases.made(target.value, value)
+                if type(value) is cst.BinaryOperation:
+                    self._offer_accumulation(node, target.value, value)
+                self.scope.bind(target.value, Binding(kind, origin=origin, grad=grad))
+                aliases.made(target.value, value)
             elif target_type in (cst.Tuple, cst.List):
                 if type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
                     bind_target(target, tuple(self.kind_of(element.value) for element in value.elements), self.scope)
                 else:
-                    bind_target(target, kind, self.scope)
-                    if aliases is not None:
-                        aliases.made_sequence(target, value)
+                    bind_target(target, kind, self.scope, grad)
+                    aliases.made_sequence(target, value)
             elif target_type is cst.Attribute:
                 self.visit(target.value)
+                self._offer_attribute(target, store=True)
+                if grad in (NON_LEAF, MIXED) and self._class_facts is not None and self._is_self(target.value):
+                    self._class_facts.stores_graph_tensor = True
                 key = dotted_name(target)
-                if aliases is not None and key is not None:
+                if key is not None:
                     self.scope.frame.forget(key)
                     self._escape(value)
                     aliases.made(key, value)
             elif target_type is cst.Subscript:
-                self._visit_subscript_parts(target)
-                if aliases is not None and self.scope.frame.aliases:
+                self._visit_store_target(target)
+                if self.scope.frame.aliases:
                     self._escape(value)
                     if self.kind_of(target.value) in (TENSOR, NDARRAY):
                         written = aliases.root_key(target.value)
@@ -428,7 +480,7 @@ class Analysis:
 
     def _escape(self, value: cst.BaseExpression) -> None:
         """``value`` is stored away (attribute, container, yield): it outlives the function."""
-        if self.aliases is not None and self.scope.frame.aliases:
+        if self.scope.frame.aliases:
             key = dotted_name(value)
             if key is not None:
                 self.aliases.escaped(key)
@@ -439,6 +491,10 @@ class Analysis:
             return None
         qualname = self.qualname(value.func)
         if qualname is None:
+            if type(value.func) is cst.Name:
+                binding = self.lookup(value.func.value)
+                if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
+                    return ("instance", binding.origin[1], False)
             return None
         if qualname in LIKE_FACTORIES and value.args:
             source = value.args[0].value
@@ -466,7 +522,9 @@ class Analysis:
         self._visit_store_target(target)
         current = self.kind_of(target)
         added = self.kind_of(node.value)
-        if current in (TENSOR, NDARRAY) and self.aliases is not None and self.scope.frame.aliases:
+        if type(target) is cst.Name:
+            self._offer_accumulation(node, target.value, node.value)
+        if current in (TENSOR, NDARRAY) and self.scope.frame.aliases:
             written = self.aliases.root_key(target.value if type(target) is cst.Subscript else target)
             if written is not None:
                 self.aliases.written(written, node)
@@ -478,11 +536,12 @@ class Analysis:
             kind = TENSOR
         else:
             kind = current if current == added else None
+        grad = merge_grads(self.grad_of(target), NON_LEAF if self.grad_of(node.value) else None)
         if current in (TENSOR, NDARRAY, LIST, TENSOR_SEQ):
             # In place: the same object, so its aliases and origin still hold.
-            self.scope.names[target.value] = Binding(kind, origin=self.lookup(target.value).origin)
+            self.scope.names[target.value] = Binding(kind, origin=self.lookup(target.value).origin, grad=grad)
         else:
-            self.scope.bind(target.value, Binding(kind))
+            self.scope.bind(target.value, Binding(kind, grad=grad))
 
     def _track_collection_growth(self, value: cst.BaseExpression) -> None:
         """``losses.append(loss)`` makes a list known to hold tensors."""
@@ -494,6 +553,8 @@ class Analysis:
             return
         if method != "insert" and self.scope.frame.aliases:
             self._escape(value.args[-1].value)
+        if method == "append":
+            self._offer_accumulation(value, receiver.value, value.args[-1].value)
         binding = self.lookup(receiver.value)
         if binding is None or binding.kind != LIST:
             return
@@ -520,11 +581,14 @@ class Analysis:
                     self.visit(argument.value)
             self.visit(node.func)
             self._offer_call(node)
-            if self.aliases is not None and self.scope.frame.aliases:
+            if self.scope.frame.aliases:
                 for key, training in self.aliases.call_writes(node):
                     self.aliases.written(key, node, training)
+            if type(node.func) is cst.Name:
+                self._note_module_call(node.func.value)
             return
         if node_type is cst.Attribute:
+            self._offer_attribute(node)
             if self.scope.frame.aliases:
                 key = dotted_name(node)
                 if key is not None:
@@ -540,6 +604,59 @@ class Analysis:
         else:
             for child in node.children:
                 self.visit(child)
+
+    def _offer_attribute(self, node: cst.Attribute, store: bool = False) -> None:
+        for rule in self.rules_by_attribute.get(node.attr.value, ()):
+            rule.check_attribute(node, self, store)
+
+    def _offer_comparison(self, node: cst.Comparison) -> None:
+        for rule in self.comparison_rules:
+            rule.check_comparison(node, self)
+
+    def _offer_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression) -> None:
+        """``acc += v``, ``acc = acc + v`` or ``acc.append(v)`` of a grad-requiring value inside a
+        loop, onto an accumulator that lives across iterations: rules decide what it means."""
+        if not self.accumulation_rules or not self._loops or self.no_grad_depth:
+            return
+        frame, outer_names, over_parameters = self._loops[-1]
+        if frame is not self.scope.frame or accumulator not in outer_names or over_parameters:
+            return  # a loop over parameters is not a sequence of training steps
+        if type(value) is cst.BinaryOperation:  # ``acc = acc + v``
+            if type(value.left) is not cst.Name or value.left.value != accumulator:
+                return
+            value = value.right
+        if self.grad_of(value) not in (NON_LEAF, MIXED):
+            return  # a leaf (a parameter itself) carries no graph
+        for rule in self.accumulation_rules:
+            rule.check_accumulation(node, accumulator, value, self)
+
+    def backward_uses(self, name: str) -> bool:
+        """Whether the function being walked calls ``.backward()`` on something built from ``name``."""
+        scope_node = self._function if self._function is not None else self.module
+        return name in _names_under_backward(scope_node)
+
+    def _track_retain_grad(self, value: cst.BaseExpression) -> None:
+        if (
+            type(value) is cst.Call
+            and type(value.func) is cst.Attribute
+            and value.func.attr.value == "retain_grad"
+            and type(value.func.value) is cst.Name
+        ):
+            name = value.func.value.value
+            binding = self.lookup(name)
+            if binding is not None and binding.grad is not None:
+                owner = self.scope.owner_of(name)
+                owner.names[name] = Binding(binding.kind, origin=binding.origin, grad=RETAINED)
+
+    def _note_module_call(self, name: str) -> None:
+        """Calling an instance of a module class of this file runs its forward."""
+        binding = self.lookup(name)
+        if binding is not None and binding.origin is not None and binding.origin[0] == "instance" and not binding.origin[2]:
+            owner = self.scope.owner_of(name)
+            owner.names[name] = Binding(binding.kind, origin=("instance", binding.origin[1], True), grad=binding.grad)
+
+    def _is_self(self, node: cst.BaseExpression) -> bool:
+        return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
 
     def _offer_call(self, node: cst.Call) -> None:
         func = node.func
@@ -563,8 +680,16 @@ class Analysis:
         """A target written in place (``a[i] += ``, ``out=a[i]``): its indexes are read."""
         if type(node) is cst.Subscript:
             self._visit_subscript_parts(node)
+            self._offer_chain(node.value)
         elif type(node) is not cst.Name:
             self.visit(node)
+
+    def _offer_chain(self, node: cst.BaseExpression) -> None:
+        """Offer the attributes of a written chain (``p.data[0] = 1``) without reading it."""
+        while type(node) in (cst.Attribute, cst.Subscript):
+            if type(node) is cst.Attribute:
+                self._offer_attribute(node)
+            node = node.value
 
     def _visit_subscript_parts(self, node: cst.Subscript) -> None:
         """The index expressions only: for a store target, the base is written, not read."""
@@ -615,9 +740,49 @@ class Analysis:
             self.visit(node.elt)
         self.scope = outer
 
+    def _visit_comparison(self, node: cst.Comparison) -> None:
+        self.visit(node.left)
+        for comparison in node.comparisons:
+            self.visit(comparison.comparator)
+        self._offer_comparison(node)
+
     def _visit_named(self, node: cst.NamedExpr) -> None:
         self.visit(node.value)
         bind_target(node.target, self.kind_of(node.value), self.scope)
+
+
+class ClassFacts:
+    """What the walk learns about a class of this file as it walks its methods."""
+
+    __slots__ = ("stores_graph_tensor",)
+
+    def __init__(self):
+        self.stores_graph_tensor = False  # a method stores a grad-requiring non-leaf on self
+
+
+def _names_under_backward(scope_node: cst.CSTNode) -> frozenset:
+    """Names read in the receivers of ``.backward()`` calls (and ``autograd.backward/grad``)."""
+    names = set()
+    stack = [scope_node]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call and type(node.func) is cst.Attribute:
+            attr = node.func.attr.value
+            if attr == "backward" or (attr == "grad" and dotted_name(node.func.value) in ("torch.autograd", "autograd")):
+                roots = [node.func.value] + [arg.value for arg in node.args]
+                names.update(_names_in(roots))
+        stack.extend(node.children)
+    return frozenset(names)
+
+
+def _names_in(nodes) -> Iterator[str]:
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            yield node.value
+        else:
+            stack.extend(node.children)
 
 
 def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]:
@@ -677,4 +842,5 @@ _EXPRESSION_VISITORS = {
     cst.GeneratorExp: Analysis._visit_comprehension,
     cst.DictComp: Analysis._visit_comprehension,
     cst.NamedExpr: Analysis._visit_named,
+    cst.Comparison: Analysis._visit_comparison,
 }

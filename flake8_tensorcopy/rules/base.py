@@ -18,16 +18,22 @@ class Rule:
     code = ""
     summary = ""
     calls: Tuple[str, ...] = ()
+    attributes: Tuple[str, ...] = ()  # attribute names offered to ``check_attribute``
     tracks_aliases = False
+    checks_comparisons = False
+    checks_accumulations = False
 
     def wants(self, features) -> bool:
         """Whether a file with these ``engine.Features`` may hold a finding of this rule."""
         if self.tracks_aliases:
             return features.writes and features.may_hold_tensors
-        return not features.called.isdisjoint(self.calls)
+        return not features.called.isdisjoint(self.calls) or not features.attributes.isdisjoint(self.attributes)
 
     def check_call(self, call: cst.Call, analysis) -> None:
-        raise NotImplementedError
+        """Called for every call whose name is in ``calls``."""
+
+    def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
+        """Called for every ``x.name`` with ``name`` in ``attributes`` (``store``: assigned to)."""
 
     @classmethod
     def documentation(cls) -> str:

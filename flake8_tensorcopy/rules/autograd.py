@@ -1,0 +1,418 @@
+"""TEN3xx: autograd hazards of copying. Grad provenance comes from ``analysis.provenance``."""
+
+import libcst as cst
+
+from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR
+from flake8_tensorcopy.rules.base import Rule, short_source
+
+_NON_LEAVES = (NON_LEAF, MIXED, RETAINED)
+
+
+class DataAttribute(Rule):
+    """
+    ## What it does
+    Flags `.data` on a tensor or parameter: reads, writes and in-place updates through it.
+
+    ## Why is this bad?
+    Writes through `.data` bypass autograd's version counter: a backward pass that saved the
+    old values succeeds **with wrong gradients**, where the same write through `.detach()`
+    raises "one of the variables needed for gradient computation has been modified by an
+    inplace operation". `.data` is a legacy API kept for internal use.
+
+    ## Example
+    ```python
+    from torch import nn
+
+    def shrink(p: nn.Parameter):
+        p.data.mul_(0.5)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+    def shrink(p: nn.Parameter):
+        with torch.no_grad():
+            p.mul_(0.5)
+    ```
+    Reads become `p.detach()`.
+
+    ## Fix safety
+    Unsafe: `.detach()` makes autograd notice in-place writes, so code that relied on the
+    silence now raises (which is the point).
+    """
+
+    code = "TEN301"
+    summary = "`.data` on a tensor skips autograd's checks (wrong gradients); use `.detach()` / `no_grad()`"
+    attributes = ("data",)
+
+    def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
+        base = node.value
+        if analysis.kind_of(base) != TENSOR and analysis.grad_of(base) is None:
+            return
+        source = short_source(analysis, base)
+        analysis.report(
+            self.code,
+            node,
+            f"{source}.data bypasses autograd's version check (writes through it give wrong gradients "
+            f"silently); use {source}.detach(), or write under torch.no_grad()",
+        )
+
+
+class NumpyOfGradTensor(Rule):
+    """
+    ## What it does
+    Flags `.numpy()` on a tensor that may require grad (a parameter, a forward output,
+    arithmetic on those) or that lives on an accelerator (`x.cuda().numpy()`).
+
+    ## Why is this bad?
+    It raises: "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy()
+    instead." (RuntimeError), and "can't convert cuda:0 device type tensor to numpy"
+    (TypeError) on a GPU; code that passed on a CPU-only test box fails in training.
+
+    ## Example
+    ```python
+    from torch import nn
+
+    def weights(layer: nn.Linear):
+        return layer.weight.numpy()
+    ```
+
+    ## Use instead
+    ```python
+    from torch import nn
+
+    def weights(layer: nn.Linear):
+        return layer.weight.detach().cpu().numpy()
+    ```
+
+    ## Fix safety
+    Safe: `.detach()` (and `.cpu()`) only remove the error; the values are the same.
+    """
+
+    code = "TEN302"
+    summary = "`.numpy()` on a tensor that requires grad (or is on a GPU) raises; add `.detach().cpu()`"
+    calls = ("numpy",)
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        func = call.func
+        if type(func) is not cst.Attribute or any(
+            arg.keyword is not None and arg.keyword.value == "force" for arg in call.args
+        ):
+            return
+        receiver = func.value
+        reason = None
+        if analysis.grad_of(receiver) is not None:
+            reason = "it requires grad"
+        elif _on_accelerator(receiver):
+            reason = "it lives on an accelerator"
+        if reason is None:
+            return
+        source = short_source(analysis, receiver)
+        analysis.report(
+            self.code,
+            call,
+            f"{source}.numpy() raises because {reason}; use {source}.detach().cpu().numpy()",
+        )
+
+
+def _on_accelerator(node: cst.BaseExpression) -> bool:
+    """``x.cuda()`` / ``x.to("cuda")`` with no ``.cpu()`` after it in the chain."""
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        method = node.func.attr.value
+        if method == "cpu":
+            return False
+        if method == "cuda":
+            return True
+        if method == "to" and any(
+            type(arg.value) is cst.SimpleString and arg.value.evaluated_value.startswith("cuda") for arg in node.args
+        ):
+            return True
+        node = node.func.value
+    return False
+
+
+class GradOfNonLeaf(Rule):
+    """
+    ## What it does
+    Flags `.grad` read on a tensor that is not a leaf (made by `clone()`, arithmetic, a view,
+    a layer's output, or `.to()`/`.cuda()`/`.float()` of a leaf that requires grad) and never
+    called `retain_grad()`.
+
+    ## Why is this bad?
+    Only leaves get `.grad` from `backward()`: on a non-leaf it is `None`, with the warning
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed". A moved
+    copy (`w.cuda()`) is a non-leaf, so its `.grad` stays `None` on a GPU.
+
+    ## Example
+    ```python
+    import torch
+
+    def scaled_grad():
+        w = torch.ones(3, requires_grad=True)
+        y = w * 2
+        y.sum().backward()
+        return y.grad
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def scaled_grad():
+        w = torch.ones(3, requires_grad=True)
+        y = w * 2
+        y.retain_grad()
+        y.sum().backward()
+        return y.grad
+    ```
+    or read the leaf's `.grad` (`w.grad`).
+
+    ## Fix safety
+    No automatic fix: whether to keep the non-leaf's gradient or read the leaf's is a choice.
+    """
+
+    code = "TEN303"
+    summary = "`.grad` of a non-leaf tensor is always None; call `retain_grad()` or read the leaf"
+    attributes = ("grad",)
+
+    def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
+        if store or type(node.value) is not cst.Name:
+            return
+        if analysis.grad_of(node.value) != NON_LEAF:
+            return
+        name = node.value.value
+        analysis.report(
+            self.code,
+            node,
+            f"{name}.grad is None: '{name}' is not a leaf (it was computed from tensors that require "
+            f"grad); call {name}.retain_grad() before backward() or read the leaf's .grad",
+        )
+
+
+class IdentityAsSharingTest(Rule):
+    """
+    ## What it does
+    Flags `id(a) == id(b)`, `id(a) != id(b)`, `a is b` where one side is an alias of the
+    other (`detach()`, `.data`, a view, `.numpy()`, a no-op move), and `id()` of such a
+    temporary (`id(x.detach())`, `id(x.view(-1))`) used anywhere.
+
+    ## Why is this bad?
+    Object identity says nothing about memory: `x.detach() is x` is False although both
+    share storage, and the id of a temporary can be reused by an unrelated tensor as soon as
+    the temporary dies, so `id()` keys collide.
+
+    ## Example
+    ```python
+    import torch
+
+    def shares(x: torch.Tensor):
+        d = x.detach()
+        return id(d) == id(x)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def shares(x: torch.Tensor):
+        d = x.detach()
+        return d.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    ```
+
+    ## Fix safety
+    Unsafe: the comparison now answers a different question (shared memory, not identity).
+    """
+
+    code = "TEN304"
+    summary = "`id()`/`is` as a memory-sharing test is wrong for aliases; compare `untyped_storage().data_ptr()`"
+    calls = ("id",)
+    checks_comparisons = True
+
+    def wants(self, features) -> bool:
+        return features.may_hold_tensors and ("id" in features.called or features.identity_tests)
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        if type(call.func) is not cst.Name or analysis.lookup("id") is not None or len(call.args) != 1:
+            return
+        argument = call.args[0].value
+        description = analysis.aliases.describe(argument)
+        if description is None:
+            return
+        analysis.report(
+            self.code,
+            call,
+            f"id() of the temporary {short_source(analysis, argument)} can be reused by another tensor "
+            f"once it is freed, and {description[1]} shares memory with '{description[2]}' anyway; "
+            f"key by the tensor itself or by untyped_storage().data_ptr()",
+        )
+
+    def check_comparison(self, node: cst.Comparison, analysis) -> None:
+        if len(node.comparisons) != 1:
+            return
+        operator = type(node.comparisons[0].operator)
+        left, right = node.left, node.comparisons[0].comparator
+        if operator in (cst.Equal, cst.NotEqual):
+            left, right = _id_argument(left, analysis), _id_argument(right, analysis)
+            if left is None or right is None:
+                return
+        elif operator not in (cst.Is, cst.IsNot):
+            return
+        operation = analysis.aliases.related_by_alias(left, right)
+        if operation is None:
+            return
+        analysis.report(
+            self.code,
+            node,
+            f"identity is not memory sharing: {short_source(analysis, left)} and "
+            f"{short_source(analysis, right)} share memory ({operation} does not copy) yet are different "
+            f"objects; compare .untyped_storage().data_ptr() instead",
+        )
+
+
+def _id_argument(node: cst.BaseExpression, analysis):
+    if (
+        type(node) is cst.Call
+        and type(node.func) is cst.Name
+        and node.func.value == "id"
+        and len(node.args) == 1
+        and analysis.lookup("id") is None
+    ):
+        return node.args[0].value
+    return None
+
+
+class DeepcopyOfGraphTensor(Rule):
+    """
+    ## What it does
+    Flags `copy.deepcopy(t)` of a tensor that may be a non-leaf requiring grad (a forward
+    output, arithmetic on parameters), and `copy.deepcopy(model)` after a forward pass of a
+    module of this file that stores such a tensor on `self`.
+
+    ## Why is this bad?
+    It raises "Only Tensors created explicitly by the user (graph leaves) support the
+    deepcopy protocol at the moment."
+
+    ## Example
+    ```python
+    import copy
+
+    from torch import nn
+
+    def keep(layer: nn.Linear, x):
+        out = layer(x)
+        return copy.deepcopy(out)
+    ```
+
+    ## Use instead
+    ```python
+    from torch import nn
+
+    def keep(layer: nn.Linear, x):
+        out = layer(x)
+        return out.detach().clone()
+    ```
+
+    ## Fix safety
+    Unsafe: the copy is detached from the graph (deepcopy could not have kept it anyway).
+    """
+
+    code = "TEN305"
+    summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
+    calls = ("deepcopy",)
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        if analysis.qualname(call.func) != "copy.deepcopy" or len(call.args) != 1:
+            return
+        argument = call.args[0].value
+        source = short_source(analysis, argument)
+        if analysis.grad_of(argument) in _NON_LEAVES:
+            analysis.report(
+                self.code,
+                call,
+                f"copy.deepcopy({source}) raises: it is a non-leaf that requires grad; "
+                f"use {source}.detach().clone()",
+            )
+            return
+        if type(argument) is cst.Name:
+            binding = analysis.lookup(argument.value)
+            origin = binding.origin if binding is not None and binding.kind == MODULE else None
+            if origin is not None and origin[0] == "instance" and origin[2] and origin[1].stores_graph_tensor:
+                analysis.report(
+                    self.code,
+                    call,
+                    f"copy.deepcopy({source}) raises after a forward pass: its forward stores a non-leaf "
+                    f"that requires grad on self; store .detach() there or copy before running it",
+                )
+
+
+class GraphKeptAcrossIterations(Rule):
+    """
+    ## What it does
+    Flags a tensor that requires grad (a loss, an output) accumulated or stored across loop
+    iterations (`total += loss`, `losses.append(loss)`) when only its value is used later.
+
+    ## Why is this bad?
+    Each stored tensor keeps its whole autograd graph alive until the accumulator dies:
+    memory grows every iteration, often until the GPU runs out.
+
+    ## Example
+    ```python
+    import torch.nn.functional as F
+    from torch import nn
+
+    def epoch(model: nn.Module, batches):
+        total = 0.0
+        for x, y in batches:
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            total += loss
+        return total / len(batches)
+    ```
+
+    ## Use instead
+    ```python
+    import torch.nn.functional as F
+    from torch import nn
+
+    def epoch(model: nn.Module, batches):
+        total = 0.0
+        for x, y in batches:
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            total += loss.item()
+        return total / len(batches)
+    ```
+
+    ## Fix safety
+    Unsafe: the accumulator holds numbers (or detached tensors) instead of graph tensors.
+    """
+
+    code = "TEN306"
+    summary = "a loss kept across loop iterations keeps every graph alive; use `loss.item()`/`.detach()`"
+    checks_accumulations = True
+
+    def wants(self, features) -> bool:
+        return features.may_hold_tensors and (features.writes or "append" in features.called)
+
+    def check_accumulation(self, node, accumulator: str, value: cst.BaseExpression, analysis) -> None:
+        if analysis.backward_uses(accumulator):
+            return  # gradient accumulation on purpose: backward() runs through it
+        source = short_source(analysis, value)
+        analysis.report(
+            self.code,
+            node,
+            f"'{accumulator}' keeps {source} and its whole autograd graph alive across iterations; "
+            f"accumulate {source}.item() (or {source}.detach())",
+        )
+
+
+RULES = (
+    DataAttribute(),
+    NumpyOfGradTensor(),
+    GradOfNonLeaf(),
+    IdentityAsSharingTest(),
+    DeepcopyOfGraphTensor(),
+    GraphKeptAcrossIterations(),
+)
