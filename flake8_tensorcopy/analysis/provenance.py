@@ -14,10 +14,15 @@ from flake8_tensorcopy.analysis.scope import INSTANCE, LEAF, MODULE, NON_LEAF
 from flake8_tensorcopy.analysis.tensors import MODULE_PARAMETERS
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS, METHODS_RETURNING_TENSOR, METHODS_RETURNING_TENSOR_SEQUENCE
 
-# Methods whose result no longer requires grad.
-GRAD_STOPS = frozenset({"detach", "item", "tolist", "numpy", "retain_grad", "backward", "size", "dim",
-                        "numel", "data_ptr", "untyped_storage", "stride", "is_contiguous", "new_tensor",
-                        "new_zeros", "new_ones", "new_empty", "new_full"})
+# Methods whose result does not require grad: detaching ones, plain Python values, fresh
+# tensors, and integer or boolean results (indices, masks), which cannot require grad.
+GRAD_STOPS = frozenset(
+    {"detach", "item", "tolist", "numpy", "retain_grad", "backward", "size", "dim", "numel", "data_ptr",
+     "untyped_storage", "stride", "is_contiguous", "new_tensor", "new_zeros", "new_ones", "new_empty",
+     "new_full", "argmax", "argmin", "argsort", "nonzero", "eq", "ne", "gt", "ge", "lt", "le", "isnan",
+     "isinf", "isfinite", "isclose", "bool", "long", "int", "short", "char", "byte", "logical_and",
+     "logical_or", "logical_not", "logical_xor", "any", "all", "count_nonzero", "bincount", "equal"}
+)
 
 # Calls returning their argument itself or an alias of it: same provenance.
 _SAME_TENSOR = LEGACY_CONSTRUCTORS | {"torch.as_tensor", "torch.asarray"}
@@ -77,6 +82,8 @@ class GradProvenance:
             return NON_LEAF if self.grad_of(node.expression) else None
         if node_type is cst.Subscript:
             return NON_LEAF if self.grad_of(node.value) else None
+        if node_type in (cst.List, cst.Tuple):
+            return NON_LEAF if any(self.grad_of(element.value) for element in node.elements) else None
         if node_type is cst.IfExp:
             return NON_LEAF if self.grad_of(node.body) or self.grad_of(node.orelse) else None
         return None

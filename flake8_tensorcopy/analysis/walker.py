@@ -198,8 +198,15 @@ class Analysis:
         """What ``self.x`` holds, from every method and class-level annotation of the class.
 
         An attribute is a tensor when every non-None value assigned to it is one; it requires
-        grad when some value assigned to it does (``nn.Parameter``, a layer's output).
+        grad when some value assigned to it does (``nn.Parameter``, a layer's output). Two
+        rounds, so that ``self.out = self.fc(x)`` sees what ``self.fc`` is.
         """
+        attributes: Dict[str, Binding] = {}
+        for _round in range(2):
+            attributes = self._collect_instance_attributes(node, Binding(INSTANCE, attrs=attributes))
+        return attributes
+
+    def _collect_instance_attributes(self, node: cst.ClassDef, instance: Binding) -> Dict[str, Binding]:
         seen: Dict[str, set] = {}
         for statement in suite_statements(node.body):
             if type(statement) is cst.SimpleStatementLine:
@@ -215,6 +222,7 @@ class Analysis:
                 for param in ordered[1:] + list(statement.params.kwonly_params):
                     self._bind_param(param, method_scope)
                 self_name = ordered[0].name.value
+                method_scope.names[self_name] = instance
                 outer, self.scope = self.scope, method_scope
                 for small in small_statements(suite_statements(statement.body)):
                     for attr, held in self._self_assignments(small, self_name):
@@ -226,8 +234,8 @@ class Analysis:
             grad = None
             for _kind, found_grad in found:
                 grad = merge_grads(grad, found_grad)
-            if len(kinds) == 1:
-                attributes[attr] = Binding(kinds.pop(), grad=grad)
+            if len(kinds) <= 1:
+                attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad)
         return attributes
 
     def _self_assignments(self, small: cst.CSTNode, self_name: str):
