@@ -7,7 +7,7 @@ candidate: done -> else one ``libcst.parse_module`` -> one shared walk where eve
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Set
+from typing import Any, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -38,6 +38,8 @@ class Finding:
     line: int  # 1-based
     col: int  # 0-based, as flake8 expects
     message: str
+    end_line: int = 0
+    end_col: int = 0
     node: Any = field(default=None, compare=False, repr=False)
     fix: Any = field(default=None, compare=False, repr=False)
 
@@ -115,6 +117,14 @@ def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES) ->
     ``tree`` is the stdlib ast of ``source`` when the caller has it (flake8 does); without it
     the source is parsed with ``ast`` first. Raises SourceError when the source does not parse.
     """
+    return lint_module(source, tree, rules)[1]
+
+
+def lint_module(
+    source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES
+) -> Tuple[Optional[cst.Module], List[Finding]]:
+    """The LibCST module (None when no rule could apply) and the findings, whose nodes and
+    fixes belong to that module: what the fixer needs to rewrite it."""
     if tree is None:
         try:
             tree = ast.parse(source)
@@ -122,18 +132,25 @@ def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES) ->
             raise SourceError(str(error)) from error
     features = scan(tree)
     if not any(rule.wants(features) for rule in rules):
-        return []
+        return None, []
     module = parse(source)
     reports = Analysis(module, rules).run()
     if not reports:
-        return []
+        return module, []
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     findings = []
     for report in reports:
-        start = positions[report.node].start
+        where = positions[report.node]
         message = report.message
-        for name, node in report.refs.items():
-            message = message.replace("{" + name + "}", str(positions[node].start.line))
-        findings.append(Finding(report.code, start.line, start.column, message, report.node, report.fix))
+        lines = {name: positions[node].start.line for name, node in report.refs.items()}
+        for name, line in lines.items():
+            message = message.replace("{" + name + "}", str(line))
+        if "read" in lines and lines["read"] < lines["write"]:
+            read = f"read on line {lines['read']}"
+            message = message.replace(read, read + " in a later iteration")
+        findings.append(
+            Finding(report.code, where.start.line, where.start.column, message, where.end.line, where.end.column,
+                    report.node, report.fix)
+        )
     findings.sort(key=lambda finding: (finding.line, finding.col, finding.code))
-    return findings
+    return module, findings

@@ -434,7 +434,7 @@ class AliasTracker:
         refs = {"write": write_node}
         if read_node is not None:
             refs["read"] = read_node
-        self.analysis.report(fact.code, fact.node, message, refs=refs)
+        self.analysis.report(fact.code, fact.node, message, rule.fix(fact, self.analysis), refs=refs)
 
     # ----- writes ------------------------------------------------------------------------
     def call_writes(self, call: cst.Call):

@@ -6,17 +6,41 @@ A finding is reported at the expression that made the alias, only when the shari
 observable: one side written in place, the other read afterwards or outliving the function.
 """
 
+from typing import Optional
+
+import libcst as cst
+
+from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
+from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
 from flake8_tensorcopy.rules.base import Rule
 
 
 class AliasRule(Rule):
-    """A TEN2xx rule: reported by the alias analysis, worded here."""
+    """A TEN2xx rule: reported by the alias analysis, worded here.
+
+    Every fix replaces the expression that made the alias (``fact.node``) with a copy; all are
+    unsafe: they remove an alias on purpose.
+    """
 
     tracks_aliases = True
     use_instead = ""
 
     def advice(self, fact) -> str:
         return "use " + self.use_instead.format(alias=fact.alias_key, source=fact.source_key)
+
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        return self.copy_of(fact.node, fact, analysis)
+
+    def copy_of(self, node: cst.BaseExpression, fact, analysis) -> Optional[cst.BaseExpression]:
+        return None
+
+
+def _unsafe(node: cst.BaseExpression, new: Optional[cst.BaseExpression]) -> Optional[Fix]:
+    return Fix(keep_parentheses(node, new), safe=False) if new is not None else None
+
+
+def _called(node: cst.BaseExpression, analysis) -> Optional[str]:
+    return analysis.qualname(node.func) if type(node) is cst.Call else None
 
 
 class NumpyShares(AliasRule):
@@ -57,6 +81,15 @@ class NumpyShares(AliasRule):
     code = "TEN201"
     summary = "`t.numpy()` shares memory with `t`, then one side is written; use `.numpy().copy()`"
     use_instead = "{source}.numpy().copy() or np.array({source})"
+
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        node = fact.node
+        if _called(node, analysis) == "numpy.asarray":
+            if type(node.func) is not cst.Attribute:
+                return None
+            array = node.func.with_changes(attr=cst.Name("array"))
+            return _unsafe(node, node.with_changes(func=array, lpar=[], rpar=[]))
+        return _unsafe(node, method(bare(node), "copy"))
 
 
 class FromNumpyShares(AliasRule):
@@ -101,6 +134,16 @@ class FromNumpyShares(AliasRule):
     summary = "`torch.from_numpy(a)` shares memory with `a`, then one side is written; use `torch.tensor(a)`"
     use_instead = "torch.tensor({source})"
 
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        node = fact.node
+        if _called(node, analysis) in ("torch.from_numpy", "torch.as_tensor", "torch.asarray"):
+            module = torch_module(analysis, node.func)
+            if module is None:
+                return None
+            new = cst.Call(func=cst.Attribute(value=module, attr=cst.Name("tensor")), args=node.args)
+            return _unsafe(node, new)
+        return _unsafe(node, method(bare(node), "clone"))
+
 
 class DetachShares(AliasRule):
     """
@@ -139,6 +182,12 @@ class DetachShares(AliasRule):
     code = "TEN203"
     summary = "`t.detach()`/`t.data` shares storage with `t`, then one side is written; use `.detach().clone()`"
     use_instead = "{source}.detach().clone()"
+
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        node = fact.node
+        if type(node) is cst.Attribute and node.attr.value == "data":
+            return _unsafe(node, detached_copy(node.value))
+        return _unsafe(node, method(bare(node), "clone"))
 
 
 class ViewShares(AliasRule):
@@ -180,6 +229,18 @@ class ViewShares(AliasRule):
     summary = "a view (`view`, `reshape`, slicing, ...) shares storage, then one side is written; add `.clone()`"
     use_instead = "a .clone() of the view"
 
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        node = fact.node
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in SEQUENCE_VIEW_METHODS:
+            # ``a, b = t.chunk(2)``: every item gets its own copy.
+            item = cst.Name("view")
+            copies = cst.ListComp(
+                elt=method(item, "clone"),
+                for_in=cst.CompFor(target=item, iter=bare(node)),
+            )
+            return _unsafe(node, copies)
+        return _unsafe(node, method(bare(node), "clone"))
+
 
 class MoveMayShare(AliasRule):
     """
@@ -220,6 +281,20 @@ class MoveMayShare(AliasRule):
     summary = "`.cpu()`/`.to()`/`.float()`/`.contiguous()` may return the same tensor; add `copy=True` or `.clone()`"
     use_instead = '.to(..., copy=True) or .clone() on the result'
 
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        node = fact.node
+        if type(node) is cst.Call and type(node.func) is cst.Attribute:
+            name = node.func.attr.value
+            copy = keyword("copy", cst.Name("True"))
+            if name == "cpu" and not node.args:
+                to = node.func.with_changes(attr=cst.Name("to"))
+                args = [cst.Arg(cst.SimpleString('"cpu"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), copy]
+                return _unsafe(node, node.with_changes(func=to, args=args, lpar=[], rpar=[]))
+            if name == "to" and node.args:
+                last = node.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                return _unsafe(node, node.with_changes(args=list(node.args[:-1]) + [last, copy], lpar=[], rpar=[]))
+        return _unsafe(node, method(bare(node), "clone"))
+
 
 class AssignmentShares(AliasRule):
     """
@@ -257,6 +332,9 @@ class AssignmentShares(AliasRule):
     code = "TEN206"
     summary = "`y = x` of a tensor makes two names for one tensor, then one is written; use `x.clone()`"
     use_instead = "{alias} = {source}.clone()"
+
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        return _unsafe(fact.node, method(bare(fact.node), "clone"))
 
 
 class ShallowCopyShares(AliasRule):
@@ -299,6 +377,15 @@ class ShallowCopyShares(AliasRule):
     code = "TEN207"
     summary = "`copy.copy(t)` shares t's storage, then one side is written; use `t.detach().clone()`"
     use_instead = "{source}.detach().clone()"
+
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        node = fact.node
+        if type(node) is not cst.Call or len(node.args) != 1:
+            return None
+        source = bare(node.args[0].value)
+        # Keep the graph where the tensor requires grad (copy.copy kept it too).
+        new = chain(source, "clone") if analysis.grad_of(source) else detached_copy(source)
+        return _unsafe(node, new)
 
 
 class StateDictSnapshot(AliasRule):
@@ -348,6 +435,41 @@ class StateDictSnapshot(AliasRule):
     code = "TEN208"
     summary = "`model.state_dict()` kept as a snapshot follows training; use `copy.deepcopy(...)`"
     use_instead = "copy.deepcopy({source}.state_dict()) or {{k: v.detach().clone() ...}}"
+
+    def fix(self, fact, analysis) -> Optional[Fix]:
+        """A copy per value, spelled without imports: ``{k: v.detach().clone() for ...}``."""
+        node = fact.node
+        if type(node) is cst.DictComp:
+            return _unsafe(node, node.with_changes(value=detached_copy(node.value), lpar=[], rpar=[]))
+        state = _state_dict_call(node)
+        if state is None:
+            return None
+        key, value = cst.Name("k"), cst.Name("v")
+        copies = cst.DictComp(
+            key=key,
+            value=chain(value, "detach", "clone"),
+            for_in=cst.CompFor(
+                target=cst.Tuple([cst.Element(key, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                                  cst.Element(value)], lpar=[], rpar=[]),
+                iter=method(state, "items"),
+            ),
+        )
+        return _unsafe(node, copies)
+
+
+def _state_dict_call(node: cst.BaseExpression) -> Optional[cst.Call]:
+    """The ``x.state_dict()`` call inside ``x.state_dict()``, ``.copy()`` of it or ``dict(...)`` of it."""
+    while type(node) is cst.Call:
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value == "state_dict":
+            return bare(node)
+        if type(func) is cst.Attribute and func.attr.value == "copy":
+            node = func.value
+        elif node.args:
+            node = node.args[0].value
+        else:
+            return None
+    return None
 
 
 RULES = (

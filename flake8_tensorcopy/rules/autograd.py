@@ -2,7 +2,10 @@
 
 import libcst as cst
 
+from typing import Optional
+
 from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR
+from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, short_source
 
 _NON_LEAVES = (NON_LEAF, MIXED, RETAINED)
@@ -52,11 +55,13 @@ class DataAttribute(Rule):
         if analysis.kind_of(base) != TENSOR and analysis.grad_of(base) is None:
             return
         source = short_source(analysis, base)
+        fix = None if store else Fix(keep_parentheses(node, chain(bare(base), "detach")), safe=False)
         analysis.report(
             self.code,
             node,
             f"{source}.data bypasses autograd's version check (writes through it give wrong gradients "
             f"silently); use {source}.detach(), or write under torch.no_grad()",
+            fix,
         )
 
 
@@ -92,6 +97,7 @@ class NumpyOfGradTensor(Rule):
     """
 
     code = "TEN302"
+    fix_safety = "safe"
     summary = "`.numpy()` on a tensor that requires grad (or is on a GPU) raises; add `.detach().cpu()`"
     calls = ("numpy",)
 
@@ -110,10 +116,15 @@ class NumpyOfGradTensor(Rule):
         if reason is None:
             return
         source = short_source(analysis, receiver)
+        inner = bare(receiver)
+        if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "cpu":
+            inner = inner.func.value  # ``x.cpu().numpy()``: detach before the existing move
+        fixed = call.with_changes(func=call.func.with_changes(value=chain(inner, "detach", "cpu")))
         analysis.report(
             self.code,
             call,
             f"{source}.numpy() raises because {reason}; use {source}.detach().cpu().numpy()",
+            Fix(fixed, safe=True),
         )
 
 
@@ -174,6 +185,7 @@ class GradOfNonLeaf(Rule):
     """
 
     code = "TEN303"
+    fix_safety = "none"
     summary = "`.grad` of a non-leaf tensor is always None; call `retain_grad()` or read the leaf"
     attributes = ("grad",)
 
@@ -262,13 +274,23 @@ class IdentityAsSharingTest(Rule):
         operation = analysis.aliases.related_by_alias(left, right)
         if operation is None:
             return
+        same = operator in (cst.Equal, cst.Is)
+        fixed = cst.Comparison(
+            left=_storage_pointer(left),
+            comparisons=[cst.ComparisonTarget(cst.Equal() if same else cst.NotEqual(), _storage_pointer(right))],
+        )
         analysis.report(
             self.code,
             node,
             f"identity is not memory sharing: {short_source(analysis, left)} and "
             f"{short_source(analysis, right)} share memory ({operation} does not copy) yet are different "
             f"objects; compare .untyped_storage().data_ptr() instead",
+            Fix(keep_parentheses(node, fixed), safe=False),
         )
+
+
+def _storage_pointer(node: cst.BaseExpression) -> cst.BaseExpression:
+    return chain(bare(node), "untyped_storage", "data_ptr")
 
 
 def _id_argument(node: cst.BaseExpression, analysis):
@@ -333,6 +355,7 @@ class DeepcopyOfGraphTensor(Rule):
                 call,
                 f"copy.deepcopy({source}) raises: it is a non-leaf that requires grad; "
                 f"use {source}.detach().clone()",
+                Fix(keep_parentheses(call, detached_copy(argument)), safe=False),
             )
             return
         if type(argument) is cst.Name:
@@ -405,7 +428,13 @@ class GraphKeptAcrossIterations(Rule):
             node,
             f"'{accumulator}' keeps {source} and its whole autograd graph alive across iterations; "
             f"accumulate {source}.item() (or {source}.detach())",
+            self._fix(node, value),
         )
+
+    def _fix(self, node, value) -> Optional[Fix]:
+        """Keep the value without its graph: ``.detach()`` works for any shape (``.item()`` only
+        for one element)."""
+        return Fix(node.deep_replace(value, method(value, "detach")), safe=False)
 
 
 RULES = (

@@ -17,6 +17,7 @@ class Rule:
 
     code = ""
     summary = ""
+    fix_safety = "unsafe"  # what tensorcopy-fix offers: "safe", "unsafe" or "none"
     calls: Tuple[str, ...] = ()
     attributes: Tuple[str, ...] = ()  # attribute names offered to ``check_attribute``
     tracks_aliases = False

@@ -1,11 +1,53 @@
 """TEN1xx: copying a tensor the wrong way."""
 
+from typing import Optional
+
 import libcst as cst
 
-from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ
+from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ, dotted_name
 from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS
+from flake8_tensorcopy.fixes import (
+    Fix,
+    bare,
+    chain,
+    detached,
+    detached_copy,
+    keep_parentheses,
+    keyword,
+    method,
+    positional,
+    torch_module,
+)
 from flake8_tensorcopy.rules.base import Rule, argument, short_source
+
+
+def _moves_and_grad(args, skip):
+    """Split ``dtype=``/``device=``/``requires_grad=`` keywords of a constructor into the
+    ``.to(...)`` arguments and the ``requires_grad_`` value; None when other arguments exist."""
+    moves, grad = [], None
+    for arg in args:
+        if arg.value is skip:
+            continue
+        if arg.keyword is None or arg.star:
+            return None
+        name = arg.keyword.value
+        if name in ("dtype", "device"):
+            moves.append(keyword(name, arg.value))
+        elif name == "requires_grad":
+            grad = arg.value
+        else:
+            return None
+    return moves, grad
+
+
+def _finish(new, moves, grad):
+    """``new.to(dtype=..., device=...).requires_grad_(...)`` as the keywords asked."""
+    if moves:
+        new = method(new, "to", positional(moves))
+    if grad is not None and not (type(grad) is cst.Name and grad.value == "False"):
+        new = method(new, "requires_grad_", [cst.Arg(grad)])
+    return new
 
 
 class TensorOfTensor(Rule):
@@ -43,6 +85,7 @@ class TensorOfTensor(Rule):
     """
 
     code = "TEN101"
+    fix_safety = "safe"
     summary = "`torch.tensor(t)` on a tensor copies slowly and warns; use `t.detach().clone()`"
     calls = ("tensor",)
 
@@ -57,7 +100,15 @@ class TensorOfTensor(Rule):
                 call,
                 f"torch.tensor() on tensor '{source}' copies it detached and warns; "
                 f"use {source}.detach().clone()",
+                self._fix(call, data),
             )
+
+    def _fix(self, call: cst.Call, data) -> Optional[Fix]:
+        split = _moves_and_grad(call.args, data)
+        if split is None:
+            return None
+        new = _finish(detached_copy(data), *split)
+        return Fix(keep_parentheses(call, new), safe=True)
 
 
 class NewTensorOfTensor(Rule):
@@ -91,6 +142,7 @@ class NewTensorOfTensor(Rule):
     """
 
     code = "TEN102"
+    fix_safety = "safe"
     summary = "`x.new_tensor(t)` on a tensor copies with x's dtype/device and warns"
     calls = ("new_tensor",)
 
@@ -106,7 +158,28 @@ class NewTensorOfTensor(Rule):
                 call,
                 f"new_tensor() on tensor '{source}' copies it with {receiver}'s dtype and device "
                 f"and warns; use {source}.detach().clone() or .detach().to(..., copy=True)",
+                self._fix(call, data),
             )
+
+    def _fix(self, call: cst.Call, data) -> Optional[Fix]:
+        split = _moves_and_grad(call.args, data)
+        if split is None:
+            return None
+        moves, grad = split
+        like = call.func.value
+        if not moves and bare(like).deep_equals(bare(data)):
+            new = detached_copy(data)
+        else:
+            if dotted_name(like) is None:
+                return None  # the receiver would be evaluated twice
+            given = {arg.keyword.value for arg in moves}
+            for name in ("dtype", "device"):
+                if name not in given:
+                    moves.append(keyword(name, cst.Attribute(value=bare(like), attr=cst.Name(name))))
+            moves.sort(key=lambda arg: arg.keyword.value)
+            moves.append(keyword("copy", cst.Name("True")))
+            new = method(detached(data), "to", positional(moves))
+        return Fix(keep_parentheses(call, _finish(new, [], grad)), safe=True)
 
 
 class LegacyConstructorOfTensor(Rule):
@@ -158,6 +231,7 @@ class LegacyConstructorOfTensor(Rule):
                 call,
                 f"{constructor}() on tensor '{source}' is not a copy: it aliases its memory "
                 f"(or raises for another dtype); use {source}.clone()",
+                Fix(keep_parentheses(call, chain(bare(data), "clone")), safe=False),
             )
 
 
@@ -192,6 +266,7 @@ class CloneThenDetach(Rule):
     """
 
     code = "TEN104"
+    fix_safety = "safe"
     summary = "`t.clone().detach()` records the copy in the graph first; use `t.detach().clone()`"
     calls = ("detach",)
 
@@ -202,11 +277,14 @@ class CloneThenDetach(Rule):
         inner = func.value
         if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "clone":
             source = short_source(analysis, inner.func.value)
+            detached = chain(bare(inner.func.value), "detach")
+            new = cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("clone")), args=inner.args)
             analysis.report(
                 self.code,
                 call,
                 f"{source}.clone().detach() copies inside the autograd graph first; "
                 f"use {source}.detach().clone()",
+                Fix(keep_parentheses(call, new), safe=True),
             )
 
 
@@ -258,6 +336,7 @@ class CopyIntoLikeBuffer(Rule):
                 return
             if not buffer.args[0].value.deep_equals(source):
                 return
+            fix = self._copy_fix(call, buffer, source)
         elif type(buffer) is cst.Name:
             binding = analysis.lookup(buffer.value)
             origin = binding.origin if binding is not None else None
@@ -267,6 +346,9 @@ class CopyIntoLikeBuffer(Rule):
                 return  # not the very next statement: a reused buffer, not a copy
             if type(source) is cst.Name and analysis.lookup(source.value) is not origin[2]:
                 return
+            # Two statements: the buffer stays; what is copied into it is detached.
+            detached_source = call.args[0].with_changes(value=detached(source))
+            fix = Fix(call.with_changes(args=[detached_source] + list(call.args[1:])), safe=False)
         else:
             return
         name = short_source(analysis, source)
@@ -275,7 +357,17 @@ class CopyIntoLikeBuffer(Rule):
             call,
             f"copying '{name}' into a *_like buffer keeps the copy in {name}'s autograd graph; "
             f"use {name}.detach().clone()",
+            fix,
         )
+
+    def _copy_fix(self, call: cst.Call, buffer: cst.Call, source) -> Optional[Fix]:
+        clone_args = []
+        for arg in buffer.args[1:]:
+            if arg.keyword is None or arg.keyword.value != "memory_format":
+                return None  # dtype=/device= make it a conversion, not a plain copy
+            clone_args.append(arg)
+        new = cst.Call(func=cst.Attribute(value=detached(source), attr=cst.Name("clone")), args=positional(clone_args))
+        return Fix(keep_parentheses(call, new), safe=False)
 
 
 class TensorOfTensorList(Rule):
@@ -325,7 +417,20 @@ class TensorOfTensorList(Rule):
                 call,
                 f"{constructor}() over a sequence of tensors builds a new leaf from their values "
                 f"(no grad_fn, warns or raises); use torch.stack(...)",
+                self._fix(call, data, analysis),
             )
+
+    def _fix(self, call: cst.Call, data, analysis) -> Optional[Fix]:
+        if type(data) in (cst.List, cst.Tuple) and not all(
+            type(element) is cst.Element and analysis.kind_of(element.value) == TENSOR for element in data.elements
+        ):
+            return None  # numbers among the tensors: torch.stack would need each one converted
+        split = _moves_and_grad(call.args, data)
+        module = torch_module(analysis, call.func)
+        if split is None or module is None:
+            return None
+        stacked = cst.Call(func=cst.Attribute(value=module, attr=cst.Name("stack")), args=[cst.Arg(bare(data))])
+        return Fix(keep_parentheses(call, _finish(stacked, *split)), safe=False)
 
 
 RULES = (
