@@ -7,6 +7,7 @@ Exit codes: 0 nothing to report, 1 findings left or files changed (or would chan
 import argparse
 import ast
 import difflib
+import io
 import json
 import os
 import sys
@@ -143,7 +144,7 @@ def _tool_table_without_tomllib(text: str) -> Dict[str, object]:
     inside = False
     pending = ""
     for line in text.splitlines():
-        stripped = line.split("#", 1)[0].strip() if '"' not in line and "'" not in line else line.strip()
+        stripped = _without_comment(line).strip()
         if stripped.startswith("[") and not pending:
             inside = stripped == "[tool.tensorcopy]"
             continue
@@ -160,7 +161,27 @@ def _tool_table_without_tomllib(text: str) -> Dict[str, object]:
             table[key.strip().strip('"')] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             raise ValueError(f"pyproject.toml [tool.tensorcopy]: cannot read {key.strip()} = {value}")
+    if pending:
+        raise ValueError(f"pyproject.toml [tool.tensorcopy]: unclosed array: {pending}")
     return table
+
+
+def _without_comment(line: str) -> str:
+    """The line before a ``#`` outside quotes: ``x = ["a"]  # why`` must not read as an open array."""
+    quote = None
+    escaped = False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif quote == '"' and char == "\\":
+            escaped = True
+        elif char == quote:
+            quote = None
+        elif quote is None and char in "\"'":
+            quote = char
+        elif quote is None and char == "#":
+            return line[:index]
+    return line
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -225,7 +246,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"tensorcopy-fix: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
     excluder = Excluder(list(args.exclude) + list(config.get("exclude", [])))
-    paths = [str(path) for path in python_files(args.paths, excluder)]
+    # once each: a file named and also found in a named directory must not be fixed twice
+    paths = list(dict.fromkeys(str(path) for path in python_files(args.paths, excluder)))
     results = _run_files(paths, options, max(1, args.jobs), show_progress=not args.quiet and sys.stderr.isatty())
     return _report(results, options, args)
 
@@ -233,18 +255,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _run_stdin(options: Options, args) -> int:
     raw = sys.stdin.buffer.read()
     try:
-        source, _encoding = decode(raw)
+        source, encoding = decode(raw)
     except (SyntaxError, UnicodeDecodeError) as error:
         print(f"tensorcopy-fix: -: cannot read: {error}", file=sys.stderr)
         return 2
     result = process_source("-", source, options)
     if result.error is not None:
         if options.mode == "fix":
-            sys.stdout.write(source)  # an editor replacing its buffer with our output loses nothing
+            sys.stdout.buffer.write(raw)  # an editor replacing its buffer with our output loses nothing
         print(f"-: {result.error}", file=sys.stderr)
         return 2
     if options.mode == "fix":
-        sys.stdout.write(result.fixed)
+        # bytes in the input's encoding (cookie, BOM): stdout's own encoding would corrupt the file
+        sys.stdout.buffer.write(result.fixed.encode(encoding))
         return 1 if result.changed or result.remaining else 0
     return _report([result], options, args)
 
@@ -292,18 +315,11 @@ def _report(results: List[FileResult], options: Options, args) -> int:
     if options.mode == "diff":
         for result in results:
             if result.changed:
-                sys.stdout.writelines(
-                    difflib.unified_diff(
-                        result.source.splitlines(keepends=True),
-                        result.fixed.splitlines(keepends=True),
-                        fromfile=f"a/{result.path}",
-                        tofile=f"b/{result.path}",
-                    )
-                )
+                sys.stdout.writelines(_diff(result))
     elif options.mode == "check":
         for result in results:
             if result.changed:
-                print(f"would fix {len(result.applied)} findings in {result.path}")
+                print(f"would fix {_count(len(result.applied), 'finding')} in {result.path}")
     else:
         _print_findings(results, options, args.output_format)
     if args.show_fixes:
@@ -321,6 +337,18 @@ def _report(results: List[FileResult], options: Options, args) -> int:
     changed = any(result.changed for result in results)
     left = any(result.remaining for result in results)
     return 1 if changed or left else 0
+
+
+def _diff(result: FileResult) -> List[str]:
+    """A unified diff ``patch`` and ``git apply`` accept: lines split where Python splits them
+    (not at form feeds, as str.splitlines does), and a last line without newline marked."""
+    lines = difflib.unified_diff(
+        io.StringIO(result.source, newline="").readlines(),
+        io.StringIO(result.fixed, newline="").readlines(),
+        fromfile=f"a/{result.path}",
+        tofile=f"b/{result.path}",
+    )
+    return [line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines]
 
 
 def _summary(results: List[FileResult], options: Options) -> str:
