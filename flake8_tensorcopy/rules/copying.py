@@ -189,9 +189,11 @@ class LegacyConstructorOfTensor(Rule):
     `torch.FloatTensor(t)`, `torch.DoubleTensor(t)`, `torch.cuda.FloatTensor(t)`, ...
 
     ## Why is this bad?
-    They read like a conversion or a copy but are neither: on a tensor of the same type they
-    return an **alias** of `t` (same memory, still in the graph) without a warning, and on a
-    tensor of another dtype they raise `TypeError`. Writing into the "copy" writes into `t`.
+    They read like a conversion or a copy but are neither: `torch.Tensor(t)` returns an
+    **alias** of `t` whatever its dtype (same memory, still in the graph: its grad_fn is
+    `AliasBackward0`) without a warning; the typed ones (`torch.FloatTensor(t)`) alias a tensor
+    of their own type and raise `TypeError` for another dtype. Writing into the "copy" writes
+    into `t`.
 
     ## Example
     ```python
