@@ -1,7 +1,7 @@
 """``tensorcopy-fix``: the codemod users run from a shell, pre-commit or an editor.
 
-Exit codes: 0 nothing to report, 1 findings left or files changed (or would change, with
-``--check``/``--diff``), 2 usage error or a file that could not be read, parsed or written.
+Exit codes: 0 nothing to report, 1 findings left or files changed (with ``--check``/``--diff``:
+files would change), 2 usage error or a file that could not be read, parsed or written.
 """
 
 import argparse
@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.engine import Finding, SourceError, lint_source
 from flake8_tensorcopy.files import Excluder, decode, python_files, read_source, write_atomically
-from flake8_tensorcopy.fixer import fix_source, fixable, suppressed
+from flake8_tensorcopy.fixer import fix_source, fixable, source_lines, suppressed
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -67,7 +67,7 @@ def process_source(path: str, source: str, options: Options) -> FileResult:
     result = FileResult(path, source, source)
     try:
         if options.mode == "report":
-            lines = source.splitlines()
+            lines = source_lines(source)
             findings = [f for f in lint_source(source, rules=options.rules) if not suppressed(f, lines)]
             result.remaining = [_finding_row(finding, options.unsafe) for finding in findings]
             return result
@@ -188,7 +188,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensorcopy-fix",
         description="Fix PyTorch tensor copying, conversion and aliasing bugs (flake8-tensorcopy's codemod).",
-        epilog="Exit codes: 0 clean, 1 findings left or files changed, 2 usage or I/O error.",
+        epilog="Exit codes: 0 clean, 1 findings left or files changed (--check/--diff: would change), "
+        "2 usage or I/O error.",
     )
     parser.add_argument("paths", nargs="*", help="files and directories; - reads stdin and writes stdout")
     mode = parser.add_mutually_exclusive_group()
@@ -233,7 +234,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if unknown:
         print(f"tensorcopy-fix: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else bool(config.get("unsafe-fixes", False))
+    configured_unsafe = config.get("unsafe-fixes", False)
+    configured_exclude = config.get("exclude", [])
+    if not isinstance(configured_unsafe, bool) or not isinstance(configured_exclude, (list, str)):
+        print("tensorcopy-fix: [tool.tensorcopy] unsafe-fixes must be true/false, exclude a list", file=sys.stderr)
+        return 2
+    if isinstance(configured_exclude, str):
+        configured_exclude = [configured_exclude]
+    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else configured_unsafe
     mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
     options = Options(_selected_rules(select, ignore), unsafe, mode)
     if args.paths == ["-"]:
@@ -245,7 +253,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if missing:
         print(f"tensorcopy-fix: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
-    excluder = Excluder(list(args.exclude) + list(config.get("exclude", [])))
+    excluder = Excluder(list(args.exclude) + list(configured_exclude))
     # once each: a file named and also found in a named directory must not be fixed twice
     paths = list(dict.fromkeys(str(path) for path in python_files(args.paths, excluder)))
     results = _run_files(paths, options, max(1, args.jobs), show_progress=not args.quiet and sys.stderr.isatty())
@@ -335,6 +343,8 @@ def _report(results: List[FileResult], options: Options, args) -> int:
     if errors:
         return 2
     changed = any(result.changed for result in results)
+    if options.mode in ("check", "diff"):
+        return 1 if changed else 0  # "would something change?"
     left = any(result.remaining for result in results)
     return 1 if changed or left else 0
 

@@ -33,6 +33,11 @@ class FixResult:
         return bool(self.applied)
 
 
+def source_lines(source: str) -> List[str]:
+    """Lines as Python and LibCST count them (not at form feeds, as ``str.splitlines`` does)."""
+    return re.split(r"\r\n|\r|\n", source)
+
+
 def suppressed(finding: Finding, lines: Sequence[str]) -> bool:
     """Whether a ``# noqa`` comment on the finding's line silences its code."""
     if finding.line > len(lines):
@@ -55,7 +60,7 @@ def fix_source(source: str, rules=ALL_RULES, unsafe: bool = False) -> FixResult:
     result = FixResult(source)
     for _ in range(MAX_PASSES):
         module, findings = lint_module(result.source, rules=rules)
-        lines = result.source.splitlines()
+        lines = source_lines(result.source)
         findings = [finding for finding in findings if not suppressed(finding, lines)]
         chosen = _non_overlapping([finding for finding in findings if fixable(finding, unsafe)])
         if not chosen:
@@ -67,7 +72,7 @@ def fix_source(source: str, rules=ALL_RULES, unsafe: bool = False) -> FixResult:
         result.source = module.visit(_Replace(replacements)).code
         result.applied.extend(chosen)
     module, findings = lint_module(result.source, rules=rules)
-    lines = result.source.splitlines()
+    lines = source_lines(result.source)
     result.remaining = [finding for finding in findings if not suppressed(finding, lines)]
     result.unstable = any(fixable(finding, unsafe) for finding in result.remaining)
     return result
