@@ -7,10 +7,10 @@ candidate: done -> else one ``libcst.parse_module`` -> one shared walk where eve
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.analysis.aliases import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
@@ -81,8 +81,11 @@ def scan(tree: ast.AST) -> Features:
                 called.add(func.id)
             if not writes and node.keywords:
                 writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
-        elif node_type is ast.Compare:
-            identity_tests = identity_tests or any(type(op) in (ast.Is, ast.IsNot) for op in node.ops)
+        elif node_type is ast.Compare and not identity_tests:
+            # ``a is b`` between two values (``x is None`` and friends cannot be about tensors)
+            identity_tests = any(type(op) in (ast.Is, ast.IsNot) for op in node.ops) and not any(
+                type(operand) is ast.Constant for operand in [node.left, *node.comparators]
+            )
         elif node_type is ast.AugAssign:
             writes = True
         elif node_type is ast.Assign:
@@ -109,6 +112,38 @@ def parse(source: str) -> cst.Module:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         raise SourceError(f"line {error.raw_line}, column {error.raw_column}: {error.message}") from error
+    except RecursionError as error:
+        raise SourceError("too deeply nested to parse") from error
+
+
+def positions_of(module: cst.Module, nodes: List[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
+    """Where ``nodes`` are, resolving positions only inside the top-level statements that hold
+    them: LibCST's PositionProvider over a whole module costs about twice its parse."""
+    wanted = {id(node) for node in nodes}
+    found: Dict[cst.CSTNode, CodeRange] = {}
+    line = sum(module.code_for_node(empty_line).count("\n") for empty_line in module.header)
+    for statement in module.body:
+        if _holds_any(statement, wanted):
+            alone = cst.Module(body=[statement], default_newline=module.default_newline,
+                               default_indent=module.default_indent)
+            for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
+                if id(node) in wanted:
+                    found[node] = CodeRange(
+                        CodePosition(where.start.line + line, where.start.column),
+                        CodePosition(where.end.line + line, where.end.column),
+                    )
+        line += module.code_for_node(statement).count("\n")
+    return found
+
+
+def _holds_any(node: cst.CSTNode, wanted: Set[int]) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in wanted:
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES) -> List[Finding]:
@@ -130,14 +165,20 @@ def lint_module(
             tree = ast.parse(source)
         except (SyntaxError, ValueError) as error:
             raise SourceError(str(error)) from error
+        except RecursionError as error:
+            raise SourceError("too deeply nested to parse") from error
     features = scan(tree)
     if not any(rule.wants(features) for rule in rules):
         return None, []
     module = parse(source)
-    reports = Analysis(module, rules).run()
+    try:
+        reports = Analysis(module, rules).run()
+    except RecursionError as error:
+        raise SourceError("too deeply nested to analyse") from error
     if not reports:
         return module, []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = positions_of(module, [report.node for report in reports] +
+                             [node for report in reports for node in report.refs.values()])
     findings = []
     for report in reports:
         where = positions[report.node]

@@ -5,6 +5,7 @@ does not overlap another; fixes that overlap (``torch.tensor(w.clone().detach())
 are applied in later passes, re-linting in between, until nothing is left to fix.
 """
 
+import ast
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence
@@ -58,24 +59,51 @@ def fixable(finding: Finding, unsafe: bool) -> bool:
 def fix_source(source: str, rules=ALL_RULES, unsafe: bool = False) -> FixResult:
     """Apply the fixes of ``rules`` to ``source`` until stable. Raises engine.SourceError."""
     result = FixResult(source)
+    rejected = set()  # (code, node source) of fixes that would not have made valid code
     for _ in range(MAX_PASSES):
         module, findings = lint_module(result.source, rules=rules)
         lines = source_lines(result.source)
         findings = [finding for finding in findings if not suppressed(finding, lines)]
-        chosen = _non_overlapping([finding for finding in findings if fixable(finding, unsafe)])
+        candidates = [
+            finding for finding in findings
+            if fixable(finding, unsafe) and (finding.code, module.code_for_node(finding.node)) not in rejected
+        ]
+        chosen = _non_overlapping(candidates)
         if not chosen:
             result.remaining = findings
             return result
-        replacements: Dict[int, cst.CSTNode] = {
-            id(finding.node): with_comments_of(finding.node, finding.fix.replacement) for finding in chosen
-        }
-        result.source = module.visit(_Replace(replacements)).code
-        result.applied.extend(chosen)
+        source, kept = _apply(module, chosen)
+        rejected.update((f.code, module.code_for_node(f.node)) for f in chosen if f not in kept)
+        result.source = source
+        result.applied.extend(kept)
     module, findings = lint_module(result.source, rules=rules)
     lines = source_lines(result.source)
     result.remaining = [finding for finding in findings if not suppressed(finding, lines)]
     result.unstable = any(fixable(finding, unsafe) for finding in result.remaining)
     return result
+
+
+def _apply(module: cst.Module, chosen: List[Finding]):
+    """(new source, findings applied): the fixes that keep the code valid Python.
+
+    Every fix should; this guard makes sure a wrong one is dropped, never written.
+    """
+    def rewrite(findings):
+        replacements: Dict[int, cst.CSTNode] = {
+            id(finding.node): with_comments_of(finding.node, finding.fix.replacement) for finding in findings
+        }
+        code = module.visit(_Replace(replacements)).code
+        try:
+            ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        return code
+
+    code = rewrite(chosen)
+    if code is not None:
+        return code, chosen
+    kept = [finding for finding in chosen if rewrite([finding]) is not None]
+    return (rewrite(kept) if kept else module.code), kept
 
 
 def _non_overlapping(findings: List[Finding]) -> List[Finding]:

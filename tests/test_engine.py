@@ -144,3 +144,32 @@ def test_self_copied_to_another_name_is_not_an_instance_with_attributes(lint):
         "        return torch.tensor(other.w), torch.tensor(self.w)\n"
     )
     assert lint(source) == [(7, "TEN101")]
+
+
+@pytest.mark.parametrize(
+    "test, body",
+    [
+        ("isinstance(size, torch.Size)", "size = torch.tensor(size)"),
+        ("not isinstance(size, torch.Tensor)", "size = torch.tensor(size)"),
+        ("isinstance(size, (list, tuple))", "size = torch.tensor(size)"),
+    ],
+)
+def test_isinstance_narrows_what_a_name_holds(test, body, lint):
+    source = f"import torch\ndef f(size: torch.Tensor):\n    if {test}:\n        {body}\n    return torch.tensor(size)\n"
+    assert lint(source) == [(5, "TEN101")]
+
+
+def test_isinstance_of_tensor_narrows_the_else_branch(lint):
+    source = (
+        "import torch\ndef f(x: torch.Tensor):\n    if isinstance(x, torch.Tensor):\n        a = torch.tensor(x)\n"
+        "    else:\n        a = torch.tensor(x)\n    return a\n"
+    )
+    assert lint(source) == [(4, "TEN101")]
+
+
+def test_positions_after_header_comments_crlf_and_other_statements(lint):
+    source = "# a header\r\n\r\n# more\r\nimport torch\r\nX = 1\r\n\r\n\r\ndef f(t: torch.Tensor):\r\n    return (torch.tensor(t))\r\n"
+    from flake8_tensorcopy.engine import lint_source as lint_exact
+
+    (finding,) = lint_exact(source)
+    assert (finding.line, finding.col, finding.end_line, finding.end_col) == (9, 12, 9, 27)

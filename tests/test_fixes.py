@@ -147,3 +147,31 @@ def test_unknown_keyword_leaves_the_finding_unfixed():
     result = fix_source(source)
     assert result.source == source
     assert [finding.code for finding in result.remaining] == ["TEN101"]
+
+
+def test_data_as_an_augmented_assignment_target_is_reported_without_a_fix():
+    source = "from torch import nn\ndef f(p: nn.Parameter, d):\n    p.data += d\n"
+    result = fix_source(source, unsafe=True)
+    assert result.source == source
+    assert [(finding.code, finding.fix) for finding in result.remaining] == [("TEN301", None)]
+
+
+def test_a_fix_that_would_not_parse_is_dropped_not_written(monkeypatch):
+    from flake8_tensorcopy.rules import copying
+
+    broken = copying.CloneThenDetach.check_call
+
+    def check_call(self, call, analysis):
+        broken(self, call, analysis)
+        report = analysis._reports.get((self.code, id(call)))
+        if report is not None:  # make the fix invalid Python: ``x.clone().detach()`` -> ``lambda``
+            import libcst as cst
+
+            report.fix.replacement = cst.Name("lambda")
+
+    monkeypatch.setattr(copying.CloneThenDetach, "check_call", check_call)
+    source = "import torch\ndef f(t: torch.Tensor):\n    return t.clone().detach(), torch.tensor(t)\n"
+    result = fix_source(source)
+    assert result.source == "import torch\ndef f(t: torch.Tensor):\n    return t.clone().detach(), t.detach().clone()\n"
+    assert [finding.code for finding in result.remaining] == ["TEN104"]
+    assert not result.unstable

@@ -102,3 +102,10 @@ def test_self_attributes_of_a_module_class():
 @pytest.mark.parametrize("expression", ["model(x).argmax(-1)", "(w > 0)", "w.eq(x)", "w.long()", "w.isnan()"])
 def test_integer_and_boolean_results_do_not_require_grad(expression):
     assert grad_after(f"y = {expression}\n") is None
+
+
+def test_parameter_free_layer_passes_grad_through_only():
+    assert grad_after("pad = nn.ZeroPad2d(1)\ny = pad(x)\n") is None
+    assert grad_after("pad = nn.ZeroPad2d(1)\ny = pad(w)\n") == NON_LEAF
+    assert grad_after("act = nn.ReLU()\ny = act(x)\n") is None
+    assert grad_after("lin = nn.Linear(3, 3)\ny = lin(x)\n") == NON_LEAF

@@ -54,7 +54,7 @@ BLANK_BUFFERS = frozenset(
 ) | frozenset("numpy." + name for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
                                            "empty_like", "full_like"))
 
-_SNAPSHOT_WORDS = ("orig", "old", "prev", "init", "best", "backup", "copy", "saved", "snapshot", "last")
+_SNAPSHOT_WORDS = ("orig", "old", "prev", "init", "best", "backup", "copy", "saved", "snapshot")
 _WORD_SPLIT = re.compile(r"[_\d]+|(?<=[a-z])(?=[A-Z])")
 
 
@@ -97,6 +97,12 @@ class AliasFact:
             if written_side == side:
                 return node
         return None
+
+
+def _trains(name: str) -> bool:
+    """``train_one_epoch``, ``trainer.fit``, ``fit_model``: a call that trains (not ``from_pretrained``)."""
+    words = [word.lower() for word in _WORD_SPLIT.split(name) if word]
+    return any(word.startswith("train") or word == "fit" for word in words)
 
 
 def related(first: str, second: str) -> bool:
@@ -392,7 +398,10 @@ class AliasTracker:
                 to_source = _closeness(key, fact.source_key)
                 if to_alias >= 2 and to_alias > to_source:
                     write = fact.first_write("source")
-                    if write is not None:
+                    window = fact.code == VIEW and not snapshot_named(alias_key) and not self.analysis.returning
+                    if write is not None and not window:
+                        # a view read inside the function after its base changed is a window onto it,
+                        # usually on purpose; returned (or named as a snapshot) it was taken for a copy
                         self._report(fact, write, alias_key, node, None)
                 elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
                     write = fact.first_write("alias")
@@ -459,8 +468,9 @@ class AliasTracker:
                 return
             if method == "load_state_dict":
                 key = dotted_name(receiver)
-                if key is not None:
-                    yield key, False
+                loaded = dotted_name(call.args[0].value) if call.args else None
+                if key is not None and not self._snapshot_of(loaded, key):
+                    yield key, False  # loading the model's own state_dict back writes nothing new
                 return
         arguments = [arg for arg in call.args if arg.keyword is None and not arg.star]
         if qualname is not None:
@@ -491,7 +501,7 @@ class AliasTracker:
                     key = self.root_key(arguments[index].value)
                     if key is not None:
                         yield key, False
-        if "train" in name.lower() or "fit" in name.lower():
+        if _trains(name):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:
                 candidates.append(func.value)
@@ -499,6 +509,12 @@ class AliasTracker:
                 key = dotted_name(candidate)
                 if key is not None:
                     yield key, True
+
+    def _snapshot_of(self, key: Optional[str], source_key: str) -> bool:
+        """Whether ``key`` names a state_dict alias of ``source_key``."""
+        if key is None:
+            return False
+        return any(fact.source_key == source_key for fact in self.analysis.scope.frame.aliases.get(key, ()))
 
     def _param_writes(self, function_name: str):
         """Indexes of the parameters a function of this module writes in place."""

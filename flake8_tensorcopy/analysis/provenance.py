@@ -11,7 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.analysis.scope import INSTANCE, LEAF, MODULE, NON_LEAF
-from flake8_tensorcopy.analysis.tensors import MODULE_PARAMETERS
+from flake8_tensorcopy.analysis.tensors import MODULE_PARAMETERS, is_parameter_free
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS, METHODS_RETURNING_TENSOR, METHODS_RETURNING_TENSOR_SEQUENCE
 
 # Methods whose result does not require grad: detaching ones, plain Python values, fresh
@@ -88,6 +88,18 @@ class GradProvenance:
             return NON_LEAF if self.grad_of(node.body) or self.grad_of(node.orelse) else None
         return None
 
+    def _layer_of(self, func: cst.BaseExpression) -> Optional[str]:
+        """The torch.nn class a called module was made from (``nn.ZeroPad2d``), if known."""
+        binding = None
+        if type(func) is cst.Name:
+            binding = self.analysis.lookup(func.value)
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name:
+            owner = self.analysis.lookup(func.value.value)
+            if owner is not None and owner.kind == INSTANCE:
+                binding = owner.attrs.get(func.attr.value)
+        origin = binding.origin if binding is not None else None
+        return origin[1] if origin is not None and origin[0] == "layer" else None
+
     def _call(self, node: cst.Call) -> Optional[str]:
         analysis = self.analysis
         func = node.func
@@ -106,7 +118,10 @@ class GradProvenance:
                 return NON_LEAF
             return None
         if analysis.kind_of(func) == MODULE:
-            return NON_LEAF  # a module's forward output
+            layer = self._layer_of(func)
+            if layer is not None and is_parameter_free(layer):
+                return NON_LEAF if any(self.grad_of(arg.value) for arg in node.args) else None
+            return NON_LEAF  # a module's forward output: its parameters require grad
         if type(func) is not cst.Attribute:
             return None
         method = func.attr.value

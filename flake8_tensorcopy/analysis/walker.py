@@ -35,7 +35,7 @@ from flake8_tensorcopy.analysis.scope import (
 )
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
-from flake8_tensorcopy.analysis.tensors import TensorInference, is_module_class
+from flake8_tensorcopy.analysis.tensors import TENSOR_ANNOTATIONS, TensorInference, is_module_class
 
 # Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
 LIKE_FACTORIES = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like"})
@@ -88,12 +88,14 @@ class Analysis:
         self.scope = Scope()
         self.no_grad_depth = 0
         self.statement_index = 0  # counts small statements: "the next statement" for rules
+        self.returning = False  # walking the value of a return statement
         self._instance: Optional[Binding] = None  # ``self`` of the class body being walked
         self._deferred = set()
         self._alias_root: Optional[str] = None  # the key of the source being aliased right now
         self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
-        self._loops: List[tuple] = []  # (frame, names bound when the loop started), innermost last
+        self._loops: List[tuple] = []  # (frame, names bound at its start, over parameters?, node)
+        self._training_loops: Dict[int, bool] = {}
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -213,7 +215,7 @@ class Analysis:
                 for small in statement.body:
                     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
                         kind = self.inference.annotation_kind(small.annotation.annotation, self.scope)
-                        seen.setdefault(small.target.value, set()).add((kind, None))
+                        seen.setdefault(small.target.value, set()).add((kind, None, None))
             elif type(statement) is cst.FunctionDef and not _is_static(statement):
                 ordered = list(statement.params.posonly_params) + list(statement.params.params)
                 if not ordered:
@@ -230,12 +232,14 @@ class Analysis:
                 self.scope = outer
         attributes = {}
         for attr, found in seen.items():
-            kinds = {kind for kind, _grad in found} - {NONE}
+            kinds = {kind for kind, _grad, _origin in found} - {NONE}
             grad = None
-            for _kind, found_grad in found:
+            for _kind, found_grad, _origin in found:
                 grad = merge_grads(grad, found_grad)
+            layers = {origin for _kind, _grad, origin in found if origin is not None and origin[0] == "layer"}
+            origin = layers.pop() if len(layers) == 1 and len(found) == 1 else None
             if len(kinds) <= 1:
-                attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad)
+                attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad, origin=origin)
         return attributes
 
     def _self_assignments(self, small: cst.CSTNode, self_name: str):
@@ -245,14 +249,14 @@ class Analysis:
             for target in small.targets:
                 attr = _self_attribute(target.target, self_name)
                 if attr is not None:
-                    yield attr, (self.kind_of(small.value), self.grad_of(small.value))
+                    yield attr, (self.kind_of(small.value), self.grad_of(small.value), self._origin_of(small.value))
         elif small_type is cst.AnnAssign:
             attr = _self_attribute(small.target, self_name)
             if attr is not None:
                 kind = self.inference.annotation_kind(small.annotation.annotation, self.scope)
                 if kind is None and small.value is not None:
                     kind = self.kind_of(small.value)
-                yield attr, (kind, self.grad_of(small.value) if small.value is not None else None)
+                yield attr, (kind, self.grad_of(small.value) if small.value is not None else None, None)
         elif small_type is cst.Expr and type(small.value) is cst.Call:
             call = small.value
             func = call.func
@@ -267,7 +271,7 @@ class Analysis:
                 value = call.args[1].value
                 registered = NONE if _is_none(value) else TENSOR
                 grad = LEAF if func.attr.value == "register_parameter" and registered == TENSOR else None
-                yield call.args[0].value.evaluated_value, (registered, grad)
+                yield call.args[0].value.evaluated_value, (registered, grad, None)
 
     # ----- statements -------------------------------------------------------------------
     def _walk_block(self, statements: Iterable[cst.CSTNode]) -> bool:
@@ -308,17 +312,47 @@ class Analysis:
     def _walk_if(self, node: cst.If) -> None:
         self.visit(node.test)
         start = self.scope.snapshot()
-        ends = [self._branch(start, node.body)]
+        not_tensor, in_body = self._isinstance_narrowing(node.test)
+        body_start, else_start = start, start
+        if not_tensor is not None:
+            narrowed = (dict(start[0], **{not_tensor: UNKNOWN}), start[1])
+            body_start, else_start = (narrowed, start) if in_body else (start, narrowed)
+        ends = [self._branch(body_start, node.body)]
         orelse = node.orelse
         if orelse is None:
-            ends.append(start)
+            ends.append(else_start)
         elif type(orelse) is cst.If:
-            self.scope.restore(start)
+            self.scope.restore(else_start)
             self._walk_if(orelse)
             ends.append(self.scope.snapshot())
         else:
-            ends.append(self._branch(start, orelse.body))
+            ends.append(self._branch(else_start, orelse.body))
         self._merge(start, ends)
+
+    def _isinstance_narrowing(self, test: cst.BaseExpression):
+        """(name, in the body?) when an ``isinstance`` test says a name is not a tensor in one branch.
+
+        ``if isinstance(size, torch.Size):`` and ``if not isinstance(m, Tensor):`` both do so in the
+        body; ``if isinstance(t, Tensor): ... else:`` in the else branch.
+        """
+        negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+        call = test.expression if negated else test
+        if (
+            type(call) is not cst.Call
+            or type(call.func) is not cst.Name
+            or call.func.value != "isinstance"
+            or self.lookup("isinstance") is not None
+            or len(call.args) != 2
+            or type(call.args[0].value) is not cst.Name
+        ):
+            return None, False
+        classes = call.args[1].value
+        elements = [element.value for element in classes.elements] if type(classes) is cst.Tuple else [classes]
+        is_tensor_class = any(self.qualname(element) in TENSOR_ANNOTATIONS for element in elements)
+        if is_tensor_class and len(elements) > 1:
+            return None, False
+        # isinstance(x, Tensor) true -> tensor; so "not a tensor" holds where the test is false.
+        return call.args[0].value.value, negated if is_tensor_class else not negated
 
     def _walk_for(self, node) -> None:
         self.visit(node.iter)
@@ -339,7 +373,7 @@ class Analysis:
     def _walk_loop(self, node, bind_item, over_parameters: bool) -> None:
         """Walk the body; again while alias facts are live, so a later iteration is seen."""
         start = self.scope.snapshot()
-        self._loops.append((self.scope.frame, frozenset(start[0]), over_parameters))
+        self._loops.append((self.scope.frame, frozenset(start[0]), over_parameters, node))
         bind_item()
         leaves = self._walk_suite(node.body)
         if self.scope.frame.aliases and not leaves:
@@ -427,7 +461,9 @@ class Analysis:
                 self.scope.bind(local, Binding(qualname=qualname) if qualname else UNKNOWN)
         elif node_type is cst.Return:
             if node.value is not None:
+                self.returning = True  # what is read here outlives the function
                 self.visit(node.value)
+                self.returning = False
         elif node_type is cst.Raise:
             for part in (node.exc, node.cause):
                 if part is not None:
@@ -510,6 +546,8 @@ class Analysis:
             return ("like", source, source_binding, self.statement_index)
         if qualname in BLANK_BUFFERS:
             return ("blank",)
+        if is_module_class(qualname):
+            return ("layer", qualname)
         if qualname.startswith("torch.optim.") and value.args:
             parameters = value.args[0].value
             if type(parameters) is cst.Call and type(parameters.func) is cst.Name and parameters.args:
@@ -626,17 +664,36 @@ class Analysis:
         loop, onto an accumulator that lives across iterations: rules decide what it means."""
         if not self.accumulation_rules or not self._loops or self.no_grad_depth:
             return
-        frame, outer_names, over_parameters = self._loops[-1]
-        if frame is not self.scope.frame or accumulator not in outer_names or over_parameters:
-            return  # a loop over parameters is not a sequence of training steps
         if type(value) is cst.BinaryOperation:  # ``acc = acc + v``
             if type(value.left) is not cst.Name or value.left.value != accumulator:
                 return
             value = value.right
-        if self.grad_of(value) not in (NON_LEAF, MIXED):
+        if type(value) in (cst.Tuple, cst.List) or self.grad_of(value) not in (NON_LEAF, MIXED):
             return  # a leaf (a parameter itself) carries no graph
+        if not _is_loss(value, self) and not any(
+            frame is self.scope.frame and accumulator in outer_names and not over_parameters and self._trains(loop)
+            for frame, outer_names, over_parameters, loop in self._loops
+        ):
+            return  # a forward pass collecting its outputs builds the graph on purpose
         for rule in self.accumulation_rules:
             rule.check_accumulation(node, accumulator, value, self)
+
+    def _trains(self, loop: cst.CSTNode) -> bool:
+        """Whether a loop's body runs ``.backward()`` or ``.step()``: each iteration is a training step.
+
+        Collecting a forward pass's intermediate outputs in a loop is not that; they are the graph.
+        """
+        known = self._training_loops.get(id(loop))
+        if known is None:
+            known = False
+            stack = [loop.body]
+            while stack and not known:
+                node = stack.pop()
+                known = type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in (
+                    "backward", "step")
+                stack.extend(node.children)
+            self._training_loops[id(loop)] = known
+        return known
 
     def backward_uses(self, name: str) -> bool:
         """Whether the function being walked calls ``.backward()`` on something built from ``name``."""
@@ -689,6 +746,9 @@ class Analysis:
         if type(node) is cst.Subscript:
             self._visit_subscript_parts(node)
             self._offer_chain(node.value)
+        elif type(node) is cst.Attribute:
+            self.visit(node.value)
+            self._offer_attribute(node, store=True)
         elif type(node) is not cst.Name:
             self.visit(node)
 
@@ -766,6 +826,16 @@ class ClassFacts:
 
     def __init__(self):
         self.stores_graph_tensor = False  # a method stores a grad-requiring non-leaf on self
+
+
+def _is_loss(value: cst.BaseExpression, analysis) -> bool:
+    """A loss by its spelling: a ``*loss*`` function or ``*Loss`` module call, or a name like ``val_loss``."""
+    if type(value) is cst.Name:
+        return any(word.lower().startswith("loss") or word.lower().endswith("loss") for word in value.value.split("_"))
+    if type(value) is cst.Call:
+        name = (analysis.qualname(value.func) or dotted_name(value.func) or "").rsplit(".", 1)[-1]
+        return "loss" in name.lower()
+    return False
 
 
 def _names_under_backward(scope_node: cst.CSTNode) -> frozenset:

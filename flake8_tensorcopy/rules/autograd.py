@@ -417,7 +417,11 @@ class GraphKeptAcrossIterations(Rule):
     checks_accumulations = True
 
     def wants(self, features) -> bool:
-        return features.may_hold_tensors and (features.writes or "append" in features.called)
+        """A training step (``backward``/``step``) or a loss somewhere, and something accumulated."""
+        trains = not features.called.isdisjoint(("backward", "step")) or any(
+            "loss" in name.lower() for name in features.called
+        )
+        return features.may_hold_tensors and trains and (features.writes or "append" in features.called)
 
     def check_accumulation(self, node, accumulator: str, value: cst.BaseExpression, analysis) -> None:
         if analysis.backward_uses(accumulator):

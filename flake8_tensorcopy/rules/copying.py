@@ -278,9 +278,15 @@ class CloneThenDetach(Rule):
             return
         inner = func.value
         if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "clone":
-            source = short_source(analysis, inner.func.value)
-            detached = chain(bare(inner.func.value), "detach")
-            new = cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("clone")), args=inner.args)
+            if analysis.qualname(inner.func) == "torch.clone":  # torch.clone(t, ...).detach()
+                if not inner.args or inner.args[0].keyword is not None:
+                    return
+                tensor, clone_args = inner.args[0].value, positional(inner.args[1:])
+            else:
+                tensor, clone_args = inner.func.value, inner.args
+            source = short_source(analysis, tensor)
+            detached = chain(bare(tensor), "detach")
+            new = cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("clone")), args=clone_args)
             analysis.report(
                 self.code,
                 call,
