@@ -1,11 +1,15 @@
 """The flake8 face: findings as ``TENnnn message`` at (line, col)."""
 
 from flake8_tensorcopy import __version__
-from flake8_tensorcopy.engine import SourceError, lint_source
+from flake8_tensorcopy.scan import scan
 
 
 class TensorCopyChecker:
-    """flake8 plugin. Reuses the ast and the lines flake8 already has: no second read or parse."""
+    """flake8 plugin. Reuses the ast and the lines flake8 already has: no second read or parse.
+
+    The engine (and with it LibCST, ~0.2 s to import) is loaded only when a file can hold a
+    tensor: flake8 loads every plugin on every run, and most files of a project need nothing.
+    """
 
     name = "flake8-tensorcopy"
     version = __version__
@@ -15,8 +19,13 @@ class TensorCopyChecker:
         self.lines = lines
 
     def run(self):
+        features = scan(self.tree)
+        if not features.may_hold_tensors:
+            return  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
+        from flake8_tensorcopy.engine import SourceError, lint_source
+
         try:
-            findings = lint_source("".join(self.lines), self.tree)
+            findings = lint_source("".join(self.lines), self.tree, features=features)
         except SourceError:
             # flake8 reports syntax errors itself (E999); LibCST rejecting valid code is not
             # the user's problem to see on every run.

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from flake8_tensorcopy import engine
-from flake8_tensorcopy.engine import SourceError, lint_source, scan
+from flake8_tensorcopy.engine import SourceError, lint_source
+from flake8_tensorcopy.scan import scan
 from flake8_tensorcopy.rules import ALL_RULES
 
 

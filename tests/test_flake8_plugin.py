@@ -79,3 +79,18 @@ def test_syntax_error_and_empty_file_do_not_crash(tmp_path):
     assert "E999" in result.stdout
     assert "TEN" not in result.stdout
     assert "Traceback" not in result.stderr and "failed" not in result.stderr
+
+
+def test_a_file_without_tensors_costs_no_libcst_import(tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text("import os\n\n\ndef f(x):\n    x.data = x.clone()\n    return os.sep\n")
+    script = (
+        "import ast, sys\n"
+        "from flake8_tensorcopy.plugin import TensorCopyChecker\n"
+        f"lines = open({str(path)!r}).readlines()\n"
+        "assert list(TensorCopyChecker(ast.parse(''.join(lines)), lines).run()) == []\n"
+        "print('libcst' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False"]

@@ -17,6 +17,7 @@ import libcst as cst
 
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
 from flake8_tensorcopy.data import (
     INPLACE_METHODS,
     METHODS_RETURNING_TENSOR_SEQUENCE,
@@ -40,11 +41,6 @@ MOVE_METHODS = frozenset(
 )
 SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
 SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
-
-# numpy methods and functions that write their array in place.
-NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize", "itemset"})
-NUMPY_INPLACE_FUNCTIONS = frozenset({"numpy.copyto", "numpy.random.shuffle", "numpy.put", "numpy.place",
-                                     "numpy.putmask", "numpy.fill_diagonal"})
 
 # Blank buffers (constant or uninitialised content): filling one through a view is what it
 # is for, so writes through its aliases are not observations of anything it held before.
