@@ -35,9 +35,10 @@ SHALLOW_COPY = "TEN207"
 STATE_DICT_SNAPSHOT = "TEN208"
 
 # Methods returning the very same tensor when nothing changes (device, dtype, layout).
+# (Integer and bool casts are left out: they are mostly used to turn floats into indices or
+# masks, which always copies.)
 MOVE_METHODS = frozenset(
-    {"cpu", "cuda", "to", "float", "double", "half", "bfloat16", "int", "long", "short", "char",
-     "byte", "bool", "type", "type_as", "contiguous"}
+    {"cpu", "cuda", "to", "float", "double", "half", "bfloat16", "type", "type_as", "contiguous"}
 )
 SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
 SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
@@ -150,7 +151,7 @@ class AliasTracker:
         frame = self.analysis.scope.frame
         for alias_key, source_key in ((first_key, second_key), (second_key, first_key)):
             for fact in frame.aliases.get(alias_key, ()):
-                if fact.source_key == source_key:
+                if fact.source_key == source_key and fact.code != ASSIGNMENT:  # ``a = b; a is b`` is True
                     return fact.op
         return None
 
@@ -158,6 +159,7 @@ class AliasTracker:
         self.analysis = analysis
         self.rules_by_code = rules_by_code
         self._param_writes_cache = {}
+        self._direct_writes = {}  # id(frame) -> names written in place not through an alias
 
     # ----- what an expression aliases ----------------------------------------------------
     def _step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
@@ -362,6 +364,8 @@ class AliasTracker:
     def written(self, key: str, node: cst.CSTNode, training: bool = False) -> None:
         """``key`` was written in place at ``node`` (``training``: only a model trained)."""
         frame = self.analysis.scope.frame
+        if not training and key not in frame.aliases:
+            self.written_directly(key.split(".", 1)[0])
         for alias_key, facts in list(frame.aliases.items()):
             updated = []
             for fact in facts:
@@ -385,7 +389,8 @@ class AliasTracker:
 
     def read(self, key: str, node: cst.CSTNode) -> None:
         """``key`` was read at ``node``: an observation of every fact whose other side was written."""
-        for alias_key, facts in self.analysis.scope.frame.aliases.items():
+        frame = self.analysis.scope.frame
+        for alias_key, facts in frame.aliases.items():
             for fact in facts:
                 if not fact.writes:
                     continue
@@ -394,14 +399,14 @@ class AliasTracker:
                 to_source = _closeness(key, fact.source_key)
                 if to_alias >= 2 and to_alias > to_source:
                     write = fact.first_write("source")
+                    # a view read inside the function after its base changed is a window onto it,
+                    # usually on purpose; returned (or named as a snapshot) it was taken for a copy
                     window = fact.code == VIEW and not snapshot_named(alias_key) and not self.analysis.returning
-                    if write is not None and not window:
-                        # a view read inside the function after its base changed is a window onto it,
-                        # usually on purpose; returned (or named as a snapshot) it was taken for a copy
+                    if write is not None and not window and not frame.writes_params_on_purpose:
                         self._report(fact, write, alias_key, node, None)
                 elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
                     write = fact.first_write("alias")
-                    if write is not None:
+                    if write is not None and not self._mutated_on_purpose(fact.source_key, frame):
                         self._report(fact, write, fact.source_key, node, None)
 
     def escaped(self, key: str) -> None:
@@ -412,18 +417,40 @@ class AliasTracker:
             frame.aliases[key] = tuple(fact.with_escape() for fact in facts)
 
     def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
+        if frame.writes_params_on_purpose:
+            return None  # the function's job is to change its inputs: aliases seeing it is expected
         if "." in fact.alias_key:
             return self._outlives(fact.alias_key, frame)
-        if fact.escaped:
+        if fact.escaped and fact.code != VIEW:  # a stored view is a window onto its base
             return "outlives the function (stored away)"
         if snapshot_named(fact.alias_key):
             return "is kept as a snapshot (its name says so)"
         return None
 
     def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
-        if fact.fills_source or frame.writes_params_on_purpose or fact.source_key.startswith(("self.", "cls.")):
+        if fact.fills_source or fact.source_key.startswith(("self.", "cls.")):
             return None  # a method writing its own object's state through an alias means it
+        if self._mutated_on_purpose(fact.source_key, frame):
+            return None
         return self._outlives(fact.source_key, frame)
+
+    def _mutated_on_purpose(self, source_key: str, frame: Scope) -> bool:
+        """A parameter the function changes in place by design: its name says so (``normalize_``,
+        an ``inplace`` argument), it returns that parameter, or it writes it directly too."""
+        if frame.writes_params_on_purpose:
+            return True
+        if not self._is_parameter(source_key, frame):
+            return False
+        root = source_key.split(".", 1)[0]
+        return root in self._direct_writes.get(id(frame), ()) or root in self.analysis.returned_names()
+
+    def written_directly(self, name: str) -> None:
+        """``name`` itself (not an alias of it) was written in place in the current frame."""
+        self._direct_writes.setdefault(id(self.analysis.scope.frame), set()).add(name)
+
+    def _is_parameter(self, key: str, frame: Scope) -> bool:
+        binding = frame.names.get(key.split(".", 1)[0])
+        return binding is not None and binding.origin == ("param",)
 
     def _report(self, fact, write_node, observed_key, read_node, reason) -> None:
         rule = self.rules_by_code.get(fact.code)

@@ -36,6 +36,7 @@ from flake8_tensorcopy.analysis.scope import (
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import TENSOR_ANNOTATIONS, TensorInference, is_module_class
+from flake8_tensorcopy.data import INPLACE_METHODS
 
 # Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
 LIKE_FACTORIES = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like"})
@@ -96,6 +97,7 @@ class Analysis:
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
         self._loops: List[tuple] = []  # (frame, names bound at its start, over parameters?, node)
         self._training_loops: Dict[int, bool] = {}
+        self._returned: Dict[int, frozenset] = {}
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -147,9 +149,11 @@ class Analysis:
             if isinstance(star, cst.Param):
                 scope.names[star.name.value] = UNKNOWN
         name = node.name.value
-        scope.writes_params_on_purpose = (name.endswith("_") and not name.endswith("__")) or name.lstrip(
-            "_"
-        ).startswith(("inplace", "in_place"))
+        scope.writes_params_on_purpose = (
+            (name.endswith("_") and not name.endswith("__"))
+            or name.lstrip("_").startswith(("inplace", "in_place"))
+            or any(param.name.value in ("inplace", "in_place") for param in ordered + list(params.kwonly_params))
+        )
         saved = self.no_grad_depth, self._function, self._loops
         self.no_grad_depth, self._function, self._loops = 0, node, []
         self._walk_scope(suite_statements(node.body), scope)
@@ -513,6 +517,9 @@ class Analysis:
                     aliases.made(key, value)
             elif target_type is cst.Subscript:
                 self._visit_store_target(target)
+                root = _root_name(target.value)
+                if root is not None:
+                    self.aliases.written_directly(root)
                 if self.scope.frame.aliases:
                     self._escape(value)
                     if self.kind_of(target.value) in (TENSOR, NDARRAY):
@@ -630,6 +637,10 @@ class Analysis:
             if self.scope.frame.aliases:
                 for key, training in self.aliases.call_writes(node):
                     self.aliases.written(key, node, training)
+            elif type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
+                root = _root_name(node.func.value)
+                if root is not None:
+                    self.aliases.written_directly(root)
             if type(node.func) is cst.Name:
                 self._note_module_call(node.func.value)
             return
@@ -694,6 +705,35 @@ class Analysis:
                 stack.extend(node.children)
             self._training_loops[id(loop)] = known
         return known
+
+    def returned_names(self) -> frozenset:
+        """Names the function returns as they are in its last statement (``return x`` or
+        ``return x, y``): an updater handing back what it changed (an early guard does not count)."""
+        function = self._function
+        if function is None:
+            return frozenset()
+        cached = self._returned.get(id(function))
+        if cached is None:
+            names = set()
+            last = suite_statements(function.body)[-1]
+            small = last.body[-1] if type(last) is cst.SimpleStatementLine and last.body else None
+            if type(small) is cst.Return and small.value is not None:
+                value = small.value
+                values = [element.value for element in value.elements] if type(value) is cst.Tuple else [value]
+                names.update(returned.value for returned in values if type(returned) is cst.Name)
+            cached = self._returned[id(function)] = frozenset(names)
+        return cached
+
+    def graph_returned(self, name: str) -> bool:
+        """Whether the function returns something built from ``name`` as a tensor (its graph goes on
+        to the caller), not only as a number (``float(total)``, ``total.item()``)."""
+        function = self._function
+        if function is None:
+            return False
+        for small in small_statements(suite_statements(function.body)):
+            if type(small) is cst.Return and small.value is not None and name in _tensor_uses(small.value):
+                return True
+        return False
 
     def backward_uses(self, name: str) -> bool:
         """Whether the function being walked calls ``.backward()`` on something built from ``name``."""
@@ -851,6 +891,36 @@ def _names_under_backward(scope_node: cst.CSTNode) -> frozenset:
                 names.update(_names_in(roots))
         stack.extend(node.children)
     return frozenset(names)
+
+
+_AS_NUMBERS = frozenset({"float", "int", "len", "round", "bool", "str"})
+
+
+def _tensor_uses(node: cst.CSTNode) -> set:
+    """Names read in ``node`` other than as numbers (``float(x)``, ``x.item()``, ``x.tolist()``)."""
+    found = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call:
+            func = current.func
+            if type(func) is cst.Name and func.value in _AS_NUMBERS:
+                continue
+            if type(func) is cst.Attribute and func.attr.value in ("item", "tolist"):
+                continue
+        if type(current) in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
+            continue  # iterating, mostly to convert each item
+        if type(current) is cst.Name:
+            found.add(current.value)
+        stack.extend(current.children)
+    return found
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[str]:
+    """``x`` for ``x``, ``x[0]``, ``x.data[1:]``: the name a written chain starts from."""
+    while type(node) in (cst.Subscript, cst.Attribute):
+        node = node.value
+    return node.value if type(node) is cst.Name else None
 
 
 def _names_in(nodes) -> Iterator[str]:

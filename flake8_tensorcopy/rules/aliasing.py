@@ -60,8 +60,8 @@ class NumpyShares(AliasRule):
 
     def scaled(t: torch.Tensor):
         arr = t.numpy()
-        arr *= 2
-        return t, arr
+        arr *= 2  # the caller's t is doubled too
+        return arr
     ```
 
     ## Use instead
@@ -71,7 +71,7 @@ class NumpyShares(AliasRule):
     def scaled(t: torch.Tensor):
         arr = t.numpy().copy()
         arr *= 2
-        return t, arr
+        return arr
     ```
 
     ## Fix safety

@@ -391,7 +391,7 @@ class GraphKeptAcrossIterations(Rule):
             loss = F.mse_loss(model(x), y)
             loss.backward()
             total += loss
-        return total / len(batches)
+        return float(total) / len(batches)
     ```
 
     ## Use instead
@@ -424,8 +424,8 @@ class GraphKeptAcrossIterations(Rule):
         return features.may_hold_tensors and trains and (features.writes or "append" in features.called)
 
     def check_accumulation(self, node, accumulator: str, value: cst.BaseExpression, analysis) -> None:
-        if analysis.backward_uses(accumulator):
-            return  # gradient accumulation on purpose: backward() runs through it
+        if analysis.backward_uses(accumulator) or analysis.graph_returned(accumulator):
+            return  # gradient accumulation on purpose: backward() runs through it, here or in the caller
         source = short_source(analysis, value)
         analysis.report(
             self.code,
