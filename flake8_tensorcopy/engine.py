@@ -6,6 +6,7 @@ candidate: done -> else one ``libcst.parse_module`` -> one shared walk where eve
 """
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -14,7 +15,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
-from flake8_tensorcopy.scan import Features, scan
+from flake8_tensorcopy.scan import scan_statements
 
 
 class SourceError(Exception):
@@ -40,6 +41,39 @@ def parse(source: str) -> cst.Module:
         raise SourceError(f"line {error.raw_line}, column {error.raw_column}: {error.message}") from error
     except RecursionError as error:
         raise SourceError("too deeply nested to parse") from error
+
+
+def _without_quiet_bodies(source: str, tree: ast.AST, statement_features, rules, keep_classes: bool) -> str:
+    """``source`` with the bodies of top-level defs and classes no rule wants replaced by
+    ``pass`` and blank lines: LibCST then parses little more than what can be reported.
+
+    ``keep_classes``: a deepcopy of a module needs to know what its forward stores (TEN305)."""
+    if "\r" in source.replace("\r\n", ""):
+        return source  # lone CR line ends: keep it simple, parse everything
+    lines = _LINE.findall(source)
+    changed = False
+    for statement, features in zip(tree.body, statement_features):
+        if type(statement) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            continue
+        if keep_classes and type(statement) is ast.ClassDef:
+            continue
+        if any(rule.wants(features) for rule in rules):
+            continue
+        first = statement.body[0]
+        if first.lineno <= statement.lineno or first.lineno > len(lines):
+            continue  # ``def f(): ...`` on one line
+        indent = lines[first.lineno - 1][: first.col_offset]
+        if indent.strip():
+            continue
+        for number in range(first.lineno, statement.end_lineno + 1):
+            line = lines[number - 1]
+            ending = line[len(line.rstrip("\r\n")):]
+            lines[number - 1] = (indent + "pass" + ending) if number == first.lineno else ending
+        changed = True
+    return "".join(lines) if changed else source
+
+
+_LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 
 
 def positions_of(module: cst.Module, nodes: List[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
@@ -72,22 +106,26 @@ def _holds_any(node: cst.CSTNode, wanted: Set[int]) -> bool:
     return False
 
 
-def lint_source(
-    source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, features: Optional[Features] = None
-) -> List[Finding]:
-    """All findings of ``rules`` in ``source``, sorted by position.
+def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None) -> List[Finding]:
+    """All findings of ``rules`` in ``source``, sorted by position (only what can be reported
+    is parsed by LibCST).
 
     ``tree`` is the stdlib ast of ``source`` when the caller has it (flake8 does); without it
-    the source is parsed with ``ast`` first. Raises SourceError when the source does not parse.
+    the source is parsed with ``ast`` first; ``scanned`` is ``scan_statements(tree)`` if the
+    caller has it too. Raises SourceError when the source does not parse.
     """
-    return lint_module(source, tree, rules, features)[1]
+    return lint_module(source, tree, rules, scanned, whole=False)[1]
 
 
 def lint_module(
-    source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, features: Optional[Features] = None
+    source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None, whole: bool = True
 ) -> Tuple[Optional[cst.Module], List[Finding]]:
     """The LibCST module (None when no rule could apply) and the findings, whose nodes and
-    fixes belong to that module: what the fixer needs to rewrite it."""
+    fixes belong to that module: what the fixer needs to rewrite it.
+
+    With ``whole=False`` (linting only), top-level functions and classes no rule could report
+    on are left out of the parse: their bodies become blank lines, so positions stay the same.
+    """
     if tree is None:
         try:
             tree = ast.parse(source)
@@ -95,10 +133,11 @@ def lint_module(
             raise SourceError(str(error)) from error
         except RecursionError as error:
             raise SourceError("too deeply nested to parse") from error
-    if features is None:
-        features = scan(tree)
+    features, statement_features = scanned if scanned is not None else scan_statements(tree)
     if not any(rule.wants(features) for rule in rules):
         return None, []
+    if not whole:
+        source = _without_quiet_bodies(source, tree, statement_features, rules, "deepcopy" in features.called)
     module = parse(source)
     try:
         reports = Analysis(module, rules).run()

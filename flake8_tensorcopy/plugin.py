@@ -1,7 +1,7 @@
 """The flake8 face: findings as ``TENnnn message`` at (line, col)."""
 
 from flake8_tensorcopy import __version__
-from flake8_tensorcopy.scan import scan
+from flake8_tensorcopy.scan import scan_statements
 
 
 class TensorCopyChecker:
@@ -19,13 +19,13 @@ class TensorCopyChecker:
         self.lines = lines
 
     def run(self):
-        features = scan(self.tree)
-        if not features.may_hold_tensors:
+        scanned = scan_statements(self.tree)
+        if not scanned[0].may_hold_tensors:
             return  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
         from flake8_tensorcopy.engine import SourceError, lint_source
 
         try:
-            findings = lint_source("".join(self.lines), self.tree, features=features)
+            findings = lint_source("".join(self.lines), self.tree, scanned=scanned)
         except SourceError:
             # flake8 reports syntax errors itself (E999); LibCST rejecting valid code is not
             # the user's problem to see on every run.

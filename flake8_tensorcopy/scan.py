@@ -5,7 +5,7 @@ neither LibCST nor torch (the flake8 plugin imports the engine only when a file 
 """
 
 import ast
-from typing import Set
+from typing import Dict, List, Set, Tuple
 
 from flake8_tensorcopy.data import INPLACE_METHODS
 
@@ -44,51 +44,97 @@ class Features:
         self.identity_tests = identity_tests  # some ``a is b`` / ``a is not b``
 
 
+class _Collector:
+    """Facts gathered from one part of the tree (a top-level statement, or the whole file)."""
+
+    def __init__(self):
+        self.called: Set[str] = set()
+        self.attributes: Set[str] = set()
+        self.identity_tests = False
+        self.renamed: Dict[str, str] = {}
+        self.writes = False
+        self.imports_arrays = False
+
+    def walk(self, tree: ast.AST) -> None:
+        for node in ast.walk(tree):
+            node_type = type(node)
+            if node_type is ast.Attribute:
+                self.attributes.add(node.attr)
+            elif node_type is ast.Call:
+                func = node.func
+                if type(func) is ast.Attribute:
+                    self.called.add(func.attr)
+                elif type(func) is ast.Name:
+                    self.called.add(func.id)
+                if not self.writes and node.keywords:
+                    self.writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
+            elif node_type is ast.Compare and not self.identity_tests:
+                # ``a is b`` between two values (``x is None`` and friends cannot be about tensors)
+                self.identity_tests = any(type(op) in (ast.Is, ast.IsNot) for op in node.ops) and not any(
+                    type(operand) is ast.Constant for operand in [node.left, *node.comparators]
+                )
+            elif node_type is ast.AugAssign:
+                self.writes = True
+            elif node_type is ast.Assign:
+                if not self.writes:
+                    self.writes = any(type(target) is ast.Subscript for target in node.targets)
+            elif node_type is ast.ImportFrom:
+                module = (node.module or "").split(".", 1)[0]
+                self.imports_arrays = self.imports_arrays or (module in _ARRAY_LIBRARIES and not node.level)
+                for alias in node.names:
+                    if alias.asname:
+                        self.renamed[alias.asname] = alias.name
+            elif node_type is ast.Import:
+                self.imports_arrays = self.imports_arrays or any(
+                    alias.name.split(".", 1)[0] in _ARRAY_LIBRARIES for alias in node.names
+                )
+
+    def absorb(self, other: "_Collector") -> None:
+        self.called |= other.called
+        self.attributes |= other.attributes
+        self.identity_tests = self.identity_tests or other.identity_tests
+        self.renamed.update(other.renamed)
+        self.writes = self.writes or other.writes
+        self.imports_arrays = self.imports_arrays or other.imports_arrays
+
+    def features(self, renamed: Dict[str, str], imports_arrays: bool, writers: Set[str] = frozenset()) -> Features:
+        called = self.called | {renamed[name] for name in self.called.intersection(renamed)}
+        writes = (
+            self.writes
+            or not called.isdisjoint(WRITE_CALLS)
+            or not called.isdisjoint(writers)
+            or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
+            or any("train" in name or "fit" in name for name in called)
+        )
+        may_hold_tensors = imports_arrays or not called.isdisjoint(TENSOR_EVIDENCE_CALLS)
+        return Features(called, self.attributes, writes, may_hold_tensors, self.identity_tests)
+
+
 def scan(tree: ast.AST) -> Features:
     """One walk of the ast flake8 already built (about a tenth of a LibCST parse).
 
     Most files of a project have nothing any rule could flag; they never reach LibCST.
     """
-    called = set()
-    attributes = set()
-    identity_tests = False
-    renamed = {}
-    writes = False
-    imports_arrays = False
-    for node in ast.walk(tree):
-        node_type = type(node)
-        if node_type is ast.Attribute:
-            attributes.add(node.attr)
-        elif node_type is ast.Call:
-            func = node.func
-            if type(func) is ast.Attribute:
-                called.add(func.attr)
-            elif type(func) is ast.Name:
-                called.add(func.id)
-            if not writes and node.keywords:
-                writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
-        elif node_type is ast.Compare and not identity_tests:
-            # ``a is b`` between two values (``x is None`` and friends cannot be about tensors)
-            identity_tests = any(type(op) in (ast.Is, ast.IsNot) for op in node.ops) and not any(
-                type(operand) is ast.Constant for operand in [node.left, *node.comparators]
-            )
-        elif node_type is ast.AugAssign:
-            writes = True
-        elif node_type is ast.Assign:
-            if not writes:
-                writes = any(type(target) is ast.Subscript for target in node.targets)
-        elif node_type is ast.ImportFrom:
-            module = (node.module or "").split(".", 1)[0]
-            imports_arrays = imports_arrays or (module in _ARRAY_LIBRARIES and not node.level)
-            for alias in node.names:
-                if alias.asname:
-                    renamed[alias.asname] = alias.name
-        elif node_type is ast.Import:
-            imports_arrays = imports_arrays or any(
-                alias.name.split(".", 1)[0] in _ARRAY_LIBRARIES for alias in node.names
-            )
-    called.update(renamed[name] for name in called.intersection(renamed))
-    if not writes:
-        writes = not called.isdisjoint(WRITE_CALLS) or any("train" in name or "fit" in name for name in called)
-    may_hold_tensors = imports_arrays or not called.isdisjoint(TENSOR_EVIDENCE_CALLS)
-    return Features(called, attributes, writes, may_hold_tensors, identity_tests)
+    return scan_statements(tree)[0]
+
+
+def scan_statements(tree: ast.AST) -> Tuple[Features, List[Features]]:
+    """The file's features and those of each top-level statement (imports seen file-wide), so
+    that the engine can leave out of the LibCST parse the functions no rule could report on."""
+    statements = tree.body if isinstance(tree, ast.Module) else [tree]
+    whole = _Collector()
+    parts = []
+    for statement in statements:
+        part = _Collector()
+        part.walk(statement)
+        whole.absorb(part)
+        parts.append(part)
+    imports_arrays = whole.imports_arrays
+    file_features = whole.features(whole.renamed, imports_arrays)
+    # Functions of this module that write something: calling one may write its argument.
+    writers = {
+        statement.name
+        for statement, part in zip(statements, parts)
+        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and part.features(whole.renamed, False).writes
+    }
+    return file_features, [part.features(whole.renamed, imports_arrays, writers) for part in parts]

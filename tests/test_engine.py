@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from conftest import rule_fixtures
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.scan import scan
@@ -174,3 +175,29 @@ def test_positions_after_header_comments_crlf_and_other_statements(lint):
 
     (finding,) = lint_exact(source)
     assert (finding.line, finding.col, finding.end_line, finding.end_col) == (9, 12, 9, 27)
+
+
+@pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
+def test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding(path):
+    """flake8 parses only what can be reported; the fixer parses everything: same findings."""
+    from flake8_tensorcopy.engine import lint_module
+
+    source = path.read_text(encoding="utf-8")
+    for rules in [ALL_RULES] + [(rule,) for rule in ALL_RULES]:
+        whole = [(f.line, f.col, f.code, f.message) for f in lint_module(source, rules=rules, whole=True)[1]]
+        sparse = [(f.line, f.col, f.code, f.message) for f in lint_module(source, rules=rules, whole=False)[1]]
+        assert sparse == whole, [rule.code for rule in rules]
+
+
+def test_quiet_function_bodies_are_left_out_of_the_parse(monkeypatch):
+    parsed = []
+    real_parse = engine.parse
+    monkeypatch.setattr(engine, "parse", lambda text: parsed.append(text) or real_parse(text))
+    source = (
+        "import torch\n\n\ndef quiet(x):\n    '''doc'''\n    return x + 1\n\n\n"
+        "def loud(t: torch.Tensor):\n    return torch.tensor(t)\n"
+    )
+    assert [(f.line, f.code) for f in lint_source(source)] == [(10, "TEN101")]
+    assert parsed == [
+        "import torch\n\n\ndef quiet(x):\n    pass\n\n\n\ndef loud(t: torch.Tensor):\n    return torch.tensor(t)\n"
+    ]
