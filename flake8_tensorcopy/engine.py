@@ -60,15 +60,17 @@ def _without_quiet_bodies(source: str, tree: ast.AST, statement_features, rules,
         if any(rule.wants(features) for rule in rules):
             continue
         first = statement.body[0]
-        if first.lineno <= statement.lineno or first.lineno > len(lines):
+        start = min([first.lineno] + [decorator.lineno for decorator in getattr(first, "decorator_list", ())])
+        if start <= statement.lineno or statement.end_lineno > len(lines):
             continue  # ``def f(): ...`` on one line
-        indent = lines[first.lineno - 1][: first.col_offset]
-        if indent.strip():
+        opening = lines[start - 1]
+        indent = opening[: len(opening) - len(opening.lstrip())]
+        if not indent:
             continue
-        for number in range(first.lineno, statement.end_lineno + 1):
+        for number in range(start, statement.end_lineno + 1):
             line = lines[number - 1]
             ending = line[len(line.rstrip("\r\n")):]
-            lines[number - 1] = (indent + "pass" + ending) if number == first.lineno else ending
+            lines[number - 1] = (indent + "pass" + ending) if number == start else ending
         changed = True
     return "".join(lines) if changed else source
 

@@ -189,6 +189,14 @@ def test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding(path):
         assert sparse == whole, [rule.code for rule in rules]
 
 
+def test_quiet_class_with_decorated_first_method_still_parses():
+    source = (
+        "import torch\n\n\nclass Quiet:\n    @staticmethod\n    def f(x):\n        return x\n\n\n"
+        "def loud(t: torch.Tensor):\n    return torch.tensor(t)\n"
+    )
+    assert [(f.line, f.code) for f in lint_source(source)] == [(11, "TEN101")]
+
+
 def test_quiet_function_bodies_are_left_out_of_the_parse(monkeypatch):
     parsed = []
     real_parse = engine.parse
