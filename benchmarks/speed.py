@@ -117,7 +117,7 @@ def main() -> None:
 
 def editor_latency(alone: Path, paths) -> dict:
     """flake8 on one file of about 500 lines that reaches LibCST: with and without our plugin."""
-    from flake8_tensorcopy.engine import scan
+    from flake8_tensorcopy.scan import scan
     from flake8_tensorcopy.rules import ALL_RULES
     import ast
 
