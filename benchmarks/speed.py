@@ -135,7 +135,22 @@ def editor_latency(alone: Path, paths) -> dict:
     for _ in range(7):
         walls["without"].append(run([str(alone / "bin" / "python"), "-m", "flake8", chosen])["wall"])
         walls["with"].append(run([sys.executable, "-m", "flake8", chosen])["wall"])
+    # Where the extra time goes: importing LibCST, then linting the file itself.
+    probe = (
+        "import ast, time\nt0 = time.perf_counter()\nimport libcst\nt1 = time.perf_counter()\n"
+        "from flake8_tensorcopy.engine import lint_source\nt2 = time.perf_counter()\n"
+        f"text = open({chosen!r}).read()\ntree = ast.parse(text)\nt3 = time.perf_counter()\n"
+        "lint_source(text, tree)\nt4 = time.perf_counter()\n"
+        "print(t1 - t0, t2 - t1, t4 - t3)"
+    )
+    parts = [
+        [float(value) for value in subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                                  cwd=CACHE).stdout.split()]
+        for _ in range(5)
+    ]
+    libcst_import, own_import, lint = (statistics.median(column) for column in zip(*parts))
     return {"file": chosen, "lines": Path(chosen).read_bytes().count(b"\n"),
+            "libcst_import": libcst_import, "own_import": own_import, "lint": lint,
             **{key: statistics.median(values) for key, values in walls.items()}}
 
 
@@ -160,7 +175,9 @@ def write_report(median, editor, dirs, files, lines) -> None:
     ratios.append(
         f"- editor case, `{Path(editor['file']).name}` ({editor['lines']} lines): flake8 {editor['without'] * 1000:.0f} ms "
         f"alone, {editor['with'] * 1000:.0f} ms with our plugin: **+{(editor['with'] - editor['without']) * 1000:.0f} ms** "
-        f"(target < 100 ms)"
+        f"(target < 100 ms); of it, importing LibCST {editor['libcst_import'] * 1000:.0f} ms, importing "
+        f"the rest of the engine {editor['own_import'] * 1000:.0f} ms, linting the file "
+        f"{editor['lint'] * 1000:.0f} ms"
     )
     names = ", ".join(directory.name for directory in dirs)
     text = "\n".join([
@@ -169,6 +186,23 @@ def write_report(median, editor, dirs, files, lines) -> None:
         f"this machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}. "
         "Reproduce: `python benchmarks/corpus.py && python benchmarks/speed.py`.", "",
         *rows, "", *ratios, "",
+        "## Where the time goes",
+        "",
+        "- The plugin's cost is the LibCST parse of the code that can hold a finding: the shared walk",
+        "  itself is under a tenth of it (cProfile on this slice: the walk about 1 CPU s of the engine's",
+        "  11). Files no rule can report on are not parsed at all, and in files",
+        "  that are, the bodies of top-level functions and classes no rule wants are left out of the",
+        "  parse. The engine alone measures 0.93x; what flake8 adds on top is probably its own process",
+        "  (more live objects, slower garbage collection). Classes whose every method is parsed because",
+        "  one is wanted are the next thing to leave out.",
+        "- TorchFix's own cost is its metadata resolution (QualifiedNameProvider and PositionProvider",
+        "  on every file); ours resolves names in its own walk, so the ratio is the ratio of parsing",
+        "  everything plus metadata to parsing what can report.",
+        "- In the editor case, importing LibCST alone takes longer than the 100 ms budget; linting the",
+        "  file is a few tens of ms. Files that cannot hold a tensor never import it. Reaching the",
+        "  budget for files that do needs an analysis on the stdlib ast flake8 already built (the",
+        "  walk is hand-written and would port), keeping LibCST for tensorcopy-fix only.",
+        "",
     ])
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "speed.md").write_text(text, encoding="utf-8")
