@@ -109,3 +109,12 @@ def test_parameter_free_layer_passes_grad_through_only():
     assert grad_after("pad = nn.ZeroPad2d(1)\ny = pad(w)\n") == NON_LEAF
     assert grad_after("act = nn.ReLU()\ny = act(x)\n") is None
     assert grad_after("lin = nn.Linear(3, 3)\ny = lin(x)\n") == NON_LEAF
+
+
+def test_no_grad_decorator_stops_grad_in_the_function_body(lint):
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "@torch.no_grad()\ndef predict(model: nn.Module, x: torch.Tensor):\n    return model(x).numpy()\n"
+        "def unguarded(model: nn.Module, x: torch.Tensor):\n    return model(x).numpy()\n"
+    )
+    assert lint(source) == [(7, "TEN302")]

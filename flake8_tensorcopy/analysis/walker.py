@@ -155,7 +155,11 @@ class Analysis:
             or any(param.name.value in ("inplace", "in_place") for param in ordered + list(params.kwonly_params))
         )
         saved = self.no_grad_depth, self._function, self._loops
-        self.no_grad_depth, self._function, self._loops = 0, node, []
+        no_grad = any(
+            self.qualname(getattr(decorator.decorator, "func", decorator.decorator)) in NO_GRAD_CONTEXTS
+            for decorator in node.decorators
+        )  # @torch.no_grad() / @torch.inference_mode()
+        self.no_grad_depth, self._function, self._loops = int(no_grad), node, []
         self._walk_scope(suite_statements(node.body), scope)
         self.no_grad_depth, self._function, self._loops = saved
 
