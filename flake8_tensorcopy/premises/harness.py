@@ -13,6 +13,7 @@ This module imports torch; the linter never imports it.
 import warnings
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Dict, List, Optional
 
 from flake8_tensorcopy.engine import lint_source
@@ -46,14 +47,21 @@ class Verdict:
         return self.hazard_seen and self.fix_removes_it is not False and self.values_equal is not False
 
 
+def _scenarios():
+    """The scenario files: installed as a package, or ``fixtures/premises`` of a checkout (when
+    the package is imported from the source tree, as pytest does from the repository root)."""
+    try:
+        return resources.files(SCENARIOS)
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "fixtures" / "premises"
+
+
 def scenario_source(code: str) -> str:
-    return resources.files(SCENARIOS).joinpath(f"{code}.py").read_text(encoding="utf-8")
+    return _scenarios().joinpath(f"{code}.py").read_text(encoding="utf-8")
 
 
 def available_codes() -> List[str]:
-    return sorted(
-        entry.name[:-3] for entry in resources.files(SCENARIOS).iterdir() if entry.name.startswith("TEN")
-    )
+    return sorted(entry.name[:-3] for entry in _scenarios().iterdir() if entry.name.startswith("TEN"))
 
 
 def devices(requested: str) -> Dict[str, Optional[str]]:
