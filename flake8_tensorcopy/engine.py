@@ -43,59 +43,111 @@ def parse(source: str) -> cst.Module:
         raise SourceError("too deeply nested to parse") from error
 
 
-def _without_quiet_bodies(source: str, tree: ast.AST, statement_features, rules, keep_classes: bool) -> str:
+def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules, keep_classes: bool) -> str:
     """``source`` with the bodies of top-level defs and classes no rule wants replaced by
-    ``pass`` and blank lines: LibCST then parses little more than what can be reported.
+    ``pass`` and blank lines, and inside wanted classes those of quiet methods that set no
+    ``self`` attribute: LibCST then parses little more than what can be reported.
 
     ``keep_classes``: a deepcopy of a module needs to know what its forward stores (TEN305)."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     lines = _LINE.findall(source)
     changed = False
-    for statement, features in zip(tree.body, statement_features):
-        if type(statement) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for statement, features in zip(tree.body, scanned.statements):
+        if type(statement) not in functions and type(statement) is not ast.ClassDef:
             continue
         if keep_classes and type(statement) is ast.ClassDef:
             continue
-        if any(rule.wants(features) for rule in rules):
-            continue
-        first = statement.body[0]
-        start = min([first.lineno] + [decorator.lineno for decorator in getattr(first, "decorator_list", ())])
-        if start <= statement.lineno or statement.end_lineno > len(lines):
-            continue  # ``def f(): ...`` on one line
-        opening = lines[start - 1]
-        indent = opening[: len(opening) - len(opening.lstrip())]
-        if not indent:
-            continue
-        for number in range(start, statement.end_lineno + 1):
-            line = lines[number - 1]
-            ending = line[len(line.rstrip("\r\n")):]
-            lines[number - 1] = (indent + "pass" + ending) if number == start else ending
-        changed = True
+        if not any(rule.wants(features) for rule in rules):
+            changed = _blank_body(lines, statement) or changed
+        elif type(statement) is ast.ClassDef:
+            for method in statement.body:
+                if type(method) in functions and not _sets_self(method):
+                    method_features = scanned.part(method)
+                    if not any(rule.wants(method_features) for rule in rules):
+                        changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
+
+
+def _blank_body(lines: List[str], definition: ast.AST) -> bool:
+    """Replace a def's or class's body with ``pass`` and blank lines; False when it cannot."""
+    first = definition.body[0]
+    decorators = getattr(first, "decorator_list", ())
+    start, column = min([(first.lineno, first.col_offset)] + [(d.lineno, d.col_offset - 1) for d in decorators])
+    if start <= definition.lineno or definition.end_lineno > len(lines):
+        return False  # ``def f(): ...`` on one line
+    opening = lines[start - 1]
+    indent = opening[: len(opening) - len(opening.lstrip())]
+    if not indent or len(indent) != column:
+        return False  # the body starts on the header's last line: ``) -> T: ...``
+    for number in range(start, definition.end_lineno + 1):
+        line = lines[number - 1]
+        ending = line[len(line.rstrip("\r\n")):]
+        lines[number - 1] = (indent + "pass" + ending) if number == start else ending
+    return True
+
+
+def _sets_self(method: ast.AST) -> bool:
+    """Whether a method assigns or registers attributes of ``self``: the walk reads those from
+    every method of the class to know what ``self.x`` holds."""
+    arguments = method.args.posonlyargs + method.args.args
+    if not arguments:
+        return False
+    self_name = arguments[0].arg
+    for node in ast.walk(method):
+        targets = []
+        if type(node) is ast.Assign:
+            targets = node.targets
+        elif type(node) in (ast.AnnAssign, ast.AugAssign):
+            targets = [node.target]
+        elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr.startswith("register_"):
+            return True
+        for target in targets:
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == self_name:
+                return True
+    return False
 
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 
 
-def positions_of(module: cst.Module, nodes: List[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
+def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
     """Where ``nodes`` are, resolving positions only inside the top-level statements that hold
-    them: LibCST's PositionProvider over a whole module costs about twice its parse."""
+    them (LibCST's PositionProvider over a whole module costs about twice its parse); each
+    statement's first line comes from the stdlib ast of the same source."""
+    starts = _first_lines(module, tree)
+    if starts is None:  # the two trees disagree: resolve the whole module
+        return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
     wanted = {id(node) for node in nodes}
     found: Dict[cst.CSTNode, CodeRange] = {}
-    line = sum(module.code_for_node(empty_line).count("\n") for empty_line in module.header)
-    for statement in module.body:
-        if _holds_any(statement, wanted):
-            alone = cst.Module(body=[statement], default_newline=module.default_newline,
-                               default_indent=module.default_indent)
-            for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
-                if id(node) in wanted:
-                    found[node] = CodeRange(
-                        CodePosition(where.start.line + line, where.start.column),
-                        CodePosition(where.end.line + line, where.end.column),
-                    )
-        line += module.code_for_node(statement).count("\n")
+    for statement, first_line in zip(module.body, starts):
+        if not _holds_any(statement, wanted):
+            continue
+        alone = cst.Module(body=[statement], default_newline=module.default_newline,
+                           default_indent=module.default_indent)
+        offset = first_line - 1 - len(statement.leading_lines)
+        for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
+            if id(node) in wanted:
+                found[node] = CodeRange(
+                    CodePosition(where.start.line + offset, where.start.column),
+                    CodePosition(where.end.line + offset, where.end.column),
+                )
     return found
+
+
+def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
+    """The line each top-level LibCST statement's code starts on (decorators included); a
+    line of ``a = 1; b = 2`` is one LibCST statement and two ast ones."""
+    starts = []
+    index = 0
+    for statement in module.body:
+        if index >= len(tree.body):
+            return None
+        first = tree.body[index]
+        starts.append(min([first.lineno] + [decorator.lineno for decorator in getattr(first, "decorator_list", ())]))
+        index += len(statement.body) if type(statement) is cst.SimpleStatementLine else 1
+    return starts if index == len(tree.body) else None
 
 
 def _holds_any(node: cst.CSTNode, wanted: Set[int]) -> bool:
@@ -135,11 +187,12 @@ def lint_module(
             raise SourceError(str(error)) from error
         except RecursionError as error:
             raise SourceError("too deeply nested to parse") from error
-    features, statement_features = scanned if scanned is not None else scan_statements(tree)
+    scanned = scanned if scanned is not None else scan_statements(tree)
+    features = scanned.file
     if not any(rule.wants(features) for rule in rules):
         return None, []
     if not whole:
-        source = _without_quiet_bodies(source, tree, statement_features, rules, "deepcopy" in features.called)
+        source = _without_quiet_bodies(source, tree, scanned, rules, "deepcopy" in features.called)
     module = parse(source)
     try:
         reports = Analysis(module, rules).run()
@@ -147,7 +200,7 @@ def lint_module(
         raise SourceError("too deeply nested to analyse") from error
     if not reports:
         return module, []
-    positions = positions_of(module, [report.node for report in reports] +
+    positions = positions_of(module, tree, [report.node for report in reports] +
                              [node for report in reports for node in report.refs.values()])
     findings = []
     for report in reports:

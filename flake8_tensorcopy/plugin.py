@@ -20,7 +20,7 @@ class TensorCopyChecker:
 
     def run(self):
         scanned = scan_statements(self.tree)
-        if not scanned[0].may_hold_tensors:
+        if not scanned.file.may_hold_tensors:
             return  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
         from flake8_tensorcopy.engine import SourceError, lint_source
 

@@ -115,10 +115,30 @@ def scan(tree: ast.AST) -> Features:
 
     Most files of a project have nothing any rule could flag; they never reach LibCST.
     """
-    return scan_statements(tree)[0]
+    return scan_statements(tree).file
 
 
-def scan_statements(tree: ast.AST) -> Tuple[Features, List[Features]]:
+class Scanned:
+    """What the first look found: the file's features, each top-level statement's, and what
+    is needed to judge any other part of the file the same way (``part``)."""
+
+    __slots__ = ("file", "statements", "_renamed", "_imports_arrays", "_writers")
+
+    def __init__(self, file, statements, renamed, imports_arrays, writers):
+        self.file = file
+        self.statements = statements
+        self._renamed = renamed
+        self._imports_arrays = imports_arrays
+        self._writers = writers
+
+    def part(self, node: ast.AST) -> Features:
+        """The features of one part of the file (a method), with the file's imports in view."""
+        collector = _Collector()
+        collector.walk(node)
+        return collector.features(self._renamed, self._imports_arrays, self._writers)
+
+
+def scan_statements(tree: ast.AST) -> Scanned:
     """The file's features and those of each top-level statement (imports seen file-wide), so
     that the engine can leave out of the LibCST parse the functions no rule could report on."""
     statements = tree.body if isinstance(tree, ast.Module) else [tree]
@@ -137,4 +157,5 @@ def scan_statements(tree: ast.AST) -> Tuple[Features, List[Features]]:
         for statement, part in zip(statements, parts)
         if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and part.features(whole.renamed, False).writes
     }
-    return file_features, [part.features(whole.renamed, imports_arrays, writers) for part in parts]
+    statement_features = [part.features(whole.renamed, imports_arrays, writers) for part in parts]
+    return Scanned(file_features, statement_features, whole.renamed, imports_arrays, writers)

@@ -197,6 +197,15 @@ def test_quiet_class_with_decorated_first_method_still_parses():
     assert [(f.line, f.code) for f in lint_source(source)] == [(11, "TEN101")]
 
 
+def test_quiet_method_whose_body_shares_the_signature_line_still_parses():
+    source = (
+        "import torch\n\n\nclass Camera:\n    def shift(self, t: torch.Tensor):\n        t += 1\n\n"
+        "    def project(\n        self, x: torch.Tensor\n    ) -> torch.Tensor: ...\n\n"
+        "    def loud(self, t: torch.Tensor):\n        return torch.tensor(t)\n"
+    )
+    assert [(f.line, f.code) for f in lint_source(source)] == [(13, "TEN101")]
+
+
 def test_quiet_function_bodies_are_left_out_of_the_parse(monkeypatch):
     parsed = []
     real_parse = engine.parse

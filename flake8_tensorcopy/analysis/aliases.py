@@ -159,7 +159,6 @@ class AliasTracker:
         self.analysis = analysis
         self.rules_by_code = rules_by_code
         self._param_writes_cache = {}
-        self._direct_writes = {}  # id(frame) -> names written in place not through an alias
 
     # ----- what an expression aliases ----------------------------------------------------
     def _step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
@@ -442,11 +441,11 @@ class AliasTracker:
         if not self._is_parameter(source_key, frame):
             return False
         root = source_key.split(".", 1)[0]
-        return root in self._direct_writes.get(id(frame), ()) or root in self.analysis.returned_names()
+        return root in frame.written_directly or root in self.analysis.returned_names()
 
     def written_directly(self, name: str) -> None:
         """``name`` itself (not an alias of it) was written in place in the current frame."""
-        self._direct_writes.setdefault(id(self.analysis.scope.frame), set()).add(name)
+        self.analysis.scope.frame.written_directly.add(name)
 
     def _is_parameter(self, key: str, frame: Scope) -> bool:
         binding = frame.names.get(key.split(".", 1)[0])

@@ -112,7 +112,8 @@ class Scope:
     ``analysis.aliases``); lambdas and comprehensions share their enclosing frame's.
     """
 
-    __slots__ = ("names", "aliases", "parent", "is_class", "deferred", "frame", "writes_params_on_purpose")
+    __slots__ = ("names", "aliases", "parent", "is_class", "deferred", "frame", "writes_params_on_purpose",
+                 "written_directly")
 
     def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False, frame: bool = True):
         self.names: Dict[str, Binding] = {}
@@ -122,6 +123,7 @@ class Scope:
         self.deferred: list = []  # function bodies to walk once this scope's body is done
         self.frame: "Scope" = self if frame or parent is None else parent.frame
         self.writes_params_on_purpose = False  # a function named ``fill_`` writes its inputs
+        self.written_directly: set = set()  # names written in place not through an alias
 
     def lookup(self, name: str) -> Optional[Binding]:
         binding = self.names.get(name)
@@ -178,7 +180,7 @@ class Scope:
     def merge_from(self, *states: tuple) -> None:
         """Set this scope to the merge of branch states: a fact holds if it may hold."""
         merged: Dict[str, Binding] = {}
-        for key in set().union(*(state[0] for state in states)):
+        for key in dict.fromkeys(key for state in states for key in state[0]):  # a stable order
             present = [state[0][key] for state in states if key in state[0]]
             binding = present[0]
             for other in present[1:]:
