@@ -54,19 +54,17 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules, keep_class
     lines = _LINE.findall(source)
     changed = False
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    for statement, features in zip(tree.body, scanned.statements):
+    for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         if type(statement) not in functions and type(statement) is not ast.ClassDef:
             continue
         if keep_classes and type(statement) is ast.ClassDef:
             continue
         if not any(rule.wants(features) for rule in rules):
             changed = _blank_body(lines, statement) or changed
-        elif type(statement) is ast.ClassDef:
-            for method in statement.body:
-                if type(method) in functions and not _sets_self(method):
-                    method_features = scanned.part(method)
-                    if not any(rule.wants(method_features) for rule in rules):
-                        changed = _blank_body(lines, method) or changed
+            continue
+        for method, method_features, sets_self in methods:
+            if not sets_self and not any(rule.wants(method_features) for rule in rules):
+                changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
 
 
@@ -86,27 +84,6 @@ def _blank_body(lines: List[str], definition: ast.AST) -> bool:
         ending = line[len(line.rstrip("\r\n")):]
         lines[number - 1] = (indent + "pass" + ending) if number == start else ending
     return True
-
-
-def _sets_self(method: ast.AST) -> bool:
-    """Whether a method assigns or registers attributes of ``self``: the walk reads those from
-    every method of the class to know what ``self.x`` holds."""
-    arguments = method.args.posonlyargs + method.args.args
-    if not arguments:
-        return False
-    self_name = arguments[0].arg
-    for node in ast.walk(method):
-        targets = []
-        if type(node) is ast.Assign:
-            targets = node.targets
-        elif type(node) in (ast.AnnAssign, ast.AugAssign):
-            targets = [node.target]
-        elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr.startswith("register_"):
-            return True
-        for target in targets:
-            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == self_name:
-                return True
-    return False
 
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")

@@ -54,6 +54,26 @@ class _Collector:
         self.renamed: Dict[str, str] = {}
         self.writes = False
         self.imports_arrays = False
+        self.sets_self = False  # for a method: assigns or registers attributes of its first parameter
+
+    def walk_method(self, method: ast.AST) -> None:
+        """Walk a method, noting whether it sets ``self.x`` (the walk needs those from all)."""
+        self.walk(method)
+        arguments = method.args.posonlyargs + method.args.args
+        if not arguments:
+            return
+        self_name = arguments[0].arg
+        for node in ast.walk(method):
+            node_type = type(node)
+            if node_type is ast.Call and type(node.func) is ast.Attribute and node.func.attr.startswith("register_"):
+                self.sets_self = True
+            elif node_type in (ast.Assign, ast.AnnAssign, ast.AugAssign):
+                targets = node.targets if node_type is ast.Assign else [node.target]
+                if any(type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id == self_name
+                       for t in targets):
+                    self.sets_self = True
+            if self.sets_self:
+                return
 
     def walk(self, tree: ast.AST) -> None:
         for node in ast.walk(tree):
@@ -119,23 +139,15 @@ def scan(tree: ast.AST) -> Features:
 
 
 class Scanned:
-    """What the first look found: the file's features, each top-level statement's, and what
-    is needed to judge any other part of the file the same way (``part``)."""
+    """What the first look found: the file's features, each top-level statement's, and each
+    method's of the top-level classes (``methods``: (method node, features, sets self?))."""
 
-    __slots__ = ("file", "statements", "_renamed", "_imports_arrays", "_writers")
+    __slots__ = ("file", "statements", "methods")
 
-    def __init__(self, file, statements, renamed, imports_arrays, writers):
+    def __init__(self, file, statements, methods):
         self.file = file
         self.statements = statements
-        self._renamed = renamed
-        self._imports_arrays = imports_arrays
-        self._writers = writers
-
-    def part(self, node: ast.AST) -> Features:
-        """The features of one part of the file (a method), with the file's imports in view."""
-        collector = _Collector()
-        collector.walk(node)
-        return collector.features(self._renamed, self._imports_arrays, self._writers)
+        self.methods = methods
 
 
 def scan_statements(tree: ast.AST) -> Scanned:
@@ -144,11 +156,26 @@ def scan_statements(tree: ast.AST) -> Scanned:
     statements = tree.body if isinstance(tree, ast.Module) else [tree]
     whole = _Collector()
     parts = []
+    methods = []  # per top-level statement: [(method, its collector)] for classes
     for statement in statements:
         part = _Collector()
-        part.walk(statement)
+        class_methods = []
+        if type(statement) is ast.ClassDef:
+            for node in statement.decorator_list + statement.bases + [k.value for k in statement.keywords]:
+                part.walk(node)
+            for child in statement.body:
+                if type(child) in (ast.FunctionDef, ast.AsyncFunctionDef):
+                    method = _Collector()
+                    method.walk_method(child)
+                    part.absorb(method)
+                    class_methods.append((child, method))
+                else:
+                    part.walk(child)
+        else:
+            part.walk(statement)
         whole.absorb(part)
         parts.append(part)
+        methods.append(class_methods)
     imports_arrays = whole.imports_arrays
     file_features = whole.features(whole.renamed, imports_arrays)
     # Functions of this module that write something: calling one may write its argument.
@@ -158,4 +185,9 @@ def scan_statements(tree: ast.AST) -> Scanned:
         if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and part.features(whole.renamed, False).writes
     }
     statement_features = [part.features(whole.renamed, imports_arrays, writers) for part in parts]
-    return Scanned(file_features, statement_features, whole.renamed, imports_arrays, writers)
+    method_features = [
+        [(method, collector.features(whole.renamed, imports_arrays, writers), collector.sets_self)
+         for method, collector in class_methods]
+        for class_methods in methods
+    ]
+    return Scanned(file_features, statement_features, method_features)
