@@ -5,7 +5,7 @@ neither LibCST nor torch (the flake8 plugin imports the engine only when a file 
 """
 
 import ast
-from typing import Dict, List, Set, Tuple
+from typing import Dict, Set
 
 from flake8_tensorcopy.data import INPLACE_METHODS
 

@@ -9,7 +9,6 @@ import random
 import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from conftest import rule_fixtures
 from flake8_tensorcopy.engine import SourceError, lint_source

@@ -102,11 +102,6 @@ def _trains(name: str) -> bool:
     return any(word.startswith("train") or word == "fit" for word in words)
 
 
-def related(first: str, second: str) -> bool:
-    """The same object or one inside the other (``model`` and ``model.fc.weight``)."""
-    return first == second or first.startswith(second + ".") or second.startswith(first + ".")
-
-
 def _closeness(written: str, side: str) -> int:
     """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
     if written == side:
@@ -329,7 +324,7 @@ class AliasTracker:
         frame = self.analysis.scope.frame
         for element in targets.elements:
             key = dotted_name(element.value)
-            if key is not None and not related(key, source_key):
+            if key is not None and not _closeness(key, source_key):
                 fact = AliasFact(VIEW, key, source_key, value.func.attr.value + "()", value,
                                  self._fills(VIEW, source_key))
                 frame.aliases[key] = frame.aliases.get(key, ()) + (fact,)

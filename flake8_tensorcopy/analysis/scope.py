@@ -207,6 +207,10 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def is_none(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
 def canonical(qualname: str) -> str:
     return _CANONICAL.get(qualname, qualname)
 

@@ -23,6 +23,7 @@ from flake8_tensorcopy.analysis.scope import (
     bind_target,
     canonical,
     dotted_name,
+    is_none,
 )
 from flake8_tensorcopy.data import (
     ATTRIBUTES_RETURNING_TENSOR,
@@ -133,7 +134,7 @@ class TensorInference:
                 return None
         if type(node) is cst.BinaryOperation and type(node.operator) is cst.BitOr:
             sides = (node.left, node.right)
-            kinds = {self.annotation_kind(side, scope) for side in sides if not _is_none(side)}
+            kinds = {self.annotation_kind(side, scope) for side in sides if not is_none(side)}
             return TENSOR if kinds == {TENSOR} else None
         if type(node) is cst.Subscript:
             wrapper = (self.qualname(node.value, scope) or dotted_name(node.value) or "").rsplit(".", 1)[-1]
@@ -148,7 +149,7 @@ class TensorInference:
                 kinds = {
                     self.annotation_kind(element.slice.value, scope)
                     for element in node.slice
-                    if type(element.slice) is cst.Index and not _is_none(element.slice.value)
+                    if type(element.slice) is cst.Index and not is_none(element.slice.value)
                 }
                 return TENSOR if kinds == {TENSOR} else None
             return None
@@ -329,10 +330,6 @@ class TensorInference:
             if node.func.value == "zip":
                 return tuple(self.iter_kind(argument, scope) for argument in arguments)
         return None
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "None"
 
 
 def _has_slice(node: cst.Subscript) -> bool:

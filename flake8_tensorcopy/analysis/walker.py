@@ -17,7 +17,6 @@ from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LEAF,
     LIST,
-    MODULE,
     NDARRAY,
     MIXED,
     NON_LEAF,
@@ -31,6 +30,7 @@ from flake8_tensorcopy.analysis.scope import (
     bind_target,
     dotted_name,
     import_bindings,
+    is_none,
     merge_grads,
 )
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
@@ -98,6 +98,7 @@ class Analysis:
         self._loops: List[tuple] = []  # (frame, names bound at its start, over parameters?, node)
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
+        self._backward_names: Dict[int, frozenset] = {}
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -277,7 +278,7 @@ class Analysis:
                 and type(call.args[0].value) is cst.SimpleString
             ):
                 value = call.args[1].value
-                registered = NONE if _is_none(value) else TENSOR
+                registered = NONE if is_none(value) else TENSOR
                 grad = LEAF if func.attr.value == "register_parameter" and registered == TENSOR else None
                 yield call.args[0].value.evaluated_value, (registered, grad, None)
 
@@ -742,7 +743,10 @@ class Analysis:
     def backward_uses(self, name: str) -> bool:
         """Whether the function being walked calls ``.backward()`` on something built from ``name``."""
         scope_node = self._function if self._function is not None else self.module
-        return name in _names_under_backward(scope_node)
+        names = self._backward_names.get(id(scope_node))
+        if names is None:
+            names = self._backward_names[id(scope_node)] = _names_under_backward(scope_node)
+        return name in names
 
     def _track_retain_grad(self, value: cst.BaseExpression) -> None:
         if (
@@ -941,10 +945,6 @@ def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]
     if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
         return target.attr.value
     return None
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "None"
 
 
 def _is_static(node: cst.FunctionDef) -> bool:
