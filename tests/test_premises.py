@@ -1,6 +1,8 @@
 """The premise harness under pytest: every rule's premise on every device (CUDA and MPS run
-for real when present, and are skipped with the reason otherwise)."""
+for real when present, and are skipped with the reason otherwise), the harness's own logic
+(devices a hazard applies to, racing hazards) on fake scenarios, and the command's exits."""
 
+import re
 import subprocess
 import sys
 
@@ -10,11 +12,18 @@ from flake8_tensorcopy.rules import ALL_RULES
 
 torch = pytest.importorskip("torch")
 harness = pytest.importorskip("flake8_tensorcopy.premises.harness")
+command = pytest.importorskip("flake8_tensorcopy.premises.command")
 
 DEVICES = [
     pytest.param(device, marks=pytest.mark.skipif(reason is not None, reason=reason or ""), id=device)
     for device, reason in harness.devices("all").items()
 ]
+
+
+def run_command(*args, **options):
+    return subprocess.run(
+        [sys.executable, "-m", "flake8_tensorcopy.premises.command", *args], capture_output=True, text=True, **options
+    )
 
 
 def test_every_rule_has_a_premise():
@@ -26,23 +35,118 @@ def test_every_rule_has_a_premise():
 @pytest.mark.parametrize("code", [rule.code for rule in ALL_RULES])
 def test_premise_holds(code, device):
     verdict = harness.check(code, device)
+    if not verdict.applicable:
+        pytest.skip(f"{code} is not applicable on {device}: {verdict.detail}")
     assert verdict.hazard_seen, f"{code} on {device}: the flagged code does not show the hazard"
     if verdict.fix_removes_it is not None:
         assert verdict.fix_removes_it, f"{code} on {device}: the fixed code still shows it ({verdict.detail})"
     assert verdict.values_equal is not False, f"{code} on {device}: the fix changes the values"
+    assert verdict.verdict == "holds"
+
+
+FAKE_RACE = '''
+import itertools
+
+DEVICES = ("cpu",)
+TRIES = 5
+ELEMENTS = 1 << 20
+LATE_ON_TRIES = {late}
+tries = itertools.count()
+
+
+def scenario(device):
+    return {{"stale": next(tries) in LATE_ON_TRIES, "value": 1.0, "meant": 1.0}}
+
+
+def hazard(outcome, device):
+    return outcome.result["stale"]
+
+
+MEANT = {{"value": "meant"}}
+'''
+
+
+def fake(code="TEN999", late=(), fixed_late=(), **settings):
+    """A scenario whose forms show the hazard on the given tries only (a race won or lost)."""
+    bad = harness._load(FAKE_RACE.format(late=set(late)), "bad")
+    fixed = harness._load(FAKE_RACE.format(late=set(fixed_late)), "fixed")
+    bad.update(settings)
+    return harness.Scenario(code, bad, fixed), bad, fixed
+
+
+def test_a_race_counts_when_lost_once_and_the_fix_must_never_lose_it():
+    scenario, bad, fixed = fake(late={3})
+    verdict = harness.judge(scenario, "cpu")
+    assert (verdict.hazard_seen, verdict.fix_removes_it, verdict.values_equal) == (True, True, True)
+    assert verdict.verdict == "holds"
+    assert verdict.detail == "hazard seen in 1 of 5 tries; fixed form in 0 of 5"
+    assert next(bad["tries"]) == next(fixed["tries"]) == 5  # every try was run, on both forms
+
+
+def test_a_fix_that_loses_the_race_once_fails():
+    verdict = harness.judge(fake(late={0, 1, 2, 3, 4}, fixed_late={4})[0], "cpu")
+    assert (verdict.hazard_seen, verdict.fix_removes_it, verdict.verdict) == (True, False, "FAILS")
+    assert verdict.detail == "hazard seen in 5 of 5 tries; fixed form in 1 of 5"
+
+
+def test_a_race_never_lost_is_a_hazard_not_seen():
+    verdict = harness.judge(fake()[0], "cpu")
+    assert (verdict.hazard_seen, verdict.failed) == (False, True)
+
+
+def test_a_hazard_declared_for_other_devices_is_not_applicable_and_not_run():
+    scenario, bad, _ = fake(late={0}, DEVICES=("cuda",))
+    verdict = harness.judge(scenario, "cpu")
+    assert (verdict.verdict, verdict.holds, verdict.failed, verdict.hazard_seen) == ("not applicable", False, False, None)
+    assert verdict.detail == "the hazard exists only on cuda"
+    assert next(bad["tries"]) == 0
+    assert command.table([verdict]).splitlines()[2] == (
+        f"| TEN999 | cpu | {torch.__version__} | n/a | n/a | n/a | not applicable |"
+    )
+
+
+@pytest.mark.parametrize(
+    "settings, complaint",
+    [
+        ({"ELEMENTS": 1000}, "ELEMENTS >= 1048576"),
+        ({"TRIES": 1}, "TRIES >= 2"),
+        ({"DEVICES": ("tpu",)}, "unknown device types ['tpu']"),
+    ],
+)
+def test_a_race_that_could_be_won_by_chance_is_a_scenario_error(settings, complaint):
+    with pytest.raises(harness.ScenarioError, match=re.escape(complaint)):
+        fake(**settings)
+
+
+def test_a_race_must_name_its_devices():
+    bad = harness._load(FAKE_RACE.format(late=set()).replace('DEVICES = ("cpu",)', ""), "bad")
+    with pytest.raises(harness.ScenarioError, match="must name the DEVICES"):
+        harness.Scenario("TEN999", bad, bad)
 
 
 def test_command_prints_the_table_and_reports_skipped_devices():
-    result = subprocess.run(
-        [sys.executable, "-m", "flake8_tensorcopy.premises.command", "--device", "all", "--rule", "TEN203"],
-        capture_output=True, text=True,
-    )
+    result = run_command("--device", "all", "--rule", "TEN203")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "| rule | device | torch | hazard seen | fix removes it | values equal | verdict |"
-    assert lines[2].startswith(f"| TEN203 | cpu | {torch.__version__} | yes | yes |")
+    assert lines[2] == f"| TEN203 | cpu | {torch.__version__} | yes | yes | yes | holds |"
     if not torch.cuda.is_available():
         assert "skipped cuda: no CUDA device (torch.cuda.is_available() is False)" in lines
+
+
+def test_keep_busy_queues_matmuls_that_do_not_overflow():
+    from flake8_tensorcopy.premises.racing import keep_busy
+
+    product = keep_busy("cpu", rounds=3, size=8)
+    assert product.shape == (8, 8)
+    assert torch.allclose(product, torch.full((8, 8), 1 / 8))
+
+
+def test_a_rule_without_a_fix_keeps_the_count_of_tries_in_its_detail():
+    bad = fake(late={2})[1]
+    verdict = harness.judge(harness.Scenario("TEN999", bad, None), "cpu")
+    assert (verdict.verdict, verdict.fix_removes_it, verdict.values_equal) == ("holds", None, None)
+    assert verdict.detail == "hazard seen in 1 of 5 tries; no fix: the message says what to do"
 
 
 def test_command_without_torch_says_how_to_install(tmp_path):

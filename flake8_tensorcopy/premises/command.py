@@ -47,7 +47,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(table(verdicts))
         for device, reason in skipped.items():
             print(f"skipped {device}: {reason}")
-    failed = [verdict for verdict in verdicts if not verdict.holds]
+    failed = [verdict for verdict in verdicts if verdict.failed]
     for verdict in failed:
         print(f"FAILED {verdict.rule} on {verdict.device}: {verdict.detail}", file=sys.stderr)
     return 1 if failed or not verdicts else 0
@@ -62,7 +62,7 @@ def table(verdicts) -> str:
     lines: List[str] = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for verdict in verdicts:
         cells = (verdict.rule, verdict.device, verdict.torch_version, _cell(verdict.hazard_seen),
-                 _cell(verdict.fix_removes_it), _cell(verdict.values_equal), "holds" if verdict.holds else "FAILS")
+                 _cell(verdict.fix_removes_it), _cell(verdict.values_equal), verdict.verdict)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
