@@ -18,6 +18,9 @@ DEVICES = [
     pytest.param(device, marks=pytest.mark.skipif(reason is not None, reason=reason or ""), id=device)
     for device, reason in harness.devices("all").items()
 ]
+# the scenarios whose hazard is in a value: the flagged code, kept in place of the fix, computes
+# something other than what the author meant, so "values equal" must say NO for it
+VALUE_HAZARDS = ["TEN103", "TEN201", "TEN202", "TEN203", "TEN204", "TEN205", "TEN206", "TEN207", "TEN208", "TEN304"]
 
 
 def run_command(*args, **options):
@@ -42,6 +45,15 @@ def test_premise_holds(code, device):
         assert verdict.fix_removes_it, f"{code} on {device}: the fixed code still shows it ({verdict.detail})"
     assert verdict.values_equal is not False, f"{code} on {device}: the fix changes the values"
     assert verdict.verdict == "holds"
+
+
+@pytest.mark.parametrize("code", VALUE_HAZARDS)
+def test_values_equal_says_no_when_the_flagged_code_stands_in_for_the_fix(code):
+    scenario = harness.load(code)
+    assert scenario.bad.get("MEANT"), f"{code}: compare what the fix changes with the value meant"
+    unfixed = harness.Scenario(code, scenario.bad, scenario.bad)
+    assert harness.judge(unfixed, "cpu").values_equal is False
+    assert harness.judge(scenario, "cpu").values_equal is True
 
 
 FAKE_RACE = '''
