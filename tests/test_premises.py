@@ -47,6 +47,18 @@ def test_premise_holds(code, device):
     assert verdict.verdict == "holds"
 
 
+def test_ten106_hazard_is_the_graph_cut_with_or_without_the_warning():
+    """CUDA cuts the graph without the CPU's warning (H100), and the CPU warns once per process:
+    the premise must see the cut alone."""
+    scenario = harness.load("TEN106")
+    cut = harness._run(scenario.bad, "cpu").result
+    assert (cut["elements_require_grad"], cut["has_grad_fn"], cut["requires_grad"]) == (True, False, False)
+    assert scenario.bad["hazard"](harness.Outcome(cut, None, []), "cuda")
+    kept = dict(cut, has_grad_fn=True, requires_grad=True)
+    warned = ["Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior."]
+    assert not scenario.bad["hazard"](harness.Outcome(kept, None, warned), "cpu")
+
+
 @pytest.mark.parametrize("code", VALUE_HAZARDS)
 def test_values_equal_says_no_when_the_flagged_code_stands_in_for_the_fix(code):
     scenario = harness.load(code)
