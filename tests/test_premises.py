@@ -2,6 +2,7 @@
 for real when present, and are skipped with the reason otherwise), the harness's own logic
 (devices a hazard applies to, racing hazards) on fake scenarios, and the command's exits."""
 
+import os
 import re
 import subprocess
 import sys
@@ -173,14 +174,34 @@ def test_a_rule_without_a_fix_keeps_the_count_of_tries_in_its_detail():
     assert verdict.detail == "hazard seen in 1 of 5 tries; no fix: the message says what to do"
 
 
-def test_command_without_torch_says_how_to_install(tmp_path):
-    blocker = tmp_path / "torch.py"
-    blocker.write_text("raise ImportError('blocked for this test')\n")
-    result = subprocess.run(
-        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
-         "from flake8_tensorcopy.premises.command import main; sys.exit(main([]))"],
-        capture_output=True, text=True,
-    )
+def test_json_into_a_closed_pipe_exits_quietly():
+    """``tensorcopy-premises --json | head``: the reader is gone before we write."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "flake8_tensorcopy.premises.command", "--json", "--device", "cpu", "--rule", "TEN203"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert result.stderr == ""
+    assert result.returncode == 0
+
+
+def blocked(tmp_path, module):
+    """An environment in which ``import module`` fails as it does where it is not installed."""
+    (tmp_path / f"{module}.py").write_text(f'raise ModuleNotFoundError("No module named {module!r}", name={module!r})\n')
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+
+
+@pytest.mark.parametrize("module", ["torch", "numpy"])
+def test_command_without_a_requirement_says_what_is_missing_and_how_to_install(tmp_path, module):
+    result = run_command("--device", "cpu", "--rule", "TEN203", env=blocked(tmp_path, module))
     assert result.returncode == 2
-    assert "pip install 'flake8-tensorcopy[premises]'" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"tensorcopy-premises needs torch and numpy; missing: {module}. The linter itself never imports them. "
+        "Install the extra:\n    pip install 'flake8-tensorcopy[premises]'\n"
+    )
+
