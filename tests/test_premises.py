@@ -6,9 +6,11 @@ import os
 import re
 import subprocess
 import sys
+from datetime import datetime, timezone
 
 import pytest
 
+from conftest import ROOT
 from flake8_tensorcopy.rules import ALL_RULES
 
 torch = pytest.importorskip("torch")
@@ -22,6 +24,7 @@ DEVICES = [
 # the scenarios whose hazard is in a value: the flagged code, kept in place of the fix, computes
 # something other than what the author meant, so "values equal" must say NO for it
 VALUE_HAZARDS = ["TEN103", "TEN201", "TEN202", "TEN203", "TEN204", "TEN205", "TEN206", "TEN207", "TEN208", "TEN304"]
+ABSENT_DEVICE = next((device for device, reason in harness.devices("all").items() if reason), None)
 
 
 def run_command(*args, **options):
@@ -149,6 +152,31 @@ def test_a_race_must_name_its_devices():
         harness.Scenario("TEN999", bad, bad)
 
 
+def test_only_not_applicable_premises_exit_3(monkeypatch, capsys):
+    monkeypatch.setattr(harness, "available_codes", lambda: ["TEN999"])
+    monkeypatch.setattr(harness, "load", lambda code: fake(code, late={0}, DEVICES=("cuda",))[0])
+    assert command.main(["--device", "cpu", "--rule", "TEN999"]) == 3
+    out, err = capsys.readouterr()
+    assert "| not applicable |" in out
+    assert "no selected premise applies to the devices present" in err
+
+
+@pytest.mark.skipif(ABSENT_DEVICE is None, reason="every device type is present")
+def test_a_requested_device_that_is_absent_exits_3_and_says_why():
+    result = run_command("--device", ABSENT_DEVICE, "--rule", "TEN203")
+    assert result.returncode == 3
+    assert result.stdout == ""
+    assert result.stderr == f"tensorcopy-premises: cannot run on {ABSENT_DEVICE}: {harness.devices('all')[ABSENT_DEVICE]}\n"
+
+
+def test_exit_codes_are_in_the_help_and_the_readme(capsys):
+    with pytest.raises(SystemExit) as exited:
+        command.main(["--help"])
+    assert exited.value.code == 0
+    assert command.EXIT_CODES in capsys.readouterr().out
+    assert command.EXIT_CODES in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
 def test_command_prints_the_table_and_reports_skipped_devices():
     result = run_command("--device", "all", "--rule", "TEN203")
     assert result.returncode == 0, result.stderr
@@ -159,19 +187,16 @@ def test_command_prints_the_table_and_reports_skipped_devices():
         assert "skipped cuda: no CUDA device (torch.cuda.is_available() is False)" in lines
 
 
-def test_keep_busy_queues_matmuls_that_do_not_overflow():
-    from flake8_tensorcopy.premises.racing import keep_busy
-
-    product = keep_busy("cpu", rounds=3, size=8)
-    assert product.shape == (8, 8)
-    assert torch.allclose(product, torch.full((8, 8), 1 / 8))
-
-
-def test_a_rule_without_a_fix_keeps_the_count_of_tries_in_its_detail():
-    bad = fake(late={2})[1]
-    verdict = harness.judge(harness.Scenario("TEN999", bad, None), "cpu")
-    assert (verdict.verdict, verdict.fix_removes_it, verdict.values_equal) == ("holds", None, None)
-    assert verdict.detail == "hazard seen in 1 of 5 tries; no fix: the message says what to do"
+def test_markdown_names_the_device_the_torch_version_and_the_date(capsys):
+    assert command.main(["--device", "cpu", "--rule", "TEN203", "--rule", "TEN303", "--markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    assert lines[0] == f"## cpu: {harness.device_name('cpu')}"
+    assert re.fullmatch(
+        rf"torch {re.escape(torch.__version__)}, Python [\d.]+, {today} \d\d:\d\d UTC: 2 of 2 applicable premises hold\.",
+        lines[2],
+    )
+    assert lines[7] == f"| TEN303 | cpu | {torch.__version__} | yes | n/a | n/a | holds |"
 
 
 def test_json_into_a_closed_pipe_exits_quietly():
@@ -205,3 +230,17 @@ def test_command_without_a_requirement_says_what_is_missing_and_how_to_install(t
         "Install the extra:\n    pip install 'flake8-tensorcopy[premises]'\n"
     )
 
+
+def test_keep_busy_queues_matmuls_that_do_not_overflow():
+    from flake8_tensorcopy.premises.racing import keep_busy
+
+    product = keep_busy("cpu", rounds=3, size=8)
+    assert product.shape == (8, 8)
+    assert torch.allclose(product, torch.full((8, 8), 1 / 8))
+
+
+def test_a_rule_without_a_fix_keeps_the_count_of_tries_in_its_detail():
+    bad = fake(late={2})[1]
+    verdict = harness.judge(harness.Scenario("TEN999", bad, None), "cpu")
+    assert (verdict.verdict, verdict.fix_removes_it, verdict.values_equal) == ("holds", None, None)
+    assert verdict.detail == "hazard seen in 1 of 5 tries; no fix: the message says what to do"
