@@ -214,6 +214,59 @@ def test_overlapping_fixes_settle_in_passes():
     assert sorted(finding.code for finding in result.applied) == ["TEN101", "TEN102"]
 
 
+def test_nested_findings_settle_in_one_pass_without_repeated_copies():
+    depth = 12  # more than MAX_PASSES: each level used to take a pass of its own
+    source = (
+        "import torch\n"
+        "x = torch.zeros(3)\n"
+        "a = " + "torch.tensor(" * depth + "x" + ")" * depth + "\n"
+        "b = torch.tensor(x.clone().detach().clone().detach())\n"
+        "c = torch.tensor(  # keep\n"
+        "    torch.tensor(x)  # this too\n"
+        ")\n"
+    )
+    result = fix_source(source)
+    assert result.source == (
+        "import torch\n"
+        "x = torch.zeros(3)\n"
+        "a = x.detach().clone()\n"
+        "b = x.detach().clone()\n"
+        "c = (  # keep\n"
+        "    # this too\n"
+        "    x.detach().clone()\n"
+        ")\n"
+    )
+    assert not result.unstable and not result.remaining
+    again = fix_source(result.source)
+    assert again.source == result.source and not again.applied
+
+
+def test_a_fix_never_rewrites_code_a_noqa_silenced():
+    """The TEN101 fix would rewrite the clone().detach() a ``# noqa: TEN104`` keeps, or the line
+    a bare ``# noqa`` silences: it is left off (the finding stays); other codes do not count."""
+    source = (
+        "import torch\n"
+        "def f(n: int):\n"
+        "    w = torch.randn(n, requires_grad=True)\n"
+        "    a = torch.tensor(w.clone().detach())  # noqa: TEN104\n"
+        "    b = torch.tensor(\n"
+        "        w.clone().detach()  # noqa: TEN104\n"
+        "    )\n"
+        "    c = torch.tensor(\n"
+        "        w  # noqa\n"
+        "    )\n"
+        "    d = torch.tensor(w.clone().detach())  # noqa: E501\n"
+        "    return a, b, c, d\n"
+    )
+    result = fix_source(source)
+    assert result.source == source.replace(
+        "d = torch.tensor(w.clone().detach())  # noqa: E501", "d = w.detach().clone()  # noqa: E501"
+    )
+    assert [(finding.code, finding.line) for finding in result.remaining] == [
+        ("TEN101", 4), ("TEN101", 5), ("TEN101", 8)
+    ]
+
+
 @pytest.mark.parametrize(
     "before, after",
     [
