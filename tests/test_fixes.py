@@ -145,6 +145,17 @@ def test_fix_safety_follows_the_weakest_evidence(value, safe):
     assert finding.fix.safe is safe
 
 
+def test_fixes_whose_code_proves_the_tensor_stay_safe_on_an_annotation():
+    """Only a tensor has clone() and detach(), or numpy(): where an annotation lied, the flagged
+    code raises as the fixed code does, so TEN104 and TEN302 need no more evidence."""
+    source = (
+        "from torch import nn\n"
+        "def f(w: nn.Parameter):\n"
+        "    return w.clone().detach(), w.numpy()\n"
+    )
+    assert fix_source(source).source.splitlines()[-1] == "    return w.detach().clone(), w.detach().cpu().numpy()"
+
+
 def test_stack_fix_only_for_a_literal_list_of_0d_tensors():
     """torch.stack of shape-(1,) items gives (C, 1) where torch.tensor gave (C,), and
     torch.stack([]) raises: only known 0-d items in a literal list get the fix."""

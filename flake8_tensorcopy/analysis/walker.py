@@ -341,10 +341,10 @@ class Analysis:
         if not_tensor is not None:
             narrowed = (dict(start[0], **{not_tensor: UNKNOWN}), start[1])
             other = start
-            if tested_tensor:  # the other branch runs only where isinstance(x, Tensor) held
-                self._proven_tensor(not_tensor, Evidence.ISINSTANCE)
-                other = self.scope.snapshot()
-                self.scope.restore(start)
+            binding = self.lookup(not_tensor)
+            if tested_tensor and binding is not None and binding.kind == TENSOR and not _strong(binding):
+                # the other branch runs only where isinstance(x, Tensor) held
+                other = (dict(start[0], **{not_tensor: binding.with_evidence(Evidence.ISINSTANCE)}), start[1])
             body_start, else_start = (narrowed, other) if in_body else (other, narrowed)
         ends = [self._branch(body_start, node.body)]
         orelse = node.orelse
@@ -807,11 +807,12 @@ class Analysis:
             owner.names[name] = Binding(binding.kind, origin=origin, grad=binding.grad, evidence=binding.evidence)
 
     def _proven_tensor(self, name: str, evidence: Evidence) -> None:
-        """A name known a tensor only by its annotation is proven one from here on (``x.detach()``
-        ran, or ``isinstance(x, Tensor)`` held)."""
+        """A name of this function known a tensor only by its annotation is proven one from here
+        on (``x.detach()`` ran). A name of an enclosing function is not: it is used elsewhere too."""
         binding = self.lookup(name)
-        if binding is not None and binding.kind == TENSOR and not (binding.evidence and binding.evidence.strong):
-            self.scope.owner_of(name).names[name] = binding.with_evidence(evidence)
+        owner = self.scope.owner_of(name)
+        if binding is not None and binding.kind == TENSOR and not _strong(binding) and owner.frame is self.scope.frame:
+            owner.names[name] = binding.with_evidence(evidence)
 
     def _is_self(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
@@ -919,6 +920,10 @@ class ClassFacts:
 
     def __init__(self):
         self.stores_graph_tensor = False  # a method stores a grad-requiring non-leaf on self
+
+
+def _strong(binding: Binding) -> bool:
+    return binding.evidence is not None and binding.evidence.strong
 
 
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:

@@ -84,7 +84,8 @@ class TensorOfTensor(Rule):
     `t.detach()` ran, `isinstance(t, torch.Tensor)` held): the fixed code computes the same
     values, dtype, device and `requires_grad`, without the warning. Unsafe where only an
     annotation says so: annotations lie, and `torch.tensor(t)` of the Python list a caller
-    passed works where `t.detach()` raises `AttributeError`.
+    passed works where `t.detach()` raises `AttributeError`. Unsafe rather than none: the
+    annotation is the author's own claim, and `--unsafe-fixes` is for fixes resting on a claim.
     """
 
     code = "TEN101"
