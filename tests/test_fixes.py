@@ -145,6 +145,24 @@ def test_fix_safety_follows_the_weakest_evidence(value, safe):
     assert finding.fix.safe is safe
 
 
+def test_an_attribute_given_an_annotated_parameter_is_only_annotated():
+    """A config's ``latents_mean: torch.Tensor`` kept on self may be the list a caller passed;
+    a registered buffer cannot be anything but a tensor (torch refuses the rest)."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Scaler(nn.Module):\n"
+        "    def __init__(self, mean: torch.Tensor):\n"
+        "        super().__init__()\n"
+        "        self.mean = mean\n"
+        "        self.register_buffer('std', torch.ones(3))\n"
+        "    def forward(self):\n"
+        "        return torch.tensor(self.mean), torch.tensor(self.std)\n"
+    )
+    assert fix_source(source).source.splitlines()[-1] == (
+        "        return torch.tensor(self.mean), self.std.detach().clone()"
+    )
+
+
 def test_fixes_whose_code_proves_the_tensor_stay_safe_on_an_annotation():
     """Only a tensor has clone() and detach(), or numpy(): where an annotation lied, the flagged
     code raises as the fixed code does, so TEN104 and TEN302 need no more evidence."""
