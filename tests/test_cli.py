@@ -15,17 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT, TENSORCOPY_FIX, checkout_env
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source, fixable, suppressed
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 
-# Prefer the script of the interpreter running the tests over another installation's.
-_SCRIPT = shutil.which(
-    "tensorcopy-fix", path=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", os.defpath)])
-)
-COMMAND = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "flake8_tensorcopy"]
 
 # Every finding has a safe fix.
 SAFE = "import torch\n\n\ndef copy(t: torch.Tensor):\n    return torch.tensor(t)\n"
@@ -36,9 +31,8 @@ SAFE_MESSAGE = "torch.tensor() on tensor 't' copies it detached and warns; use t
 def tensorcopy_fix(*args, cwd, stdin=None):
     """Run the script; text in and out, or bytes when ``stdin`` is bytes."""
     binary = isinstance(stdin, bytes)
-    return subprocess.run(
-        [*COMMAND, *map(str, args)], cwd=cwd, input=stdin, capture_output=True, text=not binary, timeout=60
-    )
+    return subprocess.run([*TENSORCOPY_FIX, *map(str, args)], cwd=cwd, input=stdin, capture_output=True,
+                          text=not binary, timeout=60, env=checkout_env())
 
 
 def copy_fixture(code, directory, name=None):
@@ -473,9 +467,14 @@ def test_explain(tmp_path):
 
 
 def test_python_dash_m_version(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "--version"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = tensorcopy_fix("--version", cwd=tmp_path)
     assert (run.returncode, run.stdout) == (0, f"tensorcopy-fix {__version__}\n")
+
+
+def test_the_subprocesses_run_this_checkout(tmp_path):
+    where = subprocess.run([sys.executable, "-c", "import flake8_tensorcopy; print(flake8_tensorcopy.__file__)"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60, env=checkout_env())
+    assert where.stdout == f"{ROOT / 'flake8_tensorcopy' / '__init__.py'}\n"
 
 
 # --- configuration --------------------------------------------------------------------------
@@ -526,12 +525,13 @@ select = ["E501"]
 """
 
 
-@pytest.mark.parametrize("command", [COMMAND, WITHOUT_TOMLLIB], ids=["tomllib", "without-tomllib"])
+@pytest.mark.parametrize("command", [TENSORCOPY_FIX, WITHOUT_TOMLLIB], ids=["tomllib", "without-tomllib"])
 def test_config_with_comments_and_other_tables(tmp_path, command):
     (tmp_path / "pyproject.toml").write_text(COMMENTED_CONFIG)
     copy_fixture("TEN101", tmp_path)
     (tmp_path / "skip_me.py").write_text(SAFE)
-    run = subprocess.run([*command, "--no-fix", "."], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    run = subprocess.run([*command, "--no-fix", "."], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         env=checkout_env())
     assert run.stdout.splitlines() == report_lines(
         "TEN101.py", fixture_text("TEN101.py"), (RULES_BY_CODE["TEN104"],)
     ), run.stderr
@@ -560,7 +560,7 @@ def test_files_that_do_not_parse_or_decode_are_left_alone_and_the_others_are_fix
     errors = run.stderr.splitlines()
     assert errors[0].startswith("bad.py: cannot parse")
     assert errors[1].startswith("binary.py: cannot read")
-    assert errors[2] == "fixed 1 finding in 1 file, 0 left"
+    assert errors[2] == "fixed 1 finding in 1 file, 0 left, 2 files with errors"
     assert (tmp_path / "bad.py").read_bytes() == broken
     assert (tmp_path / "binary.py").read_bytes() == undecodable
     assert (tmp_path / "good.py").read_text() == SAFE_FIXED
