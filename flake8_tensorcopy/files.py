@@ -34,11 +34,13 @@ def read_source(path: Path) -> Tuple[bytes, str, str]:
     """The bytes of a regular Python file, its text and the encoding it was written in
     (``utf-8-sig`` for a BOM). Opened without blocking: a FIFO or device would hang the run."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    with os.fdopen(os.open(path, flags), "rb") as stream:
-        mode = os.fstat(stream.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            via = ", a symlink that is not followed" if path.is_symlink() else ""
-            raise Refused(f"not a regular file ({_kind(mode)}{via})")
+    descriptor = os.open(path, flags)
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        via = ", a symlink that is not followed" if path.is_symlink() else ""
+        raise Refused(f"not a regular file ({_kind(mode)}{via})")
+    with os.fdopen(descriptor, "rb") as stream:
         raw = stream.read()
     return (raw, *decode(raw))
 

@@ -385,12 +385,18 @@ def test_exclude_pattern(tmp_path):
     assert _walked(run) == ["proj/a.py", "proj/sub/b.py", "proj/sub/top_only.py"]
 
 
-def test_symlinks_inside_a_walked_directory_are_skipped(tmp_path):
+def _outside_and_project(tmp_path):
+    """``outside/target.py`` (to be reached only through a symlink) and an empty ``proj``."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "target.py").write_text(SAFE)
     proj = tmp_path / "proj"
     proj.mkdir()
+    return outside, proj
+
+
+def test_symlinks_inside_a_walked_directory_are_skipped(tmp_path):
+    outside, proj = _outside_and_project(tmp_path)
     (proj / "real.py").write_text(SAFE)
     (proj / "linked.py").symlink_to(outside / "target.py")
     (proj / "linked_dir").symlink_to(outside, target_is_directory=True)
@@ -413,6 +419,21 @@ def test_symlink_given_explicitly_is_not_written_through(tmp_path):
     assert (tmp_path / "link.py").is_symlink()
     assert (tmp_path / "other.py").read_text() == SAFE_FIXED
     assert sorted(os.listdir(tmp_path)) == ["link.py", "other.py", "target.py"]
+
+
+def test_never_written_through_a_symlinked_directory(tmp_path):
+    outside, proj = _outside_and_project(tmp_path)
+    (proj / "linked").symlink_to(outside, target_is_directory=True)
+    (proj / "z_good.py").write_text(SAFE)
+    run = tensorcopy_fix("linked", "linked/target.py", "z_good.py", cwd=proj)
+    assert run.stderr.splitlines() == [
+        "linked: cannot read: not a regular file (a directory, a symlink that is not followed)",
+        "linked/target.py: cannot write: linked is a symlink",
+        "fixed 1 finding in 1 file, 1 left, 2 files with errors",
+    ]
+    assert run.returncode == 2
+    assert (outside / "target.py").read_text() == SAFE
+    assert (proj / "z_good.py").read_text() == SAFE_FIXED
 
 
 # --- output formats and --explain -----------------------------------------------------------
