@@ -19,7 +19,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.engine import Finding, SourceError, lint_source
-from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_source,
+from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
                                      remove_stale_temporaries, remove_temporaries_and_exit, write_atomically)
 from flake8_tensorcopy.fixer import fix_source, fixable, source_lines, suppressed
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
@@ -102,7 +102,8 @@ def process_source(path: str, source: str, options: Options) -> Tuple[FileResult
 def process_file(path: str, options: Options) -> FileResult:
     """Read, fix and (in fix mode) write one file. Never raises: a crash is this file's error."""
     try:
-        raw, source, encoding = read_source(Path(path))
+        raw = read_regular_file(Path(path))
+        source, encoding = decode(raw)
     except Exception as error:
         return FileResult(path, error=f"cannot read: {one_line(error)}")
     result, fixed = process_source(path, source, options)

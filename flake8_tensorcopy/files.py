@@ -30,9 +30,13 @@ class Refused(Exception):
     """A file we will not read or rewrite; the message says why in a few words."""
 
 
-def read_source(path: Path) -> Tuple[bytes, str, str]:
-    """The bytes of a regular Python file, its text and the encoding it was written in
-    (``utf-8-sig`` for a BOM). Opened without blocking: a FIFO or device would hang the run."""
+def read_source(path: Path) -> Tuple[str, str]:
+    """The text of a Python file and the encoding it was written in (``utf-8-sig`` for a BOM)."""
+    return decode(read_regular_file(path))
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file, opened without blocking: a FIFO or device would hang the run."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     descriptor = os.open(path, flags)
     mode = os.fstat(descriptor).st_mode
@@ -41,8 +45,7 @@ def read_source(path: Path) -> Tuple[bytes, str, str]:
         via = ", a symlink that is not followed" if path.is_symlink() else ""
         raise Refused(f"not a regular file ({_kind(mode)}{via})")
     with os.fdopen(descriptor, "rb") as stream:
-        raw = stream.read()
-    return (raw, *decode(raw))
+        return stream.read()
 
 
 def _kind(mode: int) -> str:
@@ -145,12 +148,12 @@ def remove_stale_temporaries(files: Iterable[Path]) -> None:
             continue
         for entry in entries:
             match = _TEMPORARY.fullmatch(entry.name)
-            if match and match["name"] in wanted and not _running(int(match["pid"])):
+            if match and match["name"] in wanted and not process_running(int(match["pid"])):
                 if entry.is_file(follow_symlinks=False):
                     _remove(entry.path)
 
 
-def _running(pid: int) -> bool:
+def process_running(pid: int) -> bool:
     if pid == os.getpid() or os.name == "nt":  # Windows' os.kill would end the process
         return True
     try:

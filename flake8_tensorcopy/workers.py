@@ -2,11 +2,12 @@
 only the files it had.
 
 A worker asks the kernel for SIGTERM when its parent dies (Linux ``PR_SET_PDEATHSIG``; elsewhere
-a thread watches the parent's pid), and on SIGTERM or SIGINT removes the temporary it is writing
-and exits: a killed run leaves no worker rewriting files behind it.
+a thread watches its parent's and the run's pids), and on SIGTERM or SIGINT removes the
+temporary it is writing and exits: a killed run leaves no worker rewriting files behind it.
 """
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
@@ -17,13 +18,15 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Deque, Iterable, Iterator, List, TypeVar
 
-from flake8_tensorcopy.files import remove_temporaries_and_exit
+from flake8_tensorcopy.files import process_running, remove_temporaries_and_exit
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 CHUNK = 4  # items per task: fewer round trips, and a dead worker had at most this many
 _PR_SET_PDEATHSIG = 1
+# fork where it is safe (Python 3.14 would start a fork server, which outlives a killed run)
+_CONTEXT = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
 
 
 def map_in_workers(work: Callable[[Item], Result], items: Iterable[Item], jobs: int,
@@ -42,7 +45,8 @@ def map_in_workers(work: Callable[[Item], Result], items: Iterable[Item], jobs: 
 def _until_a_worker_dies(work, todo: Deque, jobs: int):
     """Yield results of the items taken from ``todo``; when a worker dies, return the items taken
     whose results did not come back (an empty list when all went well)."""
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=_CONTEXT, initializer=_die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         in_flight: Deque = deque()
         while todo or in_flight:
             while todo and len(in_flight) < 2 * jobs:
@@ -67,13 +71,15 @@ def _run_chunk(work, chunk: List) -> List:
     return [work(item) for item in chunk]
 
 
-def _die_with_parent(parent: int) -> None:
-    """Worker initializer: exit cleanly on SIGTERM/SIGINT, and get SIGTERM when the parent dies."""
+def _die_with_parent(run: int) -> None:
+    """Worker initializer: exit cleanly on SIGTERM/SIGINT, and get SIGTERM when the run dies.
+    Its parent is the run, or (another start method) a fork server that may outlive it."""
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, remove_temporaries_and_exit)
-    if not _set_parent_death_signal(signal.SIGTERM):
-        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    if os.getppid() != parent:  # it died before we asked
+    parent = os.getppid()
+    if not (_set_parent_death_signal(signal.SIGTERM) and parent == run):
+        threading.Thread(target=_watch, args=(parent, run), daemon=True).start()
+    if not _run_goes_on(parent, run):  # it died before we asked
         remove_temporaries_and_exit(signal.SIGTERM)
 
 
@@ -86,8 +92,13 @@ def _set_parent_death_signal(signum: int) -> bool:
         return False
 
 
-def _watch_parent(parent: int) -> None:
-    """Where the kernel cannot tell us: an orphan is re-parented, so its parent pid changes."""
-    while os.getppid() == parent:
+def _run_goes_on(parent: int, run: int) -> bool:
+    """An orphan is re-parented, so its parent pid changes; the run's pid says the rest."""
+    return os.getppid() == parent and process_running(run)
+
+
+def _watch(parent: int, run: int) -> None:
+    """Where the kernel cannot tell us that the run died."""
+    while _run_goes_on(parent, run):
         time.sleep(0.5)
     remove_temporaries_and_exit(signal.SIGTERM)

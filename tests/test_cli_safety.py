@@ -274,14 +274,14 @@ def test_each_files_findings_are_printed_before_the_next_file_is_read(tmp_path, 
         (tmp_path / name).write_text(SAFE)
     monkeypatch.chdir(tmp_path)
     printed_before = {}
-    read_source = cli.read_source
+    read = cli.read_regular_file
 
     def watching(path):
         sys.stdout.flush()
         printed_before[str(path)] = sys.stdout.buffer.getvalue().decode()
-        return read_source(path)
+        return read(path)
 
-    monkeypatch.setattr(cli, "read_source", watching)
+    monkeypatch.setattr(cli, "read_regular_file", watching)
     code, stdout, _ = run_main(monkeypatch, ["--no-fix", "a.py", "b.py"])
     assert code == 1
     assert printed_before == {"a.py": "", "b.py": stdout.decode().splitlines(keepends=True)[0]}
