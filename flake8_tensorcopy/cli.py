@@ -80,23 +80,22 @@ def process_source(path: str, source: str, options: Options) -> Tuple[FileResult
             result.remaining = [_finding_row(finding, options.unsafe) for finding in findings]
             return result, source
         fixed = fix_source(source, options.rules, unsafe=options.unsafe)
+        result.changed = fixed.source != source
+        result.applied = [_finding_row(finding, options.unsafe) for finding in fixed.applied]
+        result.remaining = [_finding_row(finding, options.unsafe) for finding in fixed.remaining]
+        result.unstable = fixed.unstable
+        if options.mode == "diff" and result.changed:
+            result.diff = _diff(path, source, fixed.source)
+        return result, fixed.source
     except SourceError as error:
-        result.error = f"cannot parse: {one_line(error)}"
+        message = f"cannot parse: {one_line(error)}"
     except RecursionError:
-        result.error = "too deeply nested to analyse"
+        message = "too deeply nested to analyse"
     except MemoryError:
-        result.error = "out of memory while analysing it"
+        message = "out of memory while analysing it"
     except Exception as error:  # a bug of ours must not cost the other files
-        result.error = f"internal error ({type(error).__name__}: {one_line(error)}), file left as it was"
-    if result.error is not None:
-        return result, source
-    result.changed = fixed.source != source
-    result.applied = [_finding_row(finding, options.unsafe) for finding in fixed.applied]
-    result.remaining = [_finding_row(finding, options.unsafe) for finding in fixed.remaining]
-    result.unstable = fixed.unstable
-    if options.mode == "diff" and result.changed:
-        result.diff = _diff(path, source, fixed.source)
-    return result, fixed.source
+        message = f"internal error ({type(error).__name__}: {one_line(error)}), file left as it was"
+    return FileResult(path, error=message), source
 
 
 def process_file(path: str, options: Options) -> FileResult:
