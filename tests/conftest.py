@@ -1,13 +1,24 @@
 """Shared paths and the fixture marker format (``# expect: TEN101, TEN104``)."""
 
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+# ``tensorcopy-fix`` as this checkout's code: an installed console script may be an older copy
+TENSORCOPY_FIX = [sys.executable, "-m", "flake8_tensorcopy"]
 MARKER = re.compile(r"#\s*expect:\s*(TEN\d{3}(?:\s*,\s*TEN\d{3})*)")
+
+
+def checkout_env() -> dict:
+    """The environment for a subprocess that must import this checkout, not an installed copy."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return env
 
 
 def rule_fixtures():
