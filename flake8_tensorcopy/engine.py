@@ -20,7 +20,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
-from flake8_tensorcopy.scan import scan_statements
+from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
 
 
 # Limits on what reaches LibCST. Its tree takes about 550 bytes of memory per character of
@@ -28,7 +28,7 @@ from flake8_tensorcopy.scan import scan_statements
 # a 5 MB one: 8 GB), so larger input is refused before it is parsed. Every file of the
 # 7,766-file real-world corpus fits with room to spare (largest 327 KB, longest line 5,148).
 MAX_PARSED_CHARS = 500_000  # characters handed to LibCST (quiet bodies already left out)
-MAX_LINE_CHARS = 10_000  # the longest line of the source
+# scan.MAX_LINE_CHARS (10,000): the longest line of the source
 
 
 class SourceError(Exception):
@@ -58,7 +58,7 @@ def parse(source: str) -> cst.Module:
         raise SourceError(f"line {error.raw_line}, column {error.raw_column}: {error.message}") from error
 
 
-def check_size(source: str) -> None:
+def _check_line_length(source: str) -> None:
     """Refuse a source whose longest line is beyond ``MAX_LINE_CHARS`` (cheap: no parse)."""
     if len(source) <= MAX_LINE_CHARS:
         return
@@ -211,7 +211,7 @@ def lint_module(
 
 
 def _lint_module(source, tree, rules, scanned, whole):
-    check_size(source)
+    _check_line_length(source)
     if tree is None:
         try:
             tree = ast.parse(source)

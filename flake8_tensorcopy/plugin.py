@@ -6,7 +6,7 @@ for that file and every other file is checked as usual: the plugin never raises 
 """
 
 from flake8_tensorcopy import __version__
-from flake8_tensorcopy.scan import scan_statements
+from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
 
 CANNOT_ANALYSE = "TEN001 flake8-tensorcopy could not analyse this file: {}"
 
@@ -35,12 +35,18 @@ class TensorCopyChecker:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
 
     def _findings(self):
-        scanned = scan_statements(self.tree)
-        if not scanned.file.may_hold_tensors:
-            return []  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
+        source = "".join(self.lines)
+        if max(map(len, self.lines), default=0) <= MAX_LINE_CHARS:
+            scanned = scan_statements(self.tree)
+            if not scanned.file.may_hold_tensors:
+                return []  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
+        elif "torch" in source or "numpy" in source:
+            scanned = None  # the engine refuses it at once: no walk of a huge line's tree
+        else:
+            return []  # a data file (``*_pb2.py``): nothing for us, nothing to complain about
         from flake8_tensorcopy.engine import lint_source
 
-        return lint_source("".join(self.lines), self.tree, scanned=scanned)
+        return lint_source(source, self.tree, scanned=scanned)
 
 
 def _reason(error: Exception) -> str:

@@ -104,6 +104,7 @@ def test_a_file_that_cannot_be_analysed_is_one_ten001_and_the_others_are_checked
     for shape in ("strings", "attributes", "unary_default"):
         (tmp_path / f"deep_{shape}.py").write_text(deeply_nested(shape))
     (tmp_path / "long_line.py").write_text("import torch\nx = [" + "torch.zeros(1), " * 1000 + "]\n")
+    (tmp_path / "data_pb2.py").write_text("DATA = b'" + "x" * 20_000 + "'\n")  # long, but no tensor: silent
     (tmp_path / "plain.py").write_text("import torch\n\n\ndef f(t: torch.Tensor):\n    return torch.tensor(t)\n")
     result = flake8("--select", "TEN", "-j", "1", ".", cwd=tmp_path)
     deep = "TEN001 flake8-tensorcopy could not analyse this file: too deeply nested (Python's recursion limit " \
@@ -137,3 +138,19 @@ def test_an_internal_error_is_reported_not_raised(tmp_path):
         "[(1, 0, 'TEN001 flake8-tensorcopy could not analyse this file: out of memory', "
         "<class 'flake8_tensorcopy.plugin.TensorCopyChecker'>)]\n"
     )
+
+
+def test_a_line_beyond_the_limit_is_refused_without_walking_its_tree(monkeypatch):
+    import ast
+
+    from flake8_tensorcopy import plugin
+
+    def fail(_tree):
+        raise AssertionError("scanned")
+
+    monkeypatch.setattr(plugin, "scan_statements", fail)
+    lines = ["import numpy\n", "x = [" + "numpy.zeros(1), " * 700 + "]\n"]
+    assert list(plugin.TensorCopyChecker(ast.parse("".join(lines)), lines).run()) == [
+        (1, 0, "TEN001 flake8-tensorcopy could not analyse this file: a line of 11,206 characters is too long "
+               "(the limit is 10,000)", plugin.TensorCopyChecker)
+    ]
