@@ -46,3 +46,18 @@ def lint():
         return sorted((finding.line, finding.code) for finding in lint_source(source))
 
     return run
+
+
+def deeply_nested(shape: str, depth: int = 325) -> str:
+    """A valid module with a TEN101 finding (line 5) and, on the finding's line or in its
+    function's header, an expression ``depth`` levels deep in LibCST's tree."""
+    header = "import torch\n\n\ndef f(t: torch.Tensor{default}):\n"
+    if shape == "strings":  # adjacent literals: one ast Constant, ``depth`` LibCST nodes
+        return header.format(default="") + "    return torch.tensor(t), " + " ".join(['"a"'] * depth) + "\n"
+    if shape == "attributes":
+        return header.format(default="") + "    return torch.tensor(t), t" + ".real" * depth + "\n"
+    if shape == "methods":
+        return header.format(default="") + "    return torch.tensor(t), t" + ".abs()" * depth + "\n"
+    if shape == "unary_default":
+        return header.format(default=", d=" + "-" * depth + "1") + "    return torch.tensor(t)\n"
+    raise ValueError(shape)
