@@ -105,7 +105,7 @@ def test_a_file_that_cannot_be_analysed_is_one_ten001_and_the_others_are_checked
         (tmp_path / f"deep_{shape}.py").write_text(deeply_nested(shape))
     (tmp_path / "long_line.py").write_text("import torch\nx = [" + "torch.zeros(1), " * 1000 + "]\n")
     (tmp_path / "data_pb2.py").write_text("DATA = b'" + "x" * 20_000 + "'\n")  # long, but no tensor: silent
-    (tmp_path / "plain.py").write_text("import torch\n\n\ndef f(t: torch.Tensor):\n    return torch.tensor(t)\n")
+    (tmp_path / "plain.py").write_text("import torch\n\n\ndef f():\n    t = torch.ones(3)\n    return torch.tensor(t)\n")
     result = flake8("--select", "TEN", "-j", "1", ".", cwd=tmp_path)
     deep = "TEN001 flake8-tensorcopy could not analyse this file: too deeply nested (Python's recursion limit " \
            "reached in LibCST or the analysis)"
@@ -115,7 +115,7 @@ def test_a_file_that_cannot_be_analysed_is_one_ten001_and_the_others_are_checked
         f"./deep_unary_default.py:1:1: {deep}",
         "./long_line.py:1:1: TEN001 flake8-tensorcopy could not analyse this file: a line of 16,006 characters is "
         "too long (the limit is 10,000)",
-        "./plain.py:5:12: TEN101 torch.tensor() on tensor 't' copies it detached and warns; use t.detach().clone()",
+        "./plain.py:6:12: TEN101 torch.tensor() on tensor 't' copies it detached and warns; use t.detach().clone()",
     ]
     assert result.stderr == ""
     assert result.returncode == 1
