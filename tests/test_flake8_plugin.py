@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from conftest import FIXTURES, expected_findings, rule_fixtures
+from conftest import FIXTURES, expectations, mismatches, rule_fixtures
 
 
 def flake8(*args, cwd=None):
@@ -18,17 +18,16 @@ def test_version_names_the_plugin():
     assert "flake8-tensorcopy" in result.stdout
 
 
-def test_fixtures_report_exactly_the_marked_lines():
+def test_fixtures_report_exactly_the_marked_findings():
+    """Lines, codes, columns and messages as flake8 prints them, against the fixture markers."""
     result = flake8("--select", "TEN", *map(str, rule_fixtures()))
-    expected = set()
-    for path in rule_fixtures():
-        for line, code in expected_findings(path.read_text(encoding="utf-8")):
-            expected.add((str(path), line, code))
-    found = set()
+    found = {str(path): [] for path in rule_fixtures()}
     for row in result.stdout.splitlines():
-        path, line, _col, message = row.split(":", 3)
-        found.add((path, int(line), message.split()[0]))
-    assert found == expected
+        path, line, column, message = row.split(":", 3)
+        code, text = message.split(maxsplit=1)
+        found[path].append((int(line), code, int(column), text))
+    for path in rule_fixtures():
+        assert mismatches(found[str(path)], expectations(path.read_text(encoding="utf-8"))) == [], path.name
     assert result.returncode == 1
 
 
