@@ -11,6 +11,7 @@ can be written before their pins; ``test_fixtures`` requires the pins, and
 ``scripts/pin_fixture_markers.py`` writes them from the linter's output.
 """
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,14 @@ class Expectation:
 def rule_fixtures():
     """fixtures/TENnnn.py files (not the .fixed.py goldens)."""
     return sorted(path for path in FIXTURES.glob("TEN[0-9][0-9][0-9].py"))
+
+
+@functools.lru_cache(maxsize=None)
+def fixture_findings(path: Path):
+    """The engine's findings for a fixture file, linted once per session (several tests ask)."""
+    from flake8_tensorcopy.engine import lint_source
+
+    return tuple(lint_source(path.read_text(encoding="utf-8")))
 
 
 def marker_items(line: str):
