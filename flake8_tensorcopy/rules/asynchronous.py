@@ -23,6 +23,7 @@ _BLOCKING_READS = frozenset({"item", "cpu", "tolist"})
 _VALUE_METHODS = frozenset({"numpy", "tolist", "item", "sum", "mean", "max", "min", "any", "all", "argmax",
                             "equal", "eq", "ne", "allclose", "clone", "float", "double", "long", "int"})
 _VALUE_BUILTINS = frozenset({"print", "float", "int", "bool", "list", "tuple", "str", "repr", "sum", "max", "min"})
+_NUMBER_BUILTINS = frozenset({"float", "int", "bool"})
 _GROWING = frozenset({"append", "extend", "insert"})
 _PIN_FACTORIES = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
                             "full_like", "tensor", "arange", "randn", "rand", "empty_strided"})
@@ -47,7 +48,7 @@ def blocking_fix(call: cst.Call, arg: cst.Arg) -> Fix:
 def _is_cpu_literal(node: cst.BaseExpression) -> bool:
     if type(node) is cst.SimpleString:
         return node.evaluated_value == "cpu"
-    if type(node) is cst.Call and dotted_name(node.func) in ("torch.device", "device") and node.args:
+    if type(node) is cst.Call and (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "device" and node.args:
         return _is_cpu_literal(node.args[0].value)
     return False
 
@@ -368,12 +369,9 @@ def _first_host_read(call: cst.Call, analysis, known_tensor: bool) -> Optional[c
         holders.add(dotted_name(_root(call.func.value)) or "")
     parent = ancestors[-1]
     if type(parent) is cst.Arg:
-        owner = ancestors[-2]
-        grow = owner.func if type(owner) is cst.Call else None
-        if type(grow) is cst.Attribute and grow.attr.value in _GROWING and type(grow.value) is cst.Name:
-            if _assigned_values(grow.value.value, analysis) and all(
-                    type(value) is cst.List for value in _assigned_values(grow.value.value, analysis)):
-                containers.add(grow.value.value)
+        grown = _list_grown_with(ancestors, analysis)
+        if grown is not None:
+            containers.add(grown)
         elif _reads_value(call, ancestors, known_tensor):
             return call
     elif type(parent) is cst.Assign and call is parent.value:
@@ -402,9 +400,25 @@ def _first_host_read(call: cst.Call, analysis, known_tensor: bool) -> Optional[c
                 if node.value in containers:
                     if not _only_grows(node, node_ancestors):
                         return node
+                    continue
+                grown = _list_grown_with(node_ancestors, analysis)
+                if grown is not None:
+                    containers.add(grown)
+                    subject.add(grown)
                 elif _reads_value(node, node_ancestors, known_tensor):
                     return node
     return None
+
+
+def _list_grown_with(ancestors: tuple, analysis) -> Optional[str]:
+    """``parts`` when the value is the argument of ``parts.append(...)`` on a local list."""
+    if len(ancestors) < 2 or type(ancestors[-1]) is not cst.Arg or type(ancestors[-2]) is not cst.Call:
+        return None
+    grow = ancestors[-2].func
+    if type(grow) is not cst.Attribute or grow.attr.value not in _GROWING or type(grow.value) is not cst.Name:
+        return None
+    values = _assigned_values(grow.value.value, analysis)
+    return grow.value.value if values and all(type(value) is cst.List for value in values) else None
 
 
 def _rebinds(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
@@ -435,7 +449,8 @@ def _reads_value(node: cst.BaseExpression, ancestors: tuple, known_tensor: bool)
     if parent_type is cst.Arg and len(ancestors) > 1:
         owner = ancestors[-2]
         if type(owner) is cst.Call and type(owner.func) is cst.Name:
-            return owner.func.value in _VALUE_BUILTINS
+            # print(m) or str(m) of what may be a module is no evidence; float(h) is
+            return owner.func.value in _VALUE_BUILTINS and (known_tensor or owner.func.value in _NUMBER_BUILTINS)
         qualname = dotted_name(owner.func) if type(owner) is cst.Call else None
         return qualname is not None and qualname.split(".")[0] in ("np", "numpy") and known_tensor
     if not known_tensor:
@@ -562,8 +577,8 @@ def _numpy_views(buffer: cst.BaseExpression, analysis) -> Set[str]:
     """Names (``view``, ``self.np``) assigned ``buffer.numpy()`` in sight."""
     key = dotted_name(buffer)
     views = set()
-    owners = [analysis.function] if type(buffer) is cst.Name else _methods(_class_of(analysis) or cst.ClassDef(
-        name=cst.Name("_"), body=cst.IndentedBlock(body=[])))
+    cls = _class_of(analysis)
+    owners = [analysis.function] if type(buffer) is cst.Name else _methods(cls) if cls is not None else []
     for owner in owners:
         if owner is None:
             continue
