@@ -6,7 +6,7 @@ the enclosing statements), and stop at the first synchronization. Precision firs
 synchronization seen on the way, even in a branch, ends the search.
 """
 
-from typing import Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -25,8 +25,6 @@ _VALUE_METHODS = frozenset({"numpy", "tolist", "item", "sum", "mean", "max", "mi
 _VALUE_BUILTINS = frozenset({"print", "float", "int", "bool", "list", "tuple", "str", "repr", "sum", "max", "min"})
 _NUMBER_BUILTINS = frozenset({"float", "int", "bool"})
 _GROWING = frozenset({"append", "extend", "insert"})
-_PIN_FACTORIES = frozenset({"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
-                            "full_like", "tensor", "arange", "randn", "rand", "empty_strided"})
 _LOOPS = (cst.For, cst.While)
 
 
@@ -51,16 +49,6 @@ def _is_cpu_literal(node: cst.BaseExpression) -> bool:
     if type(node) is cst.Call and (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "device" and node.args:
         return _is_cpu_literal(node.args[0].value)
     return False
-
-
-def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Call:
-            yield current
-        if type(current) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            stack.extend(current.children)
 
 
 def _root(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -103,15 +91,16 @@ def _following(blocks: List[tuple]) -> Iterator[cst.CSTNode]:
 
 
 class _Scan:
-    """Follows one copy's subject (a host result, or a pinned source) through what runs next."""
+    """Tells synchronizations apart while the statements after one copy are followed."""
 
-    def __init__(self, analysis, recorded_before: Set[str]):
-        self.analysis = analysis
+    def __init__(self, recorded_before: Set[str]):
         self.recorded_before = recorded_before  # events recorded before the copy
         self.recorded_after: Set[str] = set()
 
     def is_sync(self, call: cst.Call, subject: Set[str]) -> bool:
         func = call.func
+        if type(func) is cst.Name:
+            return func.value == "synchronize"  # from torch.cuda import synchronize
         if type(func) is not cst.Attribute:
             return False
         method = func.attr.value
@@ -174,7 +163,7 @@ class HostReadBeforeSync(Rule):
     """## What it does
     Flags a device-to-host copy with `non_blocking=True` (`x.to("cpu", non_blocking=True)`,
     `.to(device="cpu", ...)`, `.to(torch.device("cpu"), ...)`, a name bound to the CPU device,
-    or `host.copy_(x, non_blocking=True)` into a host tensor) whose host result is read
+    or `host.copy_(x, non_blocking=True)` into a pinned host tensor) whose host result is read
     (`.numpy()`, `.tolist()`, `.item()`, indexing, `float()`, printing, comparing, returning it to
     the caller, iterating a list it was appended to) before any synchronization:
     `torch.cuda.synchronize()`, `stream.synchronize()`, `event.synchronize()` or
@@ -232,7 +221,7 @@ class HostReadBeforeSync(Rule):
                 return
             known_tensor = analysis.kind_of(receiver) == TENSOR
         else:
-            if not call.args or not _is_host_buffer(receiver, analysis):
+            if not call.args or not _is_pinned_buffer(receiver, analysis):
                 return
             known_tensor = True
         read = _first_host_read(call, analysis, known_tensor)
@@ -273,19 +262,11 @@ def _assigned_values(name: str, analysis) -> List[cst.BaseExpression]:
     return []
 
 
-def _is_host_buffer(node: cst.BaseExpression, analysis) -> bool:
+def _is_pinned_buffer(node: cst.BaseExpression, analysis) -> bool:
+    """A pinned host tensor (or a slice of one). Only into pinned memory is a device-to-host copy
+    asynchronous: into pageable memory it returns once the data is there."""
     values = _buffer_values(_root(node), analysis)
-    return bool(values) and all(_allocates_on_host(value) for value in values)
-
-
-def _allocates_on_host(value: cst.BaseExpression) -> bool:
-    if _is_pinned_value(value):
-        return True
-    if type(value) is not cst.Call:
-        return False
-    name = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
-    device = argument(value, 99, "device")
-    return name in _PIN_FACTORIES and (device is None or _is_cpu_literal(device))
+    return bool(values) and all(_is_pinned_value(value) for value in values)
 
 
 def _is_pinned_value(value: cst.BaseExpression) -> bool:
@@ -324,18 +305,19 @@ def _class_of(analysis) -> Optional[cst.ClassDef]:
     function = analysis.function
     if function is None:
         return None
-    for node, _ancestors in _postorder_classes(analysis.module):
+    for node in _classes(analysis.module):
         if any(statement is function for statement in node.body.body):
             return node
     return None
 
 
-def _postorder_classes(module: cst.Module) -> Iterator[Tuple[cst.ClassDef, tuple]]:
+def _classes(module: cst.Module) -> Iterator[cst.ClassDef]:
+    """Every class of the module, nested classes included (not those inside functions)."""
     stack = list(module.body)
     while stack:
         node = stack.pop()
         if type(node) is cst.ClassDef:
-            yield node, ()
+            yield node
             stack.extend(node.body.body)
 
 
@@ -383,7 +365,7 @@ def _first_host_read(call: cst.Call, analysis, known_tensor: bool) -> Optional[c
     holders.discard("")
     if not holders and not containers:
         return None
-    scan = _Scan(analysis, _recorded_before(analysis.function, call))
+    scan = _Scan(_recorded_before(analysis.function, call))
     subject = holders | containers
     for following in _following(blocks):
         for node, node_ancestors in _postorder(following):
@@ -534,8 +516,7 @@ class PinnedSourceWrittenBeforeSync(Rule):
         if source is None:
             return
         buffer = _root(source)
-        values = _buffer_values(buffer, analysis)
-        if not values or not all(_is_pinned_value(value) for value in values):
+        if not _is_pinned_buffer(buffer, analysis):
             return
         write = _first_write(call, buffer, analysis)
         if write is not None:
@@ -558,7 +539,7 @@ def _first_write(call: cst.Call, buffer: cst.BaseExpression, analysis) -> Option
     key = dotted_name(buffer)
     views = _numpy_views(buffer, analysis)
     subject = {key} | views
-    scan = _Scan(analysis, _recorded_before(analysis.function, call))
+    scan = _Scan(_recorded_before(analysis.function, call))
     for following in _following(blocks):
         for node, ancestors in _postorder(following):
             if type(node) is cst.Call:
@@ -631,7 +612,7 @@ def _write_elsewhere(buffer: cst.Attribute, analysis) -> Optional[cst.CSTNode]:
                     functions.append((statement, param.name.value))
     for function, owner in functions:
         subject = {f"{owner}.{attr}" for attr in attrs}
-        scan = _Scan(analysis, set())
+        scan = _Scan(set())
         for node, _ancestors in _postorder(function.body):
             if type(node) is cst.Call:
                 if scan.is_sync(node, set()):
