@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from flake8_tensorcopy import __version__
+from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.engine import Finding, SourceError, lint_source
 from flake8_tensorcopy.files import Excluder, decode, python_files, read_source, write_atomically
 from flake8_tensorcopy.fixer import fix_source, fixable, source_lines, suppressed
@@ -225,6 +226,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     try:
         config = load_config(Path.cwd())
+        configure_conventions(config)
     except ValueError as error:
         print(f"tensorcopy-fix: {error}", file=sys.stderr)
         return 2

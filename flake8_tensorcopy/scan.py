@@ -7,6 +7,7 @@ neither LibCST nor torch (the flake8 plugin imports the engine only when a file 
 import ast
 from typing import Dict, Set
 
+from flake8_tensorcopy.analysis.conventions import training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
 
 _ARRAY_LIBRARIES = frozenset({"torch", "numpy"})
@@ -124,7 +125,7 @@ class _Collector:
             or not called.isdisjoint(WRITE_CALLS)
             or not called.isdisjoint(writers)
             or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
-            or any("train" in name or "fit" in name for name in called)
+            or any(training_call(name) for name in called)
         )
         may_hold_tensors = imports_arrays or not called.isdisjoint(TENSOR_EVIDENCE_CALLS)
         return Features(called, self.attributes, writes, may_hold_tensors, self.identity_tests)

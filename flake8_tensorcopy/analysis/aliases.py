@@ -10,11 +10,11 @@ attribute, a global, a value stored away, a name spelled like a snapshot). The T
 only word the finding; the facts are here.
 """
 
-import re
 from typing import Optional, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.conventions import snapshot_named, training_call
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
@@ -51,16 +51,6 @@ BLANK_BUFFERS = frozenset(
 ) | frozenset("numpy." + name for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
                                            "empty_like", "full_like"))
 
-_SNAPSHOT_WORDS = ("orig", "old", "prev", "init", "best", "backup", "copy", "saved", "snapshot")
-_WORD_SPLIT = re.compile(r"[_\d]+|(?<=[a-z])(?=[A-Z])")
-
-
-def snapshot_named(key: str) -> bool:
-    """``best_state``, ``w_prev``, ``origX``: a name that says it keeps an earlier value."""
-    last = key.rsplit(".", 1)[-1]
-    return any(word.lower().startswith(_SNAPSHOT_WORDS) for word in _WORD_SPLIT.split(last) if word)
-
-
 class AliasFact:
     """Immutable: ``alias_key`` shares memory with ``source_key`` since ``node`` (made by ``op``).
 
@@ -94,12 +84,6 @@ class AliasFact:
             if written_side == side:
                 return node
         return None
-
-
-def _trains(name: str) -> bool:
-    """``train_one_epoch``, ``trainer.fit``, ``fit_model``: a call that trains (not ``from_pretrained``)."""
-    words = [word.lower() for word in _WORD_SPLIT.split(name) if word]
-    return any(word.startswith("train") or word == "fit" for word in words)
 
 
 def _closeness(written: str, side: str) -> int:
@@ -348,7 +332,7 @@ class AliasTracker:
         binding = frame.names.get(root)
         if binding is not None and binding.origin == ("param",):
             what = "a parameter" if root == key else "an attribute of a parameter"
-            if root in ("self", "cls") and root != key:
+            if root == frame.receiver and root != key:
                 what = "an attribute"
             return f"outlives the function ({what})"
         if binding is None and frame.parent is not None and self.analysis.lookup(root) is not None:
@@ -396,7 +380,7 @@ class AliasTracker:
                     # a view read inside the function after its base changed is a window onto it,
                     # usually on purpose; returned (or named as a snapshot) it was taken for a copy
                     window = fact.code == VIEW and not snapshot_named(alias_key) and not self.analysis.returning
-                    if write is not None and not window and not frame.writes_params_on_purpose:
+                    if write is not None and not window:
                         self._report(fact, write, alias_key, node, None)
                 elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
                     write = fact.first_write("alias")
@@ -411,18 +395,16 @@ class AliasTracker:
             frame.aliases[key] = tuple(fact.with_escape() for fact in facts)
 
     def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
-        if frame.writes_params_on_purpose:
-            return None  # the function's job is to change its inputs: aliases seeing it is expected
         if "." in fact.alias_key:
             return self._outlives(fact.alias_key, frame)
         if fact.escaped and fact.code != VIEW:  # a stored view is a window onto its base
             return "outlives the function (stored away)"
-        if snapshot_named(fact.alias_key):
+        if snapshot_named(fact.alias_key) and not frame.writes_params_on_purpose:
             return "is kept as a snapshot (its name says so)"
         return None
 
     def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
-        if fact.fills_source or fact.source_key.startswith(("self.", "cls.")):
+        if fact.fills_source or fact.source_key.startswith(f"{frame.receiver}."):
             return None  # a method writing its own object's state through an alias means it
         if self._mutated_on_purpose(fact.source_key, frame):
             return None
@@ -518,7 +500,7 @@ class AliasTracker:
                     key = self.root_key(arguments[index].value)
                     if key is not None:
                         yield key, False
-        if _trains(name):
+        if training_call(name):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:
                 candidates.append(func.value)

@@ -113,7 +113,7 @@ class Scope:
     """
 
     __slots__ = ("names", "aliases", "parent", "is_class", "deferred", "frame", "writes_params_on_purpose",
-                 "written_directly")
+                 "written_directly", "receiver")
 
     def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False, frame: bool = True):
         self.names: Dict[str, Binding] = {}
@@ -124,6 +124,7 @@ class Scope:
         self.frame: "Scope" = self if frame or parent is None else parent.frame
         self.writes_params_on_purpose = False  # a function named ``fill_`` writes its inputs
         self.written_directly: set = set()  # names written in place not through an alias
+        self.receiver: Optional[str] = None  # a method's first parameter (``self``, ``cls``, ``me``)
 
     def lookup(self, name: str) -> Optional[Binding]:
         binding = self.names.get(name)

@@ -4,7 +4,6 @@ Precision first: only the sources RULES.md lists ("Knowing what is a tensor") ma
 everything else is unknown (``None``), and unknown is never reported.
 """
 
-import re
 from typing import Optional, Tuple, Union
 
 import libcst as cst
@@ -57,19 +56,6 @@ MODULE_METHODS_RETURNING_SELF = frozenset(
 
 # Parameters every built-in layer that has them names so (``layer.weight``).
 MODULE_PARAMETERS = frozenset({"weight", "bias"})
-
-
-# torch.nn layers without parameters: their output requires grad only if their input does.
-_PARAMETER_FREE = re.compile(
-    r"(\w*Pad\dd|\w*Pool\dd|\w*Dropout\w*|Flatten|Unflatten|Identity|Softmax\w*|Softmin|LogSoftmax|Upsample\w*|"
-    r"Pixel(Un)?[Ss]huffle|ChannelShuffle|Fold|Unfold|\w*ReLU\d?|\w*ELU|GELU|SiLU|Mish|Sigmoid|Tanh|Hardtanh|"
-    r"Hardswish|Hardsigmoid|Softplus|Softsign|Tanhshrink|Threshold|LogSigmoid|Hardshrink|Softshrink|GLU|"
-    r"CosineSimilarity|PairwiseDistance|\w*Loss)"
-)
-
-
-def is_parameter_free(qualname: str) -> bool:
-    return _PARAMETER_FREE.fullmatch(qualname.rsplit(".", 1)[-1]) is not None
 
 
 def is_module_class(qualname: Optional[str]) -> bool:

@@ -8,10 +8,11 @@ what the program knows there. A hand-written walk, not a ``CSTVisitor``: it visi
 nodes that can hold expressions, which costs a fraction of LibCST's generic visitor dispatch.
 """
 
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, loss_named, method_receiver
 from flake8_tensorcopy.analysis.provenance import GradProvenance
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
@@ -149,12 +150,11 @@ class Analysis:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.names[star.name.value] = UNKNOWN
-        name = node.name.value
-        scope.writes_params_on_purpose = (
-            (name.endswith("_") and not name.endswith("__"))
-            or name.lstrip("_").startswith(("inplace", "in_place"))
-            or any(param.name.value in ("inplace", "in_place") for param in ordered + list(params.kwonly_params))
+        scope.writes_params_on_purpose = inplace_named(node.name.value) or any(
+            inplace_parameter(param.name.value) for param in ordered + list(params.kwonly_params)
         )
+        if self.scope.is_class:
+            scope.receiver = method_receiver(tuple(param.name.value for param in ordered), _decorator_names(node))
         saved = self.no_grad_depth, self._function, self._loops
         no_grad = any(
             self.qualname(getattr(decorator.decorator, "func", decorator.decorator)) in NO_GRAD_CONTEXTS
@@ -877,12 +877,11 @@ class ClassFacts:
 
 
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:
-    """A loss by its spelling: a ``*loss*`` function or ``*Loss`` module call, or a name like ``val_loss``."""
+    """A loss by its spelling: a ``*_loss`` function or ``*Loss`` module call, or a name like ``val_loss``."""
     if type(value) is cst.Name:
-        return any(word.lower().startswith("loss") or word.lower().endswith("loss") for word in value.value.split("_"))
+        return loss_named(value.value)
     if type(value) is cst.Call:
-        name = (analysis.qualname(value.func) or dotted_name(value.func) or "").rsplit(".", 1)[-1]
-        return "loss" in name.lower()
+        return loss_named((analysis.qualname(value.func) or dotted_name(value.func) or "").rsplit(".", 1)[-1])
     return False
 
 
@@ -947,11 +946,13 @@ def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]
     return None
 
 
+def _decorator_names(node: cst.FunctionDef) -> Tuple[str, ...]:
+    return tuple(decorator.decorator.value for decorator in node.decorators if type(decorator.decorator) is cst.Name)
+
+
 def _is_static(node: cst.FunctionDef) -> bool:
-    return any(
-        type(decorator.decorator) is cst.Name and decorator.decorator.value in ("staticmethod", "classmethod")
-        for decorator in node.decorators
-    )
+    """A static or class method: its first parameter is not the instance."""
+    return not {"staticmethod", "classmethod"}.isdisjoint(_decorator_names(node))
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:

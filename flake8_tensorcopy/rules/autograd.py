@@ -4,6 +4,7 @@ import libcst as cst
 
 from typing import Optional
 
+from flake8_tensorcopy.analysis.conventions import loss_named
 from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, short_source
@@ -418,9 +419,7 @@ class GraphKeptAcrossIterations(Rule):
 
     def wants(self, features) -> bool:
         """A training step (``backward``/``step``) or a loss somewhere, and something accumulated."""
-        trains = not features.called.isdisjoint(("backward", "step")) or any(
-            "loss" in name.lower() for name in features.called
-        )
+        trains = not features.called.isdisjoint(("backward", "step")) or any(loss_named(name) for name in features.called)
         return features.may_hold_tensors and trains and (features.writes or "append" in features.called)
 
     def check_accumulation(self, node, accumulator: str, value: cst.BaseExpression, analysis) -> None:
