@@ -96,7 +96,7 @@ class Analysis:
         self._alias_root: Optional[str] = None  # the key of the source being aliased right now
         self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
-        self._loops: List[tuple] = []  # (frame, names bound at its start, over parameters?, node)
+        self._loops: List[_Loop] = []  # the loops around the point of the walk, innermost last
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
         self._backward_names: Dict[int, frozenset] = {}
@@ -380,20 +380,31 @@ class Analysis:
         self._walk_loop(node, lambda: None, False)
 
     def _walk_loop(self, node, bind_item, over_parameters: bool) -> None:
-        """Walk the body; again while alias facts are live, so a later iteration is seen."""
+        """Walk the body; again while alias facts are live, so a later iteration is seen.
+
+        As mypy's binder does: the state at a ``continue`` joins the loop head (the next
+        iteration and the normal exit), the state at a ``break`` joins only the exit, past
+        the ``else`` clause.
+        """
         start = self.scope.snapshot()
-        self._loops.append((self.scope.frame, frozenset(start[0]), over_parameters, node))
+        loop = _Loop(self.scope.frame, frozenset(start[0]), over_parameters, node)
+        self._loops.append(loop)
         bind_item()
-        leaves = self._walk_suite(node.body)
-        if self.scope.frame.aliases and not leaves:
-            self.scope.merge_from(start, self.scope.snapshot())
+        end = None if self._walk_suite(node.body) else self.scope.snapshot()
+        heads = [start] + ([end] if end is not None else []) + loop.continues
+        if self.scope.frame.aliases and len(heads) > 1:
+            self.scope.merge_from(*heads)
             bind_item()
-            leaves = self._walk_suite(node.body)
+            end = None if self._walk_suite(node.body) else self.scope.snapshot()
+            heads = [start] + ([end] if end is not None else []) + loop.continues
         self._loops.pop()
-        ends = [start] if leaves else [start, self.scope.snapshot()]
-        self._merge(start, ends)
-        if node.orelse is not None:
-            self._walk_suite(node.orelse.body)
+        self.scope.merge_from(*heads)
+        if node.orelse is not None and self._walk_suite(node.orelse.body):
+            exits = loop.breaks
+        else:
+            exits = [self.scope.snapshot()] + loop.breaks
+        if exits:
+            self.scope.merge_from(*exits)
 
     def _walk_try(self, node) -> None:
         start = self.scope.snapshot()
@@ -484,6 +495,10 @@ class Analysis:
         elif node_type is cst.Del:
             for name in _target_names(node.target):
                 self.scope.bind(name, UNKNOWN)
+        elif node_type is cst.Break and self._loops:
+            self._loops[-1].breaks.append(self.scope.snapshot())
+        elif node_type is cst.Continue and self._loops:
+            self._loops[-1].continues.append(self.scope.snapshot())
 
     def _walk_assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -687,8 +702,9 @@ class Analysis:
         if type(value) in (cst.Tuple, cst.List) or self.grad_of(value) not in (NON_LEAF, MIXED):
             return  # a leaf (a parameter itself) carries no graph
         if not _is_loss(value, self) and not any(
-            frame is self.scope.frame and accumulator in outer_names and not over_parameters and self._trains(loop)
-            for frame, outer_names, over_parameters, loop in self._loops
+            loop.frame is self.scope.frame and accumulator in loop.outer_names and not loop.over_parameters
+            and self._trains(loop.node)
+            for loop in self._loops
         ):
             return  # a forward pass collecting its outputs builds the graph on purpose
         for rule in self.accumulation_rules:
@@ -745,7 +761,7 @@ class Analysis:
         scope_node = self._function if self._function is not None else self.module
         names = self._backward_names.get(id(scope_node))
         if names is None:
-            names = self._backward_names[id(scope_node)] = _names_under_backward(scope_node)
+            names = self._backward_names[id(scope_node)] = _names_under_backward(scope_node, self.qualname)
         return name in names
 
     def _track_retain_grad(self, value: cst.BaseExpression) -> None:
@@ -867,6 +883,20 @@ class Analysis:
         bind_target(node.target, self.kind_of(node.value), self.scope)
 
 
+class _Loop:
+    """A loop being walked: where it is, and the states at its ``break`` and ``continue`` statements."""
+
+    __slots__ = ("frame", "outer_names", "over_parameters", "node", "breaks", "continues")
+
+    def __init__(self, frame: Scope, outer_names: frozenset, over_parameters: bool, node: cst.CSTNode):
+        self.frame = frame
+        self.outer_names = outer_names  # names bound before the loop: they live across iterations
+        self.over_parameters = over_parameters  # ``for p in model.parameters()``
+        self.node = node
+        self.breaks: List[tuple] = []
+        self.continues: List[tuple] = []
+
+
 class ClassFacts:
     """What the walk learns about a class of this file as it walks its methods."""
 
@@ -885,17 +915,23 @@ def _is_loss(value: cst.BaseExpression, analysis) -> bool:
     return False
 
 
-def _names_under_backward(scope_node: cst.CSTNode) -> frozenset:
-    """Names read in the receivers of ``.backward()`` calls (and ``autograd.backward/grad``)."""
+# torch functions that run backward through their tensor arguments.
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+
+
+def _names_under_backward(scope_node: cst.CSTNode, qualname) -> frozenset:
+    """Names read in the receivers of ``.backward()`` calls and in the arguments of
+    ``torch.autograd.grad/backward`` however imported (``qualname`` resolves a callee)."""
     names = set()
     stack = [scope_node]
     while stack:
         node = stack.pop()
-        if type(node) is cst.Call and type(node.func) is cst.Attribute:
-            attr = node.func.attr.value
-            if attr == "backward" or (attr == "grad" and dotted_name(node.func.value) in ("torch.autograd", "autograd")):
-                roots = [node.func.value] + [arg.value for arg in node.args]
-                names.update(_names_in(roots))
+        if type(node) is cst.Call:
+            func = node.func
+            if type(func) is cst.Attribute and func.attr.value == "backward":
+                names.update(_names_in([func.value] + [arg.value for arg in node.args]))
+            elif type(func) in (cst.Attribute, cst.Name) and qualname(func) in BACKWARD_FUNCTIONS:
+                names.update(_names_in(arg.value for arg in node.args))
         stack.extend(node.children)
     return frozenset(names)
 
