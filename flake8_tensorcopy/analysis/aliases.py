@@ -15,6 +15,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.analysis.conventions import snapshot_named, training_call
+from flake8_tensorcopy.analysis.facts import PARAMETER, AliasFact, BlankBuffer, Function, LikeBuffer, Optimizer
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
@@ -50,41 +51,6 @@ BLANK_BUFFERS = frozenset(
     for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like")
 ) | frozenset("numpy." + name for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
                                            "empty_like", "full_like"))
-
-class AliasFact:
-    """Immutable: ``alias_key`` shares memory with ``source_key`` since ``node`` (made by ``op``).
-
-    ``writes`` holds (side, node) for in-place writes seen so far, side "alias" or "source".
-    ``fills_source``: writes through the alias fill a buffer of this function on purpose (a
-    blank allocation, or a local viewed), so they do not make the source's reads findings.
-    """
-
-    __slots__ = ("code", "alias_key", "source_key", "op", "node", "fills_source", "escaped", "writes")
-
-    def __init__(self, code, alias_key, source_key, op, node, fills_source, escaped=False, writes=()):
-        self.code = code
-        self.alias_key = alias_key
-        self.source_key = source_key
-        self.op = op
-        self.node = node
-        self.fills_source = fills_source
-        self.escaped = escaped
-        self.writes = writes
-
-    def with_write(self, side: str, node: cst.CSTNode) -> "AliasFact":
-        return AliasFact(self.code, self.alias_key, self.source_key, self.op, self.node, self.fills_source,
-                         self.escaped, self.writes + ((side, node),))
-
-    def with_escape(self) -> "AliasFact":
-        return AliasFact(self.code, self.alias_key, self.source_key, self.op, self.node, self.fills_source,
-                         True, self.writes)
-
-    def first_write(self, side: str) -> Optional[cst.CSTNode]:
-        for written_side, node in self.writes:
-            if written_side == side:
-                return node
-        return None
-
 
 def _closeness(written: str, side: str) -> int:
     """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
@@ -322,15 +288,15 @@ class AliasTracker:
         if "." in source_key:
             return False
         binding = self.analysis.scope.frame.names.get(source_key)
-        if binding is None or binding.origin == ("param",):
+        if binding is None or binding.origin == PARAMETER:
             return False
-        return code == VIEW or (binding.origin is not None and binding.origin[0] in ("blank", "like"))
+        return code == VIEW or type(binding.origin) in (BlankBuffer, LikeBuffer)
 
     def _outlives(self, key: str, frame: Scope) -> Optional[str]:
         """Why the object ``key`` names is still held when the function returns, if it is."""
         root = key.split(".", 1)[0]
         binding = frame.names.get(root)
-        if binding is not None and binding.origin == ("param",):
+        if binding is not None and binding.origin == PARAMETER:
             what = "a parameter" if root == key else "an attribute of a parameter"
             if root == frame.receiver and root != key:
                 what = "an attribute"
@@ -426,7 +392,7 @@ class AliasTracker:
 
     def _is_parameter(self, key: str, frame: Scope) -> bool:
         binding = frame.names.get(key.split(".", 1)[0])
-        return binding is not None and binding.origin == ("param",)
+        return binding is not None and binding.origin == PARAMETER
 
     def _report(self, fact, write_node, observed_key, read_node, reason) -> None:
         rule = self.rules_by_code.get(fact.code)
@@ -462,8 +428,8 @@ class AliasTracker:
                 return
             if method == "step" and type(receiver) is cst.Name:
                 binding = analysis.lookup(receiver.value)
-                if binding is not None and binding.origin is not None and binding.origin[0] == "optimizer":
-                    yield binding.origin[1], False
+                if binding is not None and type(binding.origin) is Optimizer:
+                    yield binding.origin.owner, False
                 return
             if method == "load_state_dict":
                 key = dotted_name(receiver)
@@ -518,9 +484,9 @@ class AliasTracker:
     def _param_writes(self, function_name: str):
         """Indexes of the parameters a function of this module writes in place."""
         binding = self.analysis.lookup(function_name)
-        if binding is None or binding.origin is None or binding.origin[0] != "function":
+        if binding is None or type(binding.origin) is not Function:
             return ()
-        node = binding.origin[1]
+        node = binding.origin.node
         cached = self._param_writes_cache.get(id(node))
         if cached is not None:
             return cached

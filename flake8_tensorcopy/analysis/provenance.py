@@ -12,6 +12,7 @@ import libcst as cst
 
 from flake8_tensorcopy.analysis.scope import INSTANCE, LEAF, MODULE, NON_LEAF
 from flake8_tensorcopy.analysis.conventions import parameter_free_layer
+from flake8_tensorcopy.analysis.facts import Layer
 from flake8_tensorcopy.analysis.tensors import MODULE_PARAMETERS
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS, METHODS_RETURNING_TENSOR, METHODS_RETURNING_TENSOR_SEQUENCE
 
@@ -99,7 +100,7 @@ class GradProvenance:
             if owner is not None and owner.kind == INSTANCE:
                 binding = owner.attrs.get(func.attr.value)
         origin = binding.origin if binding is not None else None
-        return origin[1] if origin is not None and origin[0] == "layer" else None
+        return origin.qualname if type(origin) is Layer else None
 
     def _call(self, node: cst.Call) -> Optional[str]:
         analysis = self.analysis

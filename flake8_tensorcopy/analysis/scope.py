@@ -9,6 +9,8 @@ from typing import Dict, Iterator, Optional, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.facts import merge_alias_facts, merge_origins
+
 # What a name may hold. ``None`` means unknown, which is never evidence of anything.
 TENSOR = "tensor"
 NDARRAY = "ndarray"
@@ -82,14 +84,6 @@ def merge_grads(first: Optional[str], second: Optional[str]) -> Optional[str]:
     return MIXED
 
 
-def _merge_origins(first: Optional[tuple], second: Optional[tuple]) -> Optional[tuple]:
-    if first == second:
-        return first
-    if first and second and first[0] == second[0] == "instance" and first[1] is second[1]:
-        return ("instance", first[1], first[2] or second[2])  # forward may have run
-    return None
-
-
 def merge_bindings(first: Binding, second: Binding) -> Binding:
     """The binding of a name after two control-flow paths meet (precision first)."""
     if first is second or first.same_meaning(second):
@@ -100,7 +94,7 @@ def merge_bindings(first: Binding, second: Binding) -> Binding:
         if merged is not None:
             return Binding(merged, grad=grad)
         if first.kind == second.kind and first.kind not in (None, INSTANCE):
-            return Binding(first.kind, grad=grad, origin=_merge_origins(first.origin, second.origin))
+            return Binding(first.kind, grad=grad, origin=merge_origins(first.origin, second.origin))
     return Binding(grad=grad) if grad is not None else UNKNOWN
 
 
@@ -187,13 +181,8 @@ class Scope:
             for other in present[1:]:
                 binding = merge_bindings(binding, other)
             merged[key] = binding
-        aliases: Dict[str, tuple] = {}
-        for state in states:
-            for key, facts in state[1].items():
-                known = aliases.get(key, ())
-                aliases[key] = known + tuple(fact for fact in facts if fact not in known)
         self.names = merged
-        self.aliases = aliases
+        self.aliases = merge_alias_facts(*(state[1] for state in states))
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:

@@ -8,6 +8,7 @@ from typing import Optional, Tuple, Union
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.facts import ModuleClass
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
@@ -33,19 +34,13 @@ from flake8_tensorcopy.data import (
     METHODS_RETURNING_TENSOR_SEQUENCE,
     METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS,
 )
+from flake8_tensorcopy.scan import TENSOR_ONLY_METHODS
 
 # Calling these makes a tensor even though they are classes, not functions.
 TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"}) | LEGACY_CONSTRUCTORS
 
 # Annotations that say "this is a tensor".
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.Buffer"})
-
-# Methods only torch.Tensor has among common types: calling one proves the receiver is a
-# tensor, and the result is a tensor too.
-TENSOR_ONLY_METHODS = frozenset(
-    {"detach", "detach_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full",
-     "requires_grad_", "type_as"}
-)
 
 # nn.Module methods that return the module itself (``model = Net().to(device)``).
 MODULE_METHODS_RETURNING_SELF = frozenset(
@@ -173,7 +168,7 @@ class TensorInference:
             return None
         if type(func) is cst.Name:
             binding = scope.lookup(func.value)
-            if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
+            if binding is not None and type(binding.origin) is ModuleClass:
                 return MODULE
             return self._builtin_call(func.value, node, scope)
         if type(func) is not cst.Attribute:

@@ -13,6 +13,17 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, loss_named, method_receiver
+from flake8_tensorcopy.analysis.facts import (
+    BLANK,
+    PARAMETER,
+    ClassFacts,
+    Function,
+    Layer,
+    LikeBuffer,
+    ModuleClass,
+    ModuleInstance,
+    Optimizer,
+)
 from flake8_tensorcopy.analysis.provenance import GradProvenance
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
@@ -41,9 +52,6 @@ from flake8_tensorcopy.data import INPLACE_METHODS
 
 # Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
 LIKE_FACTORIES = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like"})
-
-# The origin of a function's parameters (and ``self``): the caller still holds them.
-PARAMETER = ("param",)
 
 # Context managers under which no graph is recorded.
 NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
@@ -177,7 +185,7 @@ class Analysis:
         for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
             if param.default is not None:
                 self.visit(param.default)
-        self.scope.bind(node.name.value, Binding(origin=("function", node)))
+        self.scope.bind(node.name.value, Binding(origin=Function(node)))
         if id(node) in self._deferred:
             return  # a loop body walked twice defines it twice
         self._deferred.add(id(node))
@@ -191,7 +199,7 @@ class Analysis:
             self.visit(argument.value)
         facts = ClassFacts()
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
-        self.scope.bind(node.name.value, Binding(origin=("module_class", facts)) if is_module else UNKNOWN)
+        self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
         outer = self._instance, self._class_facts
         self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=self._instance_attributes(node))
@@ -203,7 +211,7 @@ class Analysis:
         if is_module_class(self.qualname(base)):
             return True
         binding = self.lookup(base.value) if type(base) is cst.Name else None
-        return binding is not None and binding.origin is not None and binding.origin[0] == "module_class"
+        return binding is not None and type(binding.origin) is ModuleClass
 
     def _instance_attributes(self, node: cst.ClassDef) -> Dict[str, Binding]:
         """What ``self.x`` holds, from every method and class-level annotation of the class.
@@ -245,7 +253,7 @@ class Analysis:
             grad = None
             for _kind, found_grad, _origin in found:
                 grad = merge_grads(grad, found_grad)
-            layers = {origin for _kind, _grad, origin in found if origin is not None and origin[0] == "layer"}
+            layers = {origin for _kind, _grad, origin in found if type(origin) is Layer}
             origin = layers.pop() if len(layers) == 1 and len(found) == 1 else None
             if len(kinds) <= 1:
                 attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad, origin=origin)
@@ -564,17 +572,17 @@ class Analysis:
         if qualname is None:
             if type(value.func) is cst.Name:
                 binding = self.lookup(value.func.value)
-                if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
-                    return ("instance", binding.origin[1], False)
+                if binding is not None and type(binding.origin) is ModuleClass:
+                    return ModuleInstance(binding.origin.facts)
             return None
         if qualname in LIKE_FACTORIES and value.args:
             source = value.args[0].value
             source_binding = self.lookup(source.value) if type(source) is cst.Name else None
-            return ("like", source, source_binding, self.statement_index)
+            return LikeBuffer(source, source_binding, self.statement_index)
         if qualname in BLANK_BUFFERS:
-            return ("blank",)
+            return BLANK
         if is_module_class(qualname):
-            return ("layer", qualname)
+            return Layer(qualname)
         if qualname.startswith("torch.optim.") and value.args:
             parameters = value.args[0].value
             if type(parameters) is cst.Call and type(parameters.func) is cst.Name and parameters.args:
@@ -586,7 +594,7 @@ class Analysis:
             ):
                 owner = dotted_name(parameters.func.value)
                 if owner is not None:
-                    return ("optimizer", owner)
+                    return Optimizer(owner)
         return None
 
     def _walk_aug_assign(self, node: cst.AugAssign) -> None:
@@ -780,9 +788,9 @@ class Analysis:
     def _note_module_call(self, name: str) -> None:
         """Calling an instance of a module class of this file runs its forward."""
         binding = self.lookup(name)
-        if binding is not None and binding.origin is not None and binding.origin[0] == "instance" and not binding.origin[2]:
+        if binding is not None and type(binding.origin) is ModuleInstance and not binding.origin.forward_ran:
             owner = self.scope.owner_of(name)
-            owner.names[name] = Binding(binding.kind, origin=("instance", binding.origin[1], True), grad=binding.grad)
+            owner.names[name] = Binding(binding.kind, origin=ModuleInstance(binding.origin.facts, True), grad=binding.grad)
 
     def _is_self(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
@@ -895,15 +903,6 @@ class _Loop:
         self.node = node
         self.breaks: List[tuple] = []
         self.continues: List[tuple] = []
-
-
-class ClassFacts:
-    """What the walk learns about a class of this file as it walks its methods."""
-
-    __slots__ = ("stores_graph_tensor",)
-
-    def __init__(self):
-        self.stores_graph_tensor = False  # a method stores a grad-requiring non-leaf on self
 
 
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:

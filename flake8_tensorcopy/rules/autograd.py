@@ -5,6 +5,7 @@ import libcst as cst
 from typing import Optional
 
 from flake8_tensorcopy.analysis.conventions import loss_named
+from flake8_tensorcopy.analysis.facts import ModuleInstance
 from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, short_source
@@ -362,7 +363,7 @@ class DeepcopyOfGraphTensor(Rule):
         if type(argument) is cst.Name:
             binding = analysis.lookup(argument.value)
             origin = binding.origin if binding is not None and binding.kind == MODULE else None
-            if origin is not None and origin[0] == "instance" and origin[2] and origin[1].stores_graph_tensor:
+            if type(origin) is ModuleInstance and origin.forward_ran and origin.facts.stores_graph_tensor:
                 analysis.report(
                     self.code,
                     call,
