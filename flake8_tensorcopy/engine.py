@@ -182,13 +182,7 @@ def lint_module(
     findings = []
     for report in reports:
         where = positions[report.node]
-        message = report.message
-        lines = {name: positions[node].start.line for name, node in report.refs.items()}
-        for name, line in lines.items():
-            message = message.replace("{" + name + "}", str(line))
-        if "read" in lines and lines["read"] < lines["write"]:
-            read = f"read on line {lines['read']}"
-            message = message.replace(read, read + " in a later iteration")
+        message = report.text({name: positions[node].start.line for name, node in report.refs.items()})
         findings.append(
             Finding(report.code, where.start.line, where.start.column, message, where.end.line, where.end.column,
                     report.node, report.fix)

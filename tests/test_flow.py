@@ -81,3 +81,43 @@ def test_autograd_through_the_accumulator_resolves_by_import(imports, call):
 def test_a_local_function_named_like_autograd_is_not_autograd():
     source = PENALTY.format(imports="", call="grad").replace("def penalty", "def grad(*a):\n    pass\n\n\ndef penalty")
     assert codes(source) == [(13, "TEN306")]
+
+
+def messages(source: str):
+    return [finding.message for finding in lint_source(source)]
+
+
+def test_the_rule_words_a_read_in_a_later_iteration():
+    source = """import torch
+
+
+def drift(w: torch.Tensor, steps: int):
+    ref = w.detach()
+    for _ in range(steps):
+        print(ref)
+        w.add_(0.1)
+"""
+    assert messages(source) == [
+        "'ref' shares memory with 'w' (detach() does not copy): 'w' is written in place on line 8 and "
+        "'ref' read on line 7 in a later iteration; use w.detach().clone()"
+    ]
+
+
+@pytest.mark.parametrize("target, held", [
+    ("prev", "is kept as a snapshot (its name says so)"),
+    ("self.last", "outlives the function (an attribute)"),
+    ("box.last", "outlives the function (an attribute of a parameter)"),
+])
+def test_the_rule_words_who_holds_the_alias(target, held):
+    source = f"""import torch
+
+
+class Keeper:
+    def keep(self, box, w: torch.Tensor):
+        {target} = w.detach()
+        w.add_(0.1)
+"""
+    assert messages(source) == [
+        f"'{target}' shares memory with 'w' (detach() does not copy): 'w' is written in place on line 7 and "
+        f"'{target}' {held}; use w.detach().clone()"
+    ]

@@ -15,7 +15,16 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.analysis.conventions import snapshot_named, training_call
-from flake8_tensorcopy.analysis.facts import PARAMETER, AliasFact, BlankBuffer, Function, LikeBuffer, Optimizer
+from flake8_tensorcopy.analysis.facts import (
+    PARAMETER,
+    AliasFact,
+    BlankBuffer,
+    Function,
+    Holder,
+    LikeBuffer,
+    Optimizer,
+    SharingObserved,
+)
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
@@ -292,17 +301,16 @@ class AliasTracker:
             return False
         return code == VIEW or type(binding.origin) in (BlankBuffer, LikeBuffer)
 
-    def _outlives(self, key: str, frame: Scope) -> Optional[str]:
-        """Why the object ``key`` names is still held when the function returns, if it is."""
+    def _outlives(self, key: str, frame: Scope) -> Optional[Holder]:
+        """Who still holds the object ``key`` names when the function returns, if anyone."""
         root = key.split(".", 1)[0]
         binding = frame.names.get(root)
         if binding is not None and binding.origin == PARAMETER:
-            what = "a parameter" if root == key else "an attribute of a parameter"
-            if root == frame.receiver and root != key:
-                what = "an attribute"
-            return f"outlives the function ({what})"
+            if root == key:
+                return Holder.PARAMETER
+            return Holder.RECEIVER_ATTRIBUTE if root == frame.receiver else Holder.PARAMETER_ATTRIBUTE
         if binding is None and frame.parent is not None and self.analysis.lookup(root) is not None:
-            return "outlives the function (a global)"
+            return Holder.GLOBAL
         return None
 
     def written(self, key: str, node: cst.CSTNode, training: bool = False) -> None:
@@ -320,14 +328,14 @@ class AliasTracker:
                 to_source = _closeness(key, fact.source_key)
                 if to_alias > to_source and not training:
                     fact = fact.with_write("alias", node)
-                    reason = self._source_outlives(fact, frame)
-                    if reason is not None:
-                        self._report(fact, node, fact.source_key, None, reason)
+                    holder = self._source_outlives(fact, frame)
+                    if holder is not None:
+                        self._observed(SharingObserved(fact, node, fact.source_key, holder=holder))
                 elif to_source > to_alias:
                     fact = fact.with_write("source", node)
-                    reason = self._alias_outlives(fact, frame)
-                    if reason is not None:
-                        self._report(fact, node, fact.alias_key, None, reason)
+                    holder = self._alias_outlives(fact, frame)
+                    if holder is not None:
+                        self._observed(SharingObserved(fact, node, fact.alias_key, holder=holder))
                 updated.append(fact)
             frame.aliases[alias_key] = tuple(updated)
 
@@ -347,11 +355,11 @@ class AliasTracker:
                     # usually on purpose; returned (or named as a snapshot) it was taken for a copy
                     window = fact.code == VIEW and not snapshot_named(alias_key) and not self.analysis.returning
                     if write is not None and not window:
-                        self._report(fact, write, alias_key, node, None)
+                        self._observed(SharingObserved(fact, write, alias_key, read=node))
                 elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
                     write = fact.first_write("alias")
                     if write is not None and not self._mutated_on_purpose(fact.source_key, frame):
-                        self._report(fact, write, fact.source_key, node, None)
+                        self._observed(SharingObserved(fact, write, fact.source_key, read=node))
 
     def escaped(self, key: str) -> None:
         """``key`` was stored where it outlives the function (an attribute, a container)."""
@@ -360,16 +368,16 @@ class AliasTracker:
         if facts:
             frame.aliases[key] = tuple(fact.with_escape() for fact in facts)
 
-    def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
+    def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[Holder]:
         if "." in fact.alias_key:
             return self._outlives(fact.alias_key, frame)
         if fact.escaped and fact.code != VIEW:  # a stored view is a window onto its base
-            return "outlives the function (stored away)"
+            return Holder.STORED
         if snapshot_named(fact.alias_key) and not frame.writes_params_on_purpose:
-            return "is kept as a snapshot (its name says so)"
+            return Holder.SNAPSHOT_NAME
         return None
 
-    def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
+    def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[Holder]:
         if fact.fills_source or fact.source_key.startswith(f"{frame.receiver}."):
             return None  # a method writing its own object's state through an alias means it
         if self._mutated_on_purpose(fact.source_key, frame):
@@ -394,21 +402,10 @@ class AliasTracker:
         binding = frame.names.get(key.split(".", 1)[0])
         return binding is not None and binding.origin == PARAMETER
 
-    def _report(self, fact, write_node, observed_key, read_node, reason) -> None:
-        rule = self.rules_by_code.get(fact.code)
-        if rule is None:
-            return  # the rule is not selected; the fact still serves others (TEN304)
-        written_key = fact.source_key if observed_key == fact.alias_key else fact.alias_key
-        observation = "read on line {read}" if read_node is not None else reason
-        message = (
-            f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): "
-            f"'{written_key}' is written in place on line {{write}} and '{observed_key}' {observation}; "
-            f"{rule.advice(fact)}"
-        )
-        refs = {"write": write_node}
-        if read_node is not None:
-            refs["read"] = read_node
-        self.analysis.report(fact.code, fact.node, message, rule.fix(fact, self.analysis), refs=refs)
+    def _observed(self, event: SharingObserved) -> None:
+        rule = self.rules_by_code.get(event.fact.code)
+        if rule is not None:  # not selected: the fact still serves others (TEN304)
+            rule.check_sharing(event, self.analysis)
 
     # ----- writes ------------------------------------------------------------------------
     def call_writes(self, call: cst.Call):

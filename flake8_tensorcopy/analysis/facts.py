@@ -7,6 +7,7 @@ file, an instance of one, a blank or ``*_like`` buffer, a torch.nn layer, an opt
 dotted paths of names and attributes (``w``, ``self.w``, ``model.fc.weight``).
 """
 
+import enum
 from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
@@ -123,6 +124,35 @@ class AliasFact:
             if written_side == side:
                 return node
         return None
+
+
+class Holder(enum.Enum):
+    """Who still holds one side of an alias when the function returns (without a later read)."""
+
+    PARAMETER = "a parameter"
+    PARAMETER_ATTRIBUTE = "an attribute of a parameter"
+    RECEIVER_ATTRIBUTE = "an attribute"  # ``self.x`` of a method, whatever the receiver's name
+    GLOBAL = "a global"
+    STORED = "stored away"  # into a container, an attribute, yielded
+    SNAPSHOT_NAME = "its name says it keeps an earlier value"
+
+
+@dataclass(frozen=True)
+class SharingObserved:
+    """The event the alias rules subscribe to: one side of ``fact`` was written in place at
+    ``write`` and the other side, ``observed_key``, is observed: read at ``read`` (a node after
+    the write in program order, or before it in a later loop iteration), or held by ``holder``."""
+
+    fact: AliasFact
+    write: cst.CSTNode
+    observed_key: str
+    read: Optional[cst.CSTNode] = None
+    holder: Optional[Holder] = None
+
+    @property
+    def written_key(self) -> str:
+        fact = self.fact
+        return fact.source_key if self.observed_key == fact.alias_key else fact.alias_key
 
 
 def merge_alias_facts(*tables) -> dict:

@@ -61,16 +61,23 @@ _LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.Simple
 
 
 class Report:
-    """A rule's verdict on one node, before positions are computed."""
+    """A rule's verdict on one node, before positions are computed.
+
+    ``message`` is the text, or, when the finding names other lines (``refs``: name -> node),
+    the rule's function from those lines ({name: line}) to the text.
+    """
 
     __slots__ = ("code", "node", "message", "fix", "refs")
 
-    def __init__(self, code: str, node: cst.CSTNode, message: str, fix=None, refs=None):
+    def __init__(self, code: str, node: cst.CSTNode, message, fix=None, refs=None):
         self.code = code
         self.node = node
-        self.message = message  # "{write}"/"{read}" become the lines of the nodes in refs
+        self.message = message
         self.fix = fix
         self.refs = refs or {}
+
+    def text(self, lines: Dict[str, int]) -> str:
+        return self.message(lines) if self.refs else self.message
 
 
 class Analysis:
