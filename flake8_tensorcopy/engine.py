@@ -48,7 +48,7 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules, keep_class
     ``pass`` and blank lines, and inside wanted classes those of quiet methods that set no
     ``self`` attribute: LibCST then parses little more than what can be reported.
 
-    ``keep_classes``: a deepcopy of a module needs to know what its forward stores (TEN305)."""
+    ``keep_classes``: a rule needs facts from every method of the classes (``needs_class_bodies``)."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     lines = _LINE.findall(source)
@@ -169,7 +169,8 @@ def lint_module(
     if not any(rule.wants(features) for rule in rules):
         return None, []
     if not whole:
-        source = _without_quiet_bodies(source, tree, scanned, rules, "deepcopy" in features.called)
+        keep_classes = any(rule.needs_class_bodies(features) for rule in rules)
+        source = _without_quiet_bodies(source, tree, scanned, rules, keep_classes)
     module = parse(source)
     try:
         reports = Analysis(module, rules).run()

@@ -12,7 +12,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, loss_named, method_receiver
+from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, method_receiver
 from flake8_tensorcopy.analysis.facts import (
     BLANK,
     PARAMETER,
@@ -111,7 +111,7 @@ class Analysis:
         self._alias_root: Optional[str] = None  # the key of the source being aliased right now
         self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
-        self._loops: List[_Loop] = []  # the loops around the point of the walk, innermost last
+        self._loops: List[Loop] = []  # the loops around the point of the walk, innermost last
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
         self._backward_names: Dict[int, frozenset] = {}
@@ -402,7 +402,7 @@ class Analysis:
         the ``else`` clause.
         """
         start = self.scope.snapshot()
-        loop = _Loop(self.scope.frame, frozenset(start[0]), over_parameters, node)
+        loop = Loop(self.scope.frame, frozenset(start[0]), over_parameters, node)
         self._loops.append(loop)
         bind_item()
         end = None if self._walk_suite(node.body) else self.scope.snapshot()
@@ -706,26 +706,23 @@ class Analysis:
             rule.check_comparison(node, self)
 
     def _offer_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression) -> None:
-        """``acc += v``, ``acc = acc + v`` or ``acc.append(v)`` of a grad-requiring value inside a
-        loop, onto an accumulator that lives across iterations: rules decide what it means."""
-        if not self.accumulation_rules or not self._loops or self.no_grad_depth:
+        """``acc += v``, ``acc = acc + v`` or ``acc.append(v)`` inside a loop: the rules that
+        subscribe to accumulations decide what it means (``loops`` says where it happens)."""
+        if not self.accumulation_rules or not self._loops:
             return
         if type(value) is cst.BinaryOperation:  # ``acc = acc + v``
             if type(value.left) is not cst.Name or value.left.value != accumulator:
                 return
             value = value.right
-        if type(value) in (cst.Tuple, cst.List) or self.grad_of(value) not in (NON_LEAF, MIXED):
-            return  # a leaf (a parameter itself) carries no graph
-        if not _is_loss(value, self) and not any(
-            loop.frame is self.scope.frame and accumulator in loop.outer_names and not loop.over_parameters
-            and self._trains(loop.node)
-            for loop in self._loops
-        ):
-            return  # a forward pass collecting its outputs builds the graph on purpose
         for rule in self.accumulation_rules:
             rule.check_accumulation(node, accumulator, value, self)
 
-    def _trains(self, loop: cst.CSTNode) -> bool:
+    @property
+    def loops(self) -> List["Loop"]:
+        """The loops around the point of the walk in the function being walked, innermost last."""
+        return self._loops
+
+    def loop_trains(self, loop: cst.CSTNode) -> bool:
         """Whether a loop's body runs ``.backward()`` or ``.step()``: each iteration is a training step.
 
         Collecting a forward pass's intermediate outputs in a loop is not that; they are the graph.
@@ -898,7 +895,7 @@ class Analysis:
         bind_target(node.target, self.kind_of(node.value), self.scope)
 
 
-class _Loop:
+class Loop:
     """A loop being walked: where it is, and the states at its ``break`` and ``continue`` statements."""
 
     __slots__ = ("frame", "outer_names", "over_parameters", "node", "breaks", "continues")
@@ -910,15 +907,6 @@ class _Loop:
         self.node = node
         self.breaks: List[tuple] = []
         self.continues: List[tuple] = []
-
-
-def _is_loss(value: cst.BaseExpression, analysis) -> bool:
-    """A loss by its spelling: a ``*_loss`` function or ``*Loss`` module call, or a name like ``val_loss``."""
-    if type(value) is cst.Name:
-        return loss_named(value.value)
-    if type(value) is cst.Call:
-        return loss_named((analysis.qualname(value.func) or dotted_name(value.func) or "").rsplit(".", 1)[-1])
-    return False
 
 
 # torch functions that run backward through their tensor arguments.

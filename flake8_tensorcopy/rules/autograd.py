@@ -6,7 +6,7 @@ from typing import Optional
 
 from flake8_tensorcopy.analysis.conventions import loss_named
 from flake8_tensorcopy.analysis.facts import ModuleInstance
-from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR
+from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR, dotted_name
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, short_source
 
@@ -346,6 +346,10 @@ class DeepcopyOfGraphTensor(Rule):
     summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
     calls = ("deepcopy",)
 
+    def needs_class_bodies(self, features) -> bool:
+        """A deepcopy of a module needs to know what its forward stores on self."""
+        return "deepcopy" in features.called
+
     def check_call(self, call: cst.Call, analysis) -> None:
         if analysis.qualname(call.func) != "copy.deepcopy" or len(call.args) != 1:
             return
@@ -424,6 +428,18 @@ class GraphKeptAcrossIterations(Rule):
         return features.may_hold_tensors and trains and (features.writes or "append" in features.called)
 
     def check_accumulation(self, node, accumulator: str, value: cst.BaseExpression, analysis) -> None:
+        """Report a value with a graph kept by an accumulator that lives across the iterations of
+        a training loop (or that is spelled as a loss), unless backward runs through it."""
+        if analysis.no_grad_depth or type(value) in (cst.Tuple, cst.List):
+            return
+        if analysis.grad_of(value) not in (NON_LEAF, MIXED):
+            return  # a leaf (a parameter itself) carries no graph
+        if not _is_loss(value, analysis) and not any(
+            loop.frame is analysis.scope.frame and accumulator in loop.outer_names and not loop.over_parameters
+            and analysis.loop_trains(loop.node)
+            for loop in analysis.loops
+        ):
+            return  # a forward pass collecting its outputs builds the graph on purpose
         if analysis.backward_uses(accumulator) or analysis.graph_returned(accumulator):
             return  # gradient accumulation on purpose: backward() runs through it, here or in the caller
         source = short_source(analysis, value)
@@ -439,6 +455,15 @@ class GraphKeptAcrossIterations(Rule):
         """Keep the value without its graph: ``.detach()`` works for any shape (``.item()`` only
         for one element)."""
         return Fix(node.deep_replace(value, method(value, "detach")), safe=False)
+
+
+def _is_loss(value: cst.BaseExpression, analysis) -> bool:
+    """A loss by its spelling: a ``*_loss`` function or ``*Loss`` module call, or a name like ``val_loss``."""
+    if type(value) is cst.Name:
+        return loss_named(value.value)
+    if type(value) is cst.Call:
+        return loss_named((analysis.qualname(value.func) or dotted_name(value.func) or "").rsplit(".", 1)[-1])
+    return False
 
 
 RULES = (
