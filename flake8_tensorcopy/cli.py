@@ -7,23 +7,27 @@ files would change), 2 usage error or a file that could not be read, parsed or w
 import argparse
 import ast
 import difflib
-import io
+import functools
 import json
 import os
+import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.engine import Finding, SourceError, lint_source
-from flake8_tensorcopy.files import Excluder, decode, python_files, read_source, write_atomically
+from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
+                                     remove_stale_temporaries, remove_temporaries_and_exit, write_atomically)
 from flake8_tensorcopy.fixer import fix_source, fixable, source_lines, suppressed
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
+from flake8_tensorcopy.workers import map_in_workers
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+MESSAGE_LIMIT = 160  # characters of an exception's message in a file's one-line error
 
 
 @dataclass
@@ -31,24 +35,21 @@ class Options:
     rules: tuple
     unsafe: bool
     mode: str  # "fix", "check", "diff" or "report"
+    exclude: tuple = ()  # from the configuration
 
 
 @dataclass
 class FileResult:
-    """What happened to one file; plain data, so a worker process can send it back."""
+    """What happened to one file: small plain data (no source text), so a worker can send it
+    back and the run can keep one per file until the summary."""
 
     path: str
-    source: str = ""
-    fixed: str = ""
+    changed: bool = False  # written, or (--check/--diff) would be
     applied: List[dict] = field(default_factory=list)
     remaining: List[dict] = field(default_factory=list)
     error: Optional[str] = None
-    written: bool = False
     unstable: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return self.fixed != self.source
+    diff: List[str] = field(default_factory=list)  # --diff only, dropped once printed
 
 
 def _finding_row(finding: Finding, unsafe: bool) -> dict:
@@ -63,44 +64,57 @@ def _finding_row(finding: Finding, unsafe: bool) -> dict:
     }
 
 
-def process_source(path: str, source: str, options: Options) -> FileResult:
-    """Lint, and unless only reporting fix, one source text (nothing is written here)."""
-    result = FileResult(path, source, source)
+def one_line(error: BaseException) -> str:
+    """An exception as a short single line: a message may be a multi-kilobyte node dump."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def process_source(path: str, source: str, options: Options) -> Tuple[FileResult, str]:
+    """Lint, and unless only reporting fix, one source text: the result and the fixed text (the
+    source itself after an error). Never raises: whatever goes wrong is the result's error."""
+    result = FileResult(path)
     try:
         if options.mode == "report":
             lines = source_lines(source)
             findings = [f for f in lint_source(source, rules=options.rules) if not suppressed(f, lines)]
             result.remaining = [_finding_row(finding, options.unsafe) for finding in findings]
-            return result
+            return result, source
         fixed = fix_source(source, options.rules, unsafe=options.unsafe)
-        result.fixed = fixed.source
+        result.changed = fixed.source != source
         result.applied = [_finding_row(finding, options.unsafe) for finding in fixed.applied]
         result.remaining = [_finding_row(finding, options.unsafe) for finding in fixed.remaining]
         result.unstable = fixed.unstable
+        if options.mode == "diff" and result.changed:
+            result.diff = _diff(path, source, fixed.source)
+        return result, fixed.source
     except SourceError as error:
-        result.error = f"cannot parse: {error}"
+        message = f"cannot parse: {one_line(error)}"
     except RecursionError:
-        result.error = "too deeply nested to analyse"
-    if result.error is not None:
-        result.fixed = source
-    return result
+        message = "too deeply nested to analyse"
+    except MemoryError:
+        message = "out of memory while analysing it"
+    except Exception as error:  # a bug of ours must not cost the other files
+        message = f"internal error ({type(error).__name__}: {one_line(error)}), file left as it was"
+    return FileResult(path, error=message), source
 
 
 def process_file(path: str, options: Options) -> FileResult:
     """Read, fix and (in fix mode) write one file. Never raises: a crash is this file's error."""
     try:
-        source, encoding = read_source(Path(path))
-    except (OSError, UnicodeDecodeError, SyntaxError) as error:
-        return FileResult(path, error=f"cannot read: {error}")
-    try:
-        result = process_source(path, source, options)
-        if options.mode == "fix" and result.changed and result.error is None:
-            write_atomically(Path(path), result.fixed, encoding)
-            result.written = True
-    except OSError as error:
-        result = FileResult(path, source, source, error=f"cannot write: {error}")
-    except Exception as error:  # a bug of ours must not cost the other files
-        result = FileResult(path, source, source, error=f"internal error, file left as it was: {error!r}")
+        raw = read_regular_file(Path(path))
+        source, encoding = decode(raw)
+    except Exception as error:
+        return FileResult(path, error=f"cannot read: {one_line(error)}")
+    result, fixed = process_source(path, source, options)
+    if options.mode == "fix" and result.changed:
+        try:
+            write_atomically(Path(path), encode_unchanged_elsewhere(raw, source, fixed, encoding))
+        except Exception as error:
+            # nothing was fixed: what would have been is left, and the summary says so
+            result.remaining = result.applied + result.remaining
+            result.applied, result.changed = [], False
+            result.error = f"cannot write: {one_line(error)}"
     return result
 
 
@@ -125,8 +139,11 @@ def load_config(start: Path) -> Dict[str, object]:
     """``[tool.tensorcopy]`` of the nearest pyproject.toml above ``start`` (empty if none)."""
     for directory in [start, *start.parents]:
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            return _tool_table(candidate.read_text(encoding="utf-8"))
+        try:
+            if candidate.is_file():
+                return _tool_table(candidate.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            raise ValueError(f"cannot read {candidate}: {one_line(error)}") from error
     return {}
 
 
@@ -224,81 +241,122 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_usage(sys.stderr)
         print("tensorcopy-fix: error: give files or directories to fix (or - for stdin)", file=sys.stderr)
         return 2
+    mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
     try:
-        config = load_config(Path.cwd())
-        configure_conventions(config)
+        options = _options(args, mode)
     except ValueError as error:
+        if args.paths == ["-"] and mode == "fix":
+            _echo_stdin()  # an editor replacing its buffer with our output loses nothing
         print(f"tensorcopy-fix: {error}", file=sys.stderr)
         return 2
-    select = _codes(args.select) or _codes(config.get("select"))
-    ignore = _codes(args.ignore) + _codes(config.get("ignore"))
-    unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
-    if unknown:
-        print(f"tensorcopy-fix: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
-        return 2
-    configured_unsafe = config.get("unsafe-fixes", False)
-    configured_exclude = config.get("exclude", [])
-    if not isinstance(configured_unsafe, bool) or not isinstance(configured_exclude, (list, str)):
-        print("tensorcopy-fix: [tool.tensorcopy] unsafe-fixes must be true/false, exclude a list", file=sys.stderr)
-        return 2
-    if isinstance(configured_exclude, str):
-        configured_exclude = [configured_exclude]
-    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else configured_unsafe
-    mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
-    options = Options(_selected_rules(select, ignore), unsafe, mode)
     if args.paths == ["-"]:
         return _run_stdin(options, args)
     if "-" in args.paths:
         print("tensorcopy-fix: error: - (stdin) cannot be mixed with paths", file=sys.stderr)
         return 2
-    missing = [path for path in args.paths if not os.path.exists(path)]
+    # a dangling symlink is one error among the files; a name that is nowhere is a typo
+    missing = [path for path in args.paths if not os.path.lexists(path)]
     if missing:
         print(f"tensorcopy-fix: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
-    excluder = Excluder(list(args.exclude) + list(configured_exclude))
+    excluder = Excluder(list(args.exclude) + list(options.exclude))
     # once each: a file named and also found in a named directory must not be fixed twice
     paths = list(dict.fromkeys(str(path) for path in python_files(args.paths, excluder)))
-    results = _run_files(paths, options, max(1, args.jobs), show_progress=not args.quiet and sys.stderr.isatty())
-    return _report(results, options, args)
+    if mode == "fix":
+        remove_stale_temporaries(Path(path) for path in paths)
+    with _removing_temporaries_when_killed():
+        results = _run_files(paths, options, max(1, args.jobs), show_progress=not args.quiet and sys.stderr.isatty())
+        return _report(results, options, args)
+
+
+def _options(args, mode: str) -> "Options":
+    """Options from the flags and ``[tool.tensorcopy]``; ValueError says what is wrong."""
+    config = load_config(Path.cwd())
+    configure_conventions(config)
+    select = _codes(args.select) or _codes(config.get("select"))
+    ignore = _codes(args.ignore) + _codes(config.get("ignore"))
+    unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
+    if unknown:
+        raise ValueError(f"unknown code or prefix: {', '.join(unknown)}")
+    configured_unsafe = config.get("unsafe-fixes", False)
+    configured_exclude = config.get("exclude", [])
+    if not isinstance(configured_unsafe, bool) or not isinstance(configured_exclude, (list, str)):
+        raise ValueError("[tool.tensorcopy] unsafe-fixes must be true/false, exclude a list")
+    if isinstance(configured_exclude, str):
+        configured_exclude = [configured_exclude]
+    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else configured_unsafe
+    return Options(_selected_rules(select, ignore), unsafe, mode, tuple(configured_exclude))
+
+
+def _echo_stdin() -> None:
+    try:
+        sys.stdout.buffer.write(sys.stdin.buffer.read())
+    except (AttributeError, OSError, ValueError):  # no stdin at all: nothing to give back
+        pass
 
 
 def _run_stdin(options: Options, args) -> int:
-    raw = sys.stdin.buffer.read()
+    """stdin to stdout for editors. Whatever happens, in fix mode stdout holds the fixed source or
+    the input unchanged, and every failure exits 2 with one line on stderr."""
+    raw = b""
     try:
+        if sys.stdin is None:
+            raise OSError("stdin is closed")
+        raw = sys.stdin.buffer.read()
         source, encoding = decode(raw)
-    except (SyntaxError, UnicodeDecodeError) as error:
-        print(f"tensorcopy-fix: -: cannot read: {error}", file=sys.stderr)
-        return 2
-    result = process_source("-", source, options)
+    except Exception as error:
+        result, output = FileResult("-", error=f"cannot read: {one_line(error)}"), raw
+    else:
+        result, fixed = process_source("-", source, options)
+        output = raw
+        if result.error is None and options.mode == "fix":
+            try:
+                output = encode_unchanged_elsewhere(raw, source, fixed, encoding)
+            except Exception as error:
+                result.error = f"cannot write: {one_line(error)}"
+    if options.mode != "fix":
+        return _report([result], options, args)
+    sys.stdout.buffer.write(output)
+    sys.stdout.flush()
     if result.error is not None:
-        if options.mode == "fix":
-            sys.stdout.buffer.write(raw)  # an editor replacing its buffer with our output loses nothing
         print(f"-: {result.error}", file=sys.stderr)
         return 2
-    if options.mode == "fix":
-        # bytes in the input's encoding (cookie, BOM): stdout's own encoding would corrupt the file
-        sys.stdout.buffer.write(result.fixed.encode(encoding))
-        return 1 if result.changed or result.remaining else 0
-    return _report([result], options, args)
+    return 1 if result.changed or result.remaining else 0
 
 
-def _run_files(paths: List[str], options: Options, jobs: int, show_progress: bool) -> List[FileResult]:
-    results: List[FileResult] = []
+class _removing_temporaries_when_killed:
+    """While files are written, SIGTERM/SIGINT remove the temporary being written, then exit
+    (workers do the same, and die with this process)."""
+
+    def __enter__(self):
+        self.saved = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                self.saved[signum] = signal.signal(signum, remove_temporaries_and_exit)
+
+    def __exit__(self, *exc_info):
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+
+
+def _run_files(paths: List[str], options: Options, jobs: int, show_progress: bool) -> Iterator[FileResult]:
+    """Each file's result as soon as it (and every file before it) is done."""
     progress = _Progress(len(paths)) if show_progress and len(paths) > 1 else None
+    work = functools.partial(process_file, options=options)
     if jobs > 1 and len(paths) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for result in pool.map(process_file, paths, [options] * len(paths), chunksize=4):
-                results.append(result)
-                if progress:
-                    progress.step()
+        results: Iterable[FileResult] = map_in_workers(work, paths, jobs, _lost_with_its_worker)
     else:
-        for path in paths:
-            results.append(process_file(path, options))
-            if progress:
-                progress.step()
+        results = map(work, paths)
+    for result in results:
+        if progress:
+            progress.step()
+        yield result
     if progress:
         progress.done()
-    return results
+
+
+def _lost_with_its_worker(path: str) -> FileResult:
+    return FileResult(path, error="the worker process died while processing it; file left as it was")
 
 
 class _Progress:
@@ -318,62 +376,79 @@ class _Progress:
         sys.stderr.write("\r" + " " * 60 + "\r")
 
 
-def _report(results: List[FileResult], options: Options, args) -> int:
-    errors = [result for result in results if result.error is not None]
-    for result in errors:
-        print(f"{result.path}: {result.error}", file=sys.stderr)
-    if options.mode == "diff":
-        for result in results:
-            if result.changed:
-                sys.stdout.writelines(_diff(result))
-    elif options.mode == "check":
-        for result in results:
-            if result.changed:
-                print(f"would fix {_count(len(result.applied), 'finding')} in {result.path}")
-    else:
-        _print_findings(results, options, args.output_format)
-    if args.show_fixes:
-        for result in results:
-            for row in result.applied:
-                verb = "fixed" if options.mode == "fix" else "would fix"
-                print(f"{result.path}:{row['line']}:{row['column']}: {verb} {row['code']}", file=sys.stderr)
+def _report(results: Iterable[FileResult], options: Options, args) -> int:
+    """Print each file's outcome as it arrives; keep only its small rows for the summary."""
+    done: List[FileResult] = []
     for result in results:
-        if result.unstable:
-            print(f"{result.path}: fixes did not settle after several passes; some are left", file=sys.stderr)
+        _report_file(result, options, args)
+        done.append(result)
+    if options.mode == "report" and args.output_format != "text":
+        _print_structured(done, options, args.output_format)
     if not args.quiet:
-        print(_summary(results, options), file=sys.stderr)
-    if errors:
+        print(_summary(done, options), file=sys.stderr)
+    if any(result.error is not None for result in done):
         return 2
-    changed = any(result.changed for result in results)
+    changed = any(result.changed for result in done)
     if options.mode in ("check", "diff"):
         return 1 if changed else 0  # "would something change?"
-    left = any(result.remaining for result in results)
+    left = any(result.remaining for result in done)
     return 1 if changed or left else 0
 
 
-def _diff(result: FileResult) -> List[str]:
-    """A unified diff ``patch`` and ``git apply`` accept: lines split where Python splits them
-    (not at form feeds, as str.splitlines does), and a last line without newline marked."""
+def _report_file(result: FileResult, options: Options, args) -> None:
+    if result.error is not None:
+        print(f"{result.path}: {result.error}", file=sys.stderr)
+    if options.mode == "diff":
+        sys.stdout.writelines(result.diff)
+        result.diff = []
+    elif options.mode == "check":
+        if result.changed:
+            print(f"would fix {_count(len(result.applied), 'finding')} in {result.path}")
+    elif options.mode == "fix" or args.output_format == "text":
+        for row in result.remaining:
+            mark = " [*]" if row["fix"] is not None and row["fix"]["applicable"] else ""
+            print(f"{result.path}:{row['line']}:{row['column']}: {row['code']} {row['message']}{mark}")
+    if args.show_fixes:
+        verb = "fixed" if options.mode == "fix" else "would fix"
+        for row in result.applied:
+            print(f"{result.path}:{row['line']}:{row['column']}: {verb} {row['code']}", file=sys.stderr)
+    if result.unstable:
+        print(f"{result.path}: fixes did not settle after several passes; some are left", file=sys.stderr)
+
+
+def _diff(path: str, source: str, fixed: str) -> List[str]:
+    """A unified diff ``patch`` and ``git apply`` accept: lines split where they split them, at
+    ``\\n`` only (a lone CR or a form feed is inside a line), a last line without newline marked."""
     lines = difflib.unified_diff(
-        io.StringIO(result.source, newline="").readlines(),
-        io.StringIO(result.fixed, newline="").readlines(),
-        fromfile=f"a/{result.path}",
-        tofile=f"b/{result.path}",
+        _lines_at_newlines(source),
+        _lines_at_newlines(fixed),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
     )
-    return [line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines]
+    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
+
+
+def _lines_at_newlines(text: str) -> List[str]:
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def _summary(results: List[FileResult], options: Options) -> str:
+    """One line; a file that could not be written counts as an error, its findings as left."""
     applied = sum(len(result.applied) for result in results)
     files = sum(1 for result in results if result.changed)
     left = [row for result in results for row in result.remaining]
     waiting = sum(1 for row in left if row["fix"] is not None and not row["fix"]["safe"] and not options.unsafe)
+    errors = sum(1 for result in results if result.error is not None)
     if options.mode == "report":
-        return f"found {_count(len(left), 'finding')} in {_count(len(results), 'file')}"
-    verb = "fixed" if options.mode == "fix" else "would fix"
-    line = f"{verb} {_count(applied, 'finding')} in {_count(files, 'file')}, {len(left)} left"
-    if waiting:
-        line += f" ({waiting} unsafe; use --unsafe-fixes)"
+        line = f"found {_count(len(left), 'finding')} in {_count(len(results), 'file')}"
+    else:
+        verb = "fixed" if options.mode == "fix" else "would fix"
+        line = f"{verb} {_count(applied, 'finding')} in {_count(files, 'file')}, {len(left)} left"
+        if waiting:
+            line += f" ({waiting} unsafe; use --unsafe-fixes)"
+    if errors:
+        line += f", {_count(errors, 'file')} with errors"
     return line
 
 
@@ -381,16 +456,12 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _print_findings(results: List[FileResult], options: Options, output_format: str) -> None:
+def _print_structured(results: List[FileResult], options: Options, output_format: str) -> None:
     rows = [(result.path, row) for result in results for row in result.remaining]
     if output_format == "json":
         print(json.dumps([dict(path=path, **row) for path, row in rows], indent=2))
-    elif output_format == "sarif":
-        print(json.dumps(_sarif(rows, options), indent=2))
     else:
-        for path, row in rows:
-            mark = " [*]" if row["fix"] is not None and row["fix"]["applicable"] else ""
-            print(f"{path}:{row['line']}:{row['column']}: {row['code']} {row['message']}{mark}")
+        print(json.dumps(_sarif(rows, options), indent=2))
 
 
 def _sarif(rows, options: Options) -> dict:
