@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from flake8_tensorcopy import __version__
+from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.engine import Finding, SourceError, lint_source
 from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
                                      remove_stale_temporaries, remove_temporaries_and_exit, write_atomically)
@@ -271,6 +272,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _options(args, mode: str) -> "Options":
     """Options from the flags and ``[tool.tensorcopy]``; ValueError says what is wrong."""
     config = load_config(Path.cwd())
+    configure_conventions(config)
     select = _codes(args.select) or _codes(config.get("select"))
     ignore = _codes(args.ignore) + _codes(config.get("ignore"))
     unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]

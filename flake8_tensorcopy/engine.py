@@ -93,7 +93,7 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules, keep_class
     ``pass`` and blank lines, and inside wanted classes those of quiet methods that set no
     ``self`` attribute: LibCST then parses little more than what can be reported.
 
-    ``keep_classes``: a deepcopy of a module needs to know what its forward stores (TEN305)."""
+    ``keep_classes``: a rule needs facts from every method of the classes (``needs_class_bodies``)."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     lines = _LINE.findall(source)
@@ -222,7 +222,8 @@ def _lint_module(source, tree, rules, scanned, whole):
     if not any(rule.wants(features) for rule in rules):
         return None, []
     if not whole:
-        source = _without_quiet_bodies(source, tree, scanned, rules, "deepcopy" in features.called)
+        keep_classes = any(rule.needs_class_bodies(features) for rule in rules)
+        source = _without_quiet_bodies(source, tree, scanned, rules, keep_classes)
     _check_parsed_size(source)
     module = parse(source)
     reports = Analysis(module, rules).run()
@@ -233,13 +234,7 @@ def _lint_module(source, tree, rules, scanned, whole):
     findings = []
     for report in reports:
         where = positions[report.node]
-        message = report.message
-        lines = {name: positions[node].start.line for name, node in report.refs.items()}
-        for name, line in lines.items():
-            message = message.replace("{" + name + "}", str(line))
-        if "read" in lines and lines["read"] < lines["write"]:
-            read = f"read on line {lines['read']}"
-            message = message.replace(read, read + " in a later iteration")
+        message = report.text({name: positions[node].start.line for name, node in report.refs.items()})
         findings.append(
             Finding(report.code, where.start.line, where.start.column, message, where.end.line, where.end.column,
                     report.node, report.fix)

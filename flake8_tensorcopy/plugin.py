@@ -6,6 +6,7 @@ for that file and every other file is checked as usual: the plugin never raises 
 """
 
 from flake8_tensorcopy import __version__
+from flake8_tensorcopy.analysis.conventions import Conventions, configure
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
 
 CANNOT_ANALYSE = "TEN001 flake8-tensorcopy could not analyse this file: {}"
@@ -20,6 +21,20 @@ class TensorCopyChecker:
 
     name = "flake8-tensorcopy"
     version = __version__
+
+    @classmethod
+    def add_options(cls, option_manager) -> None:
+        """``--extend-snapshot-names`` and friends: the naming conventions, extended (as
+        bugbear's ``--extend-immutable-calls``; also read from flake8's config files)."""
+        for key, table in Conventions.KEYS.items():
+            option_manager.add_option(
+                "--" + key, default=[], parse_from_config=True, comma_separated_list=True,
+                help=f"names added to the {table.lower().replace('_', ' ')} convention (comma-separated)",
+            )
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        configure({key: getattr(options, key.replace("-", "_")) for key in Conventions.KEYS})
 
     def __init__(self, tree, lines):
         self.tree = tree

@@ -7,6 +7,7 @@ neither LibCST nor torch (the flake8 plugin imports the engine only when a file 
 import ast
 from typing import Dict, Set
 
+from flake8_tensorcopy.analysis.conventions import training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
 
 _ARRAY_LIBRARIES = frozenset({"torch", "numpy"})
@@ -28,10 +29,11 @@ WRITE_CALLS = (
     | {"step", "load_state_dict"}
 )
 
-# Calls that prove a tensor without any import of torch (``x.detach()``): with neither these
-# nor an import of torch or numpy, no rule can know a value is a tensor.
-TENSOR_EVIDENCE_CALLS = frozenset({"detach", "detach_", "new_tensor", "new_zeros", "new_ones", "new_empty",
-                                   "new_full", "requires_grad_", "type_as"})
+# Methods only torch.Tensor has among common types: calling one proves the receiver is a
+# tensor, and the result is a tensor too (the analysis's evidence). They prove it without any
+# import of torch, so a file with neither these nor an import of torch or numpy is skipped.
+TENSOR_ONLY_METHODS = frozenset({"detach", "detach_", "new_tensor", "new_zeros", "new_ones", "new_empty",
+                                 "new_full", "requires_grad_", "type_as"})
 
 
 class Features:
@@ -128,9 +130,9 @@ class _Collector:
             or not called.isdisjoint(WRITE_CALLS)
             or not called.isdisjoint(writers)
             or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
-            or any("train" in name or "fit" in name for name in called)
+            or any(training_call(name) for name in called)
         )
-        may_hold_tensors = imports_arrays or not called.isdisjoint(TENSOR_EVIDENCE_CALLS)
+        may_hold_tensors = imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)
         return Features(called, self.attributes, writes, may_hold_tensors, self.identity_tests)
 
 

@@ -4,7 +4,7 @@ left at the end of the walk are the module scope's)."""
 import libcst as cst
 import pytest
 
-from flake8_tensorcopy.analysis.aliases import snapshot_named
+from flake8_tensorcopy.analysis.conventions import snapshot_named
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
 
@@ -183,7 +183,7 @@ def test_write_through_alias_of_a_blank_buffer_is_a_fill(lint):
 @pytest.mark.parametrize(
     "name, expected",
     [("best_state", True), ("w_prev", True), ("origX", True), ("initial", True), ("backup2", True),
-     ("weights", False), ("prevent", True), ("boldness", False), ("self.best", True), ("current", False)],
+     ("weights", False), ("prevent", False), ("boldness", False), ("self.best", True), ("current", False)],
 )
 def test_snapshot_names(name, expected):
     assert snapshot_named(name) is expected

@@ -10,11 +10,21 @@ attribute, a global, a value stored away, a name spelled like a snapshot). The T
 only word the finding; the facts are here.
 """
 
-import re
 from typing import Optional, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.conventions import snapshot_named, training_call
+from flake8_tensorcopy.analysis.facts import (
+    PARAMETER,
+    AliasFact,
+    BlankBuffer,
+    Function,
+    Holder,
+    LikeBuffer,
+    Optimizer,
+    SharingObserved,
+)
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
@@ -50,57 +60,6 @@ BLANK_BUFFERS = frozenset(
     for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like")
 ) | frozenset("numpy." + name for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
                                            "empty_like", "full_like"))
-
-_SNAPSHOT_WORDS = ("orig", "old", "prev", "init", "best", "backup", "copy", "saved", "snapshot")
-_WORD_SPLIT = re.compile(r"[_\d]+|(?<=[a-z])(?=[A-Z])")
-
-
-def snapshot_named(key: str) -> bool:
-    """``best_state``, ``w_prev``, ``origX``: a name that says it keeps an earlier value."""
-    last = key.rsplit(".", 1)[-1]
-    return any(word.lower().startswith(_SNAPSHOT_WORDS) for word in _WORD_SPLIT.split(last) if word)
-
-
-class AliasFact:
-    """Immutable: ``alias_key`` shares memory with ``source_key`` since ``node`` (made by ``op``).
-
-    ``writes`` holds (side, node) for in-place writes seen so far, side "alias" or "source".
-    ``fills_source``: writes through the alias fill a buffer of this function on purpose (a
-    blank allocation, or a local viewed), so they do not make the source's reads findings.
-    """
-
-    __slots__ = ("code", "alias_key", "source_key", "op", "node", "fills_source", "escaped", "writes")
-
-    def __init__(self, code, alias_key, source_key, op, node, fills_source, escaped=False, writes=()):
-        self.code = code
-        self.alias_key = alias_key
-        self.source_key = source_key
-        self.op = op
-        self.node = node
-        self.fills_source = fills_source
-        self.escaped = escaped
-        self.writes = writes
-
-    def with_write(self, side: str, node: cst.CSTNode) -> "AliasFact":
-        return AliasFact(self.code, self.alias_key, self.source_key, self.op, self.node, self.fills_source,
-                         self.escaped, self.writes + ((side, node),))
-
-    def with_escape(self) -> "AliasFact":
-        return AliasFact(self.code, self.alias_key, self.source_key, self.op, self.node, self.fills_source,
-                         True, self.writes)
-
-    def first_write(self, side: str) -> Optional[cst.CSTNode]:
-        for written_side, node in self.writes:
-            if written_side == side:
-                return node
-        return None
-
-
-def _trains(name: str) -> bool:
-    """``train_one_epoch``, ``trainer.fit``, ``fit_model``: a call that trains (not ``from_pretrained``)."""
-    words = [word.lower() for word in _WORD_SPLIT.split(name) if word]
-    return any(word.startswith("train") or word == "fit" for word in words)
-
 
 def _closeness(written: str, side: str) -> int:
     """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
@@ -338,21 +297,20 @@ class AliasTracker:
         if "." in source_key:
             return False
         binding = self.analysis.scope.frame.names.get(source_key)
-        if binding is None or binding.origin == ("param",):
+        if binding is None or binding.origin == PARAMETER:
             return False
-        return code == VIEW or (binding.origin is not None and binding.origin[0] in ("blank", "like"))
+        return code == VIEW or type(binding.origin) in (BlankBuffer, LikeBuffer)
 
-    def _outlives(self, key: str, frame: Scope) -> Optional[str]:
-        """Why the object ``key`` names is still held when the function returns, if it is."""
+    def _outlives(self, key: str, frame: Scope) -> Optional[Holder]:
+        """Who still holds the object ``key`` names when the function returns, if anyone."""
         root = key.split(".", 1)[0]
         binding = frame.names.get(root)
-        if binding is not None and binding.origin == ("param",):
-            what = "a parameter" if root == key else "an attribute of a parameter"
-            if root in ("self", "cls") and root != key:
-                what = "an attribute"
-            return f"outlives the function ({what})"
+        if binding is not None and binding.origin == PARAMETER:
+            if root == key:
+                return Holder.PARAMETER
+            return Holder.RECEIVER_ATTRIBUTE if root == frame.receiver else Holder.PARAMETER_ATTRIBUTE
         if binding is None and frame.parent is not None and self.analysis.lookup(root) is not None:
-            return "outlives the function (a global)"
+            return Holder.GLOBAL
         return None
 
     def written(self, key: str, node: cst.CSTNode, training: bool = False) -> None:
@@ -370,14 +328,14 @@ class AliasTracker:
                 to_source = _closeness(key, fact.source_key)
                 if to_alias > to_source and not training:
                     fact = fact.with_write("alias", node)
-                    reason = self._source_outlives(fact, frame)
-                    if reason is not None:
-                        self._report(fact, node, fact.source_key, None, reason)
+                    holder = self._source_outlives(fact, frame)
+                    if holder is not None:
+                        self._observed(SharingObserved(fact, node, fact.source_key, holder=holder))
                 elif to_source > to_alias:
                     fact = fact.with_write("source", node)
-                    reason = self._alias_outlives(fact, frame)
-                    if reason is not None:
-                        self._report(fact, node, fact.alias_key, None, reason)
+                    holder = self._alias_outlives(fact, frame)
+                    if holder is not None:
+                        self._observed(SharingObserved(fact, node, fact.alias_key, holder=holder))
                 updated.append(fact)
             frame.aliases[alias_key] = tuple(updated)
 
@@ -396,12 +354,12 @@ class AliasTracker:
                     # a view read inside the function after its base changed is a window onto it,
                     # usually on purpose; returned (or named as a snapshot) it was taken for a copy
                     window = fact.code == VIEW and not snapshot_named(alias_key) and not self.analysis.returning
-                    if write is not None and not window and not frame.writes_params_on_purpose:
-                        self._report(fact, write, alias_key, node, None)
+                    if write is not None and not window:
+                        self._observed(SharingObserved(fact, write, alias_key, read=node))
                 elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
                     write = fact.first_write("alias")
                     if write is not None and not self._mutated_on_purpose(fact.source_key, frame):
-                        self._report(fact, write, fact.source_key, node, None)
+                        self._observed(SharingObserved(fact, write, fact.source_key, read=node))
 
     def escaped(self, key: str) -> None:
         """``key`` was stored where it outlives the function (an attribute, a container)."""
@@ -410,19 +368,17 @@ class AliasTracker:
         if facts:
             frame.aliases[key] = tuple(fact.with_escape() for fact in facts)
 
-    def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
-        if frame.writes_params_on_purpose:
-            return None  # the function's job is to change its inputs: aliases seeing it is expected
+    def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[Holder]:
         if "." in fact.alias_key:
             return self._outlives(fact.alias_key, frame)
         if fact.escaped and fact.code != VIEW:  # a stored view is a window onto its base
-            return "outlives the function (stored away)"
-        if snapshot_named(fact.alias_key):
-            return "is kept as a snapshot (its name says so)"
+            return Holder.STORED
+        if snapshot_named(fact.alias_key) and not frame.writes_params_on_purpose:
+            return Holder.SNAPSHOT_NAME
         return None
 
-    def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[str]:
-        if fact.fills_source or fact.source_key.startswith(("self.", "cls.")):
+    def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[Holder]:
+        if fact.fills_source or fact.source_key.startswith(f"{frame.receiver}."):
             return None  # a method writing its own object's state through an alias means it
         if self._mutated_on_purpose(fact.source_key, frame):
             return None
@@ -444,23 +400,12 @@ class AliasTracker:
 
     def _is_parameter(self, key: str, frame: Scope) -> bool:
         binding = frame.names.get(key.split(".", 1)[0])
-        return binding is not None and binding.origin == ("param",)
+        return binding is not None and binding.origin == PARAMETER
 
-    def _report(self, fact, write_node, observed_key, read_node, reason) -> None:
-        rule = self.rules_by_code.get(fact.code)
-        if rule is None:
-            return  # the rule is not selected; the fact still serves others (TEN304)
-        written_key = fact.source_key if observed_key == fact.alias_key else fact.alias_key
-        observation = "read on line {read}" if read_node is not None else reason
-        message = (
-            f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): "
-            f"'{written_key}' is written in place on line {{write}} and '{observed_key}' {observation}; "
-            f"{rule.advice(fact)}"
-        )
-        refs = {"write": write_node}
-        if read_node is not None:
-            refs["read"] = read_node
-        self.analysis.report(fact.code, fact.node, message, rule.fix(fact, self.analysis), refs=refs)
+    def _observed(self, event: SharingObserved) -> None:
+        rule = self.rules_by_code.get(event.fact.code)
+        if rule is not None:  # not selected: the fact still serves others (TEN304)
+            rule.check_sharing(event, self.analysis)
 
     # ----- writes ------------------------------------------------------------------------
     def call_writes(self, call: cst.Call):
@@ -480,8 +425,8 @@ class AliasTracker:
                 return
             if method == "step" and type(receiver) is cst.Name:
                 binding = analysis.lookup(receiver.value)
-                if binding is not None and binding.origin is not None and binding.origin[0] == "optimizer":
-                    yield binding.origin[1], False
+                if binding is not None and type(binding.origin) is Optimizer:
+                    yield binding.origin.owner, False
                 return
             if method == "load_state_dict":
                 key = dotted_name(receiver)
@@ -518,7 +463,7 @@ class AliasTracker:
                     key = self.root_key(arguments[index].value)
                     if key is not None:
                         yield key, False
-        if _trains(name):
+        if training_call(name):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:
                 candidates.append(func.value)
@@ -536,9 +481,9 @@ class AliasTracker:
     def param_writes(self, function_name: str):
         """Indexes of the parameters a function of this module writes in place."""
         binding = self.analysis.lookup(function_name)
-        if binding is None or binding.origin is None or binding.origin[0] != "function":
+        if binding is None or type(binding.origin) is not Function:
             return ()
-        node = binding.origin[1]
+        node = binding.origin.node
         cached = self._param_writes_cache.get(id(node))
         if cached is not None:
             return cached

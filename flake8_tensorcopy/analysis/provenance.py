@@ -11,7 +11,9 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.analysis.scope import INSTANCE, LEAF, MODULE, NON_LEAF
-from flake8_tensorcopy.analysis.tensors import MODULE_PARAMETERS, is_parameter_free
+from flake8_tensorcopy.analysis.conventions import parameter_free_layer
+from flake8_tensorcopy.analysis.facts import Layer
+from flake8_tensorcopy.analysis.tensors import MODULE_PARAMETERS
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS, METHODS_RETURNING_TENSOR, METHODS_RETURNING_TENSOR_SEQUENCE
 
 # Methods whose result does not require grad: detaching ones, plain Python values, fresh
@@ -98,7 +100,7 @@ class GradProvenance:
             if owner is not None and owner.kind == INSTANCE:
                 binding = owner.attrs.get(func.attr.value)
         origin = binding.origin if binding is not None else None
-        return origin[1] if origin is not None and origin[0] == "layer" else None
+        return origin.qualname if type(origin) is Layer else None
 
     def _call(self, node: cst.Call) -> Optional[str]:
         analysis = self.analysis
@@ -119,7 +121,7 @@ class GradProvenance:
             return None
         if analysis.kind_of(func) == MODULE:
             layer = self._layer_of(func)
-            if layer is not None and is_parameter_free(layer):
+            if layer is not None and parameter_free_layer(layer):
                 return NON_LEAF if any(self.grad_of(arg.value) for arg in node.args) else None
             return NON_LEAF  # a module's forward output: its parameters require grad
         if type(func) is not cst.Attribute:

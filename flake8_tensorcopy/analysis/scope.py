@@ -10,6 +10,7 @@ from typing import Dict, Iterator, Optional, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
+from flake8_tensorcopy.analysis.facts import merge_alias_facts, merge_origins
 
 # What a name may hold. ``None`` means unknown, which is never evidence of anything.
 TENSOR = "tensor"
@@ -92,14 +93,6 @@ def merge_grads(first: Optional[str], second: Optional[str]) -> Optional[str]:
     return MIXED
 
 
-def _merge_origins(first: Optional[tuple], second: Optional[tuple]) -> Optional[tuple]:
-    if first == second:
-        return first
-    if first and second and first[0] == second[0] == "instance" and first[1] is second[1]:
-        return ("instance", first[1], first[2] or second[2])  # forward may have run
-    return None
-
-
 def merge_bindings(first: Binding, second: Binding) -> Binding:
     """The binding of a name after two control-flow paths meet (precision first)."""
     if first is second or first.same_meaning(second):
@@ -112,7 +105,7 @@ def merge_bindings(first: Binding, second: Binding) -> Binding:
         if merged is not None:
             return Binding(merged, grad=grad, evidence=evidence)
         if first.kind == second.kind and first.kind not in (None, INSTANCE):
-            origin = _merge_origins(first.origin, second.origin)
+            origin = merge_origins(first.origin, second.origin)
             return Binding(first.kind, grad=grad, origin=origin, evidence=evidence)
     return Binding(grad=grad) if grad is not None else UNKNOWN
 
@@ -126,7 +119,7 @@ class Scope:
     """
 
     __slots__ = ("names", "aliases", "parent", "is_class", "deferred", "frame", "writes_params_on_purpose",
-                 "written_directly")
+                 "written_directly", "receiver")
 
     def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False, frame: bool = True):
         self.names: Dict[str, Binding] = {}
@@ -137,6 +130,7 @@ class Scope:
         self.frame: "Scope" = self if frame or parent is None else parent.frame
         self.writes_params_on_purpose = False  # a function named ``fill_`` writes its inputs
         self.written_directly: set = set()  # names written in place not through an alias
+        self.receiver: Optional[str] = None  # a method's first parameter (``self``, ``cls``, ``me``)
 
     def lookup(self, name: str) -> Optional[Binding]:
         binding = self.names.get(name)
@@ -199,13 +193,8 @@ class Scope:
             for other in present[1:]:
                 binding = merge_bindings(binding, other)
             merged[key] = binding
-        aliases: Dict[str, tuple] = {}
-        for state in states:
-            for key, facts in state[1].items():
-                known = aliases.get(key, ())
-                aliases[key] = known + tuple(fact for fact in facts if fact not in known)
         self.names = merged
-        self.aliases = aliases
+        self.aliases = merge_alias_facts(*(state[1] for state in states))
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:

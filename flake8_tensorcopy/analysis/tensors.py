@@ -4,12 +4,12 @@ Precision first: only the sources RULES.md lists ("Knowing what is a tensor") ma
 everything else is unknown (``None``), and unknown is never reported.
 """
 
-import re
 from typing import Optional, Tuple, Union
 
 import libcst as cst
 
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
+from flake8_tensorcopy.analysis.facts import ModuleClass
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
@@ -35,19 +35,13 @@ from flake8_tensorcopy.data import (
     METHODS_RETURNING_TENSOR_SEQUENCE,
     METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS,
 )
+from flake8_tensorcopy.scan import TENSOR_ONLY_METHODS
 
 # Calling these makes a tensor even though they are classes, not functions.
 TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"}) | LEGACY_CONSTRUCTORS
 
 # Annotations that say "this is a tensor".
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.Buffer"})
-
-# Methods only torch.Tensor has among common types: calling one proves the receiver is a
-# tensor, and the result is a tensor too.
-TENSOR_ONLY_METHODS = frozenset(
-    {"detach", "detach_", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full",
-     "requires_grad_", "type_as"}
-)
 
 # nn.Module methods that return the module itself (``model = Net().to(device)``).
 MODULE_METHODS_RETURNING_SELF = frozenset(
@@ -58,19 +52,6 @@ MODULE_METHODS_RETURNING_SELF = frozenset(
 
 # Parameters every built-in layer that has them names so (``layer.weight``).
 MODULE_PARAMETERS = frozenset({"weight", "bias"})
-
-
-# torch.nn layers without parameters: their output requires grad only if their input does.
-_PARAMETER_FREE = re.compile(
-    r"(\w*Pad\dd|\w*Pool\dd|\w*Dropout\w*|Flatten|Unflatten|Identity|Softmax\w*|Softmin|LogSoftmax|Upsample\w*|"
-    r"Pixel(Un)?[Ss]huffle|ChannelShuffle|Fold|Unfold|\w*ReLU\d?|\w*ELU|GELU|SiLU|Mish|Sigmoid|Tanh|Hardtanh|"
-    r"Hardswish|Hardsigmoid|Softplus|Softsign|Tanhshrink|Threshold|LogSigmoid|Hardshrink|Softshrink|GLU|"
-    r"CosineSimilarity|PairwiseDistance|\w*Loss)"
-)
-
-
-def is_parameter_free(qualname: str) -> bool:
-    return _PARAMETER_FREE.fullmatch(qualname.rsplit(".", 1)[-1]) is not None
 
 
 def is_module_class(qualname: Optional[str]) -> bool:
@@ -207,7 +188,7 @@ class TensorInference:
             return None
         if type(func) is cst.Name:
             binding = scope.lookup(func.value)
-            if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
+            if binding is not None and type(binding.origin) is ModuleClass:
                 return MODULE
             return self._builtin_call(func.value, node, scope)
         if type(func) is not cst.Attribute:
@@ -398,7 +379,7 @@ class TensorInference:
             return Evidence.TORCH_API
         if type(func) is cst.Name:
             binding = scope.lookup(func.value)
-            if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
+            if binding is not None and type(binding.origin) is ModuleClass:
                 return Evidence.SUMMARY  # an instance of a module class of this file
             return self.evidence_of(node.args[0].value, scope)  # list(...), sum(...), abs(...)
         method = func.attr.value

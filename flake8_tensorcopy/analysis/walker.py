@@ -8,10 +8,22 @@ what the program knows there. A hand-written walk, not a ``CSTVisitor``: it visi
 nodes that can hold expressions, which costs a fraction of LibCST's generic visitor dispatch.
 """
 
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, method_receiver
+from flake8_tensorcopy.analysis.facts import (
+    BLANK,
+    PARAMETER,
+    ClassFacts,
+    Function,
+    Layer,
+    LikeBuffer,
+    ModuleClass,
+    ModuleInstance,
+    Optimizer,
+)
 from flake8_tensorcopy.analysis.provenance import GradProvenance
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
@@ -48,9 +60,6 @@ from flake8_tensorcopy.data import INPLACE_METHODS
 # Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
 LIKE_FACTORIES = frozenset({"torch.empty_like", "torch.zeros_like", "torch.ones_like"})
 
-# The origin of a function's parameters (and ``self``): the caller still holds them.
-PARAMETER = ("param",)
-
 # Context managers under which no graph is recorded.
 NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
 
@@ -59,16 +68,23 @@ _LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.Simple
 
 
 class Report:
-    """A rule's verdict on one node, before positions are computed."""
+    """A rule's verdict on one node, before positions are computed.
+
+    ``message`` is the text, or, when the finding names other lines (``refs``: name -> node),
+    the rule's function from those lines ({name: line}) to the text.
+    """
 
     __slots__ = ("code", "node", "message", "fix", "refs")
 
-    def __init__(self, code: str, node: cst.CSTNode, message: str, fix=None, refs=None):
+    def __init__(self, code: str, node: cst.CSTNode, message, fix=None, refs=None):
         self.code = code
         self.node = node
-        self.message = message  # "{write}"/"{read}" become the lines of the nodes in refs
+        self.message = message
         self.fix = fix
         self.refs = refs or {}
+
+    def text(self, lines: Dict[str, int]) -> str:
+        return self.message(lines) if self.refs else self.message
 
 
 class Analysis:
@@ -103,7 +119,7 @@ class Analysis:
         self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
         self._blocks: List[list] = []  # [statements, index] of the blocks open in that function
-        self._loops: List[tuple] = []  # (frame, names bound at its start, over parameters?, node)
+        self._loops: List[Loop] = []  # the loops around the point of the walk, innermost last
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
         self._backward_names: Dict[int, frozenset] = {}
@@ -142,7 +158,7 @@ class Analysis:
     def source_of(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
-    def report(self, code: str, node: cst.CSTNode, message: str, fix=None, refs=None) -> None:
+    def report(self, code: str, node: cst.CSTNode, message, fix=None, refs=None) -> None:
         """Record a finding; a node is reported once per code (loops are walked twice)."""
         self._reports.setdefault((code, id(node)), Report(code, node, message, fix, refs))
 
@@ -175,12 +191,11 @@ class Analysis:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.names[star.name.value] = UNKNOWN
-        name = node.name.value
-        scope.writes_params_on_purpose = (
-            (name.endswith("_") and not name.endswith("__"))
-            or name.lstrip("_").startswith(("inplace", "in_place"))
-            or any(param.name.value in ("inplace", "in_place") for param in ordered + list(params.kwonly_params))
+        scope.writes_params_on_purpose = inplace_named(node.name.value) or any(
+            inplace_parameter(param.name.value) for param in ordered + list(params.kwonly_params)
         )
+        if self.scope.is_class:
+            scope.receiver = method_receiver(tuple(param.name.value for param in ordered), _decorator_names(node))
         saved = self.no_grad_depth, self._function, self._loops, self._blocks
         no_grad = any(
             self.qualname(getattr(decorator.decorator, "func", decorator.decorator)) in NO_GRAD_CONTEXTS
@@ -203,7 +218,7 @@ class Analysis:
         for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
             if param.default is not None:
                 self.visit(param.default)
-        self.scope.bind(node.name.value, Binding(origin=("function", node)))
+        self.scope.bind(node.name.value, Binding(origin=Function(node)))
         if id(node) in self._deferred:
             return  # a loop body walked twice defines it twice
         self._deferred.add(id(node))
@@ -217,7 +232,7 @@ class Analysis:
             self.visit(argument.value)
         facts = ClassFacts()
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
-        self.scope.bind(node.name.value, Binding(origin=("module_class", facts)) if is_module else UNKNOWN)
+        self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
         outer = self._instance, self._class_facts
         self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=self._instance_attributes(node))
@@ -229,7 +244,7 @@ class Analysis:
         if is_module_class(self.qualname(base)):
             return True
         binding = self.lookup(base.value) if type(base) is cst.Name else None
-        return binding is not None and binding.origin is not None and binding.origin[0] == "module_class"
+        return binding is not None and type(binding.origin) is ModuleClass
 
     def _instance_attributes(self, node: cst.ClassDef) -> Dict[str, Binding]:
         """What ``self.x`` holds, from every method and class-level annotation of the class.
@@ -271,7 +286,7 @@ class Analysis:
             grad = None
             for _kind, found_grad, _origin, _evidence in found:
                 grad = merge_grads(grad, found_grad)
-            layers = {origin for _kind, _grad, origin, _evidence in found if origin is not None and origin[0] == "layer"}
+            layers = {origin for _kind, _grad, origin, _evidence in found if type(origin) is Layer}
             origin = layers.pop() if len(layers) == 1 and len(found) == 1 else None
             evidence = weakest(evidence for kind, _grad, _origin, evidence in found if kind != NONE)
             if len(kinds) <= 1:
@@ -418,20 +433,31 @@ class Analysis:
         self._walk_loop(node, lambda: None, False)
 
     def _walk_loop(self, node, bind_item, over_parameters: bool) -> None:
-        """Walk the body; again while alias facts are live, so a later iteration is seen."""
+        """Walk the body; again while alias facts are live, so a later iteration is seen.
+
+        As mypy's binder does: the state at a ``continue`` joins the loop head (the next
+        iteration and the normal exit), the state at a ``break`` joins only the exit, past
+        the ``else`` clause.
+        """
         start = self.scope.snapshot()
-        self._loops.append((self.scope.frame, frozenset(start[0]), over_parameters, node))
+        loop = Loop(self.scope.frame, frozenset(start[0]), over_parameters, node)
+        self._loops.append(loop)
         bind_item()
-        leaves = self._walk_suite(node.body)
-        if self.scope.frame.aliases and not leaves:
-            self.scope.merge_from(start, self.scope.snapshot())
+        end = None if self._walk_suite(node.body) else self.scope.snapshot()
+        heads = [start] + ([end] if end is not None else []) + loop.continues
+        if self.scope.frame.aliases and len(heads) > 1:
+            self.scope.merge_from(*heads)
             bind_item()
-            leaves = self._walk_suite(node.body)
+            end = None if self._walk_suite(node.body) else self.scope.snapshot()
+            heads = [start] + ([end] if end is not None else []) + loop.continues
         self._loops.pop()
-        ends = [start] if leaves else [start, self.scope.snapshot()]
-        self._merge(start, ends)
-        if node.orelse is not None:
-            self._walk_suite(node.orelse.body)
+        self.scope.merge_from(*heads)
+        if node.orelse is not None and self._walk_suite(node.orelse.body):
+            exits = loop.breaks
+        else:
+            exits = [self.scope.snapshot()] + loop.breaks
+        if exits:
+            self.scope.merge_from(*exits)
 
     def _walk_try(self, node) -> None:
         start = self.scope.snapshot()
@@ -520,6 +546,10 @@ class Analysis:
         elif node_type is cst.Del:
             for name in _target_names(node.target):
                 self.scope.bind(name, UNKNOWN)
+        elif node_type is cst.Break and self._loops:
+            self._loops[-1].breaks.append(self.scope.snapshot())
+        elif node_type is cst.Continue and self._loops:
+            self._loops[-1].continues.append(self.scope.snapshot())
 
     def _annotated_kind(self, node: cst.AnnAssign) -> tuple:
         """(kind, evidence) of ``x: T = value``: the value's when it agrees with the annotation."""
@@ -597,17 +627,17 @@ class Analysis:
         if qualname is None:
             if type(value.func) is cst.Name:
                 binding = self.lookup(value.func.value)
-                if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
-                    return ("instance", binding.origin[1], False)
+                if binding is not None and type(binding.origin) is ModuleClass:
+                    return ModuleInstance(binding.origin.facts)
             return None
         if qualname in LIKE_FACTORIES and value.args:
             source = value.args[0].value
             source_binding = self.lookup(source.value) if type(source) is cst.Name else None
-            return ("like", source, source_binding, self.statement_index)
+            return LikeBuffer(source, source_binding, self.statement_index)
         if qualname in BLANK_BUFFERS:
-            return ("blank",)
+            return BLANK
         if is_module_class(qualname):
-            return ("layer", qualname)
+            return Layer(qualname)
         if qualname.startswith("torch.optim.") and value.args:
             parameters = value.args[0].value
             if type(parameters) is cst.Call and type(parameters.func) is cst.Name and parameters.args:
@@ -619,7 +649,7 @@ class Analysis:
             ):
                 owner = dotted_name(parameters.func.value)
                 if owner is not None:
-                    return ("optimizer", owner)
+                    return Optimizer(owner)
         return None
 
     def _walk_aug_assign(self, node: cst.AugAssign) -> None:
@@ -729,25 +759,23 @@ class Analysis:
             rule.check_comparison(node, self)
 
     def _offer_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression) -> None:
-        """``acc += v``, ``acc = acc + v`` or ``acc.append(v)`` of a grad-requiring value inside a
-        loop, onto an accumulator that lives across iterations: rules decide what it means."""
-        if not self.accumulation_rules or not self._loops or self.no_grad_depth:
+        """``acc += v``, ``acc = acc + v`` or ``acc.append(v)`` inside a loop: the rules that
+        subscribe to accumulations decide what it means (``loops`` says where it happens)."""
+        if not self.accumulation_rules or not self._loops:
             return
         if type(value) is cst.BinaryOperation:  # ``acc = acc + v``
             if type(value.left) is not cst.Name or value.left.value != accumulator:
                 return
             value = value.right
-        if type(value) in (cst.Tuple, cst.List) or self.grad_of(value) not in (NON_LEAF, MIXED):
-            return  # a leaf (a parameter itself) carries no graph
-        if not _is_loss(value, self) and not any(
-            frame is self.scope.frame and accumulator in outer_names and not over_parameters and self._trains(loop)
-            for frame, outer_names, over_parameters, loop in self._loops
-        ):
-            return  # a forward pass collecting its outputs builds the graph on purpose
         for rule in self.accumulation_rules:
             rule.check_accumulation(node, accumulator, value, self)
 
-    def _trains(self, loop: cst.CSTNode) -> bool:
+    @property
+    def loops(self) -> List["Loop"]:
+        """The loops around the point of the walk in the function being walked, innermost last."""
+        return self._loops
+
+    def loop_trains(self, loop: cst.CSTNode) -> bool:
         """Whether a loop's body runs ``.backward()`` or ``.step()``: each iteration is a training step.
 
         Collecting a forward pass's intermediate outputs in a loop is not that; they are the graph.
@@ -798,7 +826,7 @@ class Analysis:
         scope_node = self._function if self._function is not None else self.module
         names = self._backward_names.get(id(scope_node))
         if names is None:
-            names = self._backward_names[id(scope_node)] = _names_under_backward(scope_node)
+            names = self._backward_names[id(scope_node)] = _names_under_backward(scope_node, self.qualname)
         return name in names
 
     def _track_retain_grad(self, value: cst.BaseExpression) -> None:
@@ -817,9 +845,9 @@ class Analysis:
     def _note_module_call(self, name: str) -> None:
         """Calling an instance of a module class of this file runs its forward."""
         binding = self.lookup(name)
-        if binding is not None and binding.origin is not None and binding.origin[0] == "instance" and not binding.origin[2]:
+        if binding is not None and type(binding.origin) is ModuleInstance and not binding.origin.forward_ran:
             owner = self.scope.owner_of(name)
-            origin = ("instance", binding.origin[1], True)
+            origin = ModuleInstance(binding.origin.facts, True)
             owner.names[name] = Binding(binding.kind, origin=origin, grad=binding.grad, evidence=binding.evidence)
 
     def _proven_tensor(self, name: str, evidence: Evidence) -> None:
@@ -929,40 +957,41 @@ class Analysis:
         bind_target(node.target, self.kind_of(node.value), self.scope, evidence=self.evidence_of(node.value))
 
 
-class ClassFacts:
-    """What the walk learns about a class of this file as it walks its methods."""
+class Loop:
+    """A loop being walked: where it is, and the states at its ``break`` and ``continue`` statements."""
 
-    __slots__ = ("stores_graph_tensor",)
+    __slots__ = ("frame", "outer_names", "over_parameters", "node", "breaks", "continues")
 
-    def __init__(self):
-        self.stores_graph_tensor = False  # a method stores a grad-requiring non-leaf on self
+    def __init__(self, frame: Scope, outer_names: frozenset, over_parameters: bool, node: cst.CSTNode):
+        self.frame = frame
+        self.outer_names = outer_names  # names bound before the loop: they live across iterations
+        self.over_parameters = over_parameters  # ``for p in model.parameters()``
+        self.node = node
+        self.breaks: List[tuple] = []
+        self.continues: List[tuple] = []
 
 
 def _strong(binding: Binding) -> bool:
     return binding.evidence is not None and binding.evidence.strong
 
 
-def _is_loss(value: cst.BaseExpression, analysis) -> bool:
-    """A loss by its spelling: a ``*loss*`` function or ``*Loss`` module call, or a name like ``val_loss``."""
-    if type(value) is cst.Name:
-        return any(word.lower().startswith("loss") or word.lower().endswith("loss") for word in value.value.split("_"))
-    if type(value) is cst.Call:
-        name = (analysis.qualname(value.func) or dotted_name(value.func) or "").rsplit(".", 1)[-1]
-        return "loss" in name.lower()
-    return False
+# torch functions that run backward through their tensor arguments.
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 
 
-def _names_under_backward(scope_node: cst.CSTNode) -> frozenset:
-    """Names read in the receivers of ``.backward()`` calls (and ``autograd.backward/grad``)."""
+def _names_under_backward(scope_node: cst.CSTNode, qualname) -> frozenset:
+    """Names read in the receivers of ``.backward()`` calls and in the arguments of
+    ``torch.autograd.grad/backward`` however imported (``qualname`` resolves a callee)."""
     names = set()
     stack = [scope_node]
     while stack:
         node = stack.pop()
-        if type(node) is cst.Call and type(node.func) is cst.Attribute:
-            attr = node.func.attr.value
-            if attr == "backward" or (attr == "grad" and dotted_name(node.func.value) in ("torch.autograd", "autograd")):
-                roots = [node.func.value] + [arg.value for arg in node.args]
-                names.update(_names_in(roots))
+        if type(node) is cst.Call:
+            func = node.func
+            if type(func) is cst.Attribute and func.attr.value == "backward":
+                names.update(_names_in([func.value] + [arg.value for arg in node.args]))
+            elif type(func) in (cst.Attribute, cst.Name) and qualname(func) in BACKWARD_FUNCTIONS:
+                names.update(_names_in(arg.value for arg in node.args))
         stack.extend(node.children)
     return frozenset(names)
 
@@ -1013,11 +1042,13 @@ def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]
     return None
 
 
+def _decorator_names(node: cst.FunctionDef) -> Tuple[str, ...]:
+    return tuple(decorator.decorator.value for decorator in node.decorators if type(decorator.decorator) is cst.Name)
+
+
 def _is_static(node: cst.FunctionDef) -> bool:
-    return any(
-        type(decorator.decorator) is cst.Name and decorator.decorator.value in ("staticmethod", "classmethod")
-        for decorator in node.decorators
-    )
+    """A static or class method: its first parameter is not the instance."""
+    return not {"staticmethod", "classmethod"}.isdisjoint(_decorator_names(node))
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:

@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
+from flake8_tensorcopy.analysis.facts import Holder, SharingObserved
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
 from flake8_tensorcopy.rules.base import Rule
 
@@ -25,6 +26,29 @@ class AliasRule(Rule):
     tracks_aliases = True
     use_instead = ""
 
+    def check_sharing(self, event: SharingObserved, analysis) -> None:
+        """One side of an alias this rule makes was written and the other observed: a finding,
+        worded once the lines of the write and the read are known."""
+        fact = event.fact
+        refs = {"write": event.write}
+        if event.read is not None:
+            refs["read"] = event.read
+
+        def message(lines) -> str:
+            if event.read is None:
+                observation = _HELD[event.holder]
+            elif lines["read"] < lines["write"]:
+                observation = f"read on line {lines['read']} in a later iteration"
+            else:
+                observation = f"read on line {lines['read']}"
+            return (
+                f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): "
+                f"'{event.written_key}' is written in place on line {lines['write']} and "
+                f"'{event.observed_key}' {observation}; {self.advice(fact)}"
+            )
+
+        analysis.report(self.code, fact.node, message, self.fix(fact, analysis), refs=refs)
+
     def advice(self, fact) -> str:
         return "use " + self.use_instead.format(alias=fact.alias_key, source=fact.source_key)
 
@@ -33,6 +57,12 @@ class AliasRule(Rule):
 
     def copy_of(self, node: cst.BaseExpression, fact, analysis) -> Optional[cst.BaseExpression]:
         return None
+
+
+_HELD = {
+    Holder.SNAPSHOT_NAME: "is kept as a snapshot (its name says so)",
+    **{holder: f"outlives the function ({holder.value})" for holder in Holder if holder is not Holder.SNAPSHOT_NAME},
+}
 
 
 def _unsafe(node: cst.BaseExpression, new: Optional[cst.BaseExpression]) -> Optional[Fix]:

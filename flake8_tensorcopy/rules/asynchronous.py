@@ -226,11 +226,12 @@ class HostReadBeforeSync(Rule):
             known_tensor = True
         read = _first_host_read(call, analysis, known_tensor)
         if read is not None:
+            copy = short_source(analysis, call)
             analysis.report(
                 self.code,
                 call,
-                f"'{short_source(analysis, call)}' returns before the data reaches the host, and it is "
-                "read on line {host_read} before any synchronization; use non_blocking=False or "
+                lambda lines: f"'{copy}' returns before the data reaches the host, and it is read on line "
+                f"{lines['host_read']} before any synchronization; use non_blocking=False or "
                 "torch.cuda.synchronize() before the read",
                 blocking_fix(call, arg),
                 refs={"host_read": read},
@@ -520,11 +521,12 @@ class PinnedSourceWrittenBeforeSync(Rule):
             return
         write = _first_write(call, buffer, analysis)
         if write is not None:
+            copy = short_source(analysis, call)
             analysis.report(
                 self.code,
                 call,
-                f"'{short_source(analysis, call)}' copies from pinned memory after it returns, and the "
-                "source is written on line {write} before any synchronization; use non_blocking=False or "
+                lambda lines: f"'{copy}' copies from pinned memory after it returns, and the source is "
+                f"written on line {lines['write']} before any synchronization; use non_blocking=False or "
                 "synchronize before the write",
                 blocking_fix(call, arg),
                 refs={"write": write},

@@ -4,7 +4,9 @@ import libcst as cst
 
 from typing import Optional
 
-from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR
+from flake8_tensorcopy.analysis.conventions import loss_named
+from flake8_tensorcopy.analysis.facts import ModuleInstance
+from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR, dotted_name
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, short_source
 
@@ -350,6 +352,10 @@ class DeepcopyOfGraphTensor(Rule):
     summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
     calls = ("deepcopy",)
 
+    def needs_class_bodies(self, features) -> bool:
+        """A deepcopy of a module needs to know what its forward stores on self."""
+        return "deepcopy" in features.called
+
     def check_call(self, call: cst.Call, analysis) -> None:
         if analysis.qualname(call.func) != "copy.deepcopy" or len(call.args) != 1:
             return
@@ -367,7 +373,7 @@ class DeepcopyOfGraphTensor(Rule):
         if type(argument) is cst.Name:
             binding = analysis.lookup(argument.value)
             origin = binding.origin if binding is not None and binding.kind == MODULE else None
-            if origin is not None and origin[0] == "instance" and origin[2] and origin[1].stores_graph_tensor:
+            if type(origin) is ModuleInstance and origin.forward_ran and origin.facts.stores_graph_tensor:
                 analysis.report(
                     self.code,
                     call,
@@ -424,12 +430,22 @@ class GraphKeptAcrossIterations(Rule):
 
     def wants(self, features) -> bool:
         """A training step (``backward``/``step``) or a loss somewhere, and something accumulated."""
-        trains = not features.called.isdisjoint(("backward", "step")) or any(
-            "loss" in name.lower() for name in features.called
-        )
+        trains = not features.called.isdisjoint(("backward", "step")) or any(loss_named(name) for name in features.called)
         return features.may_hold_tensors and trains and (features.writes or "append" in features.called)
 
     def check_accumulation(self, node, accumulator: str, value: cst.BaseExpression, analysis) -> None:
+        """Report a value with a graph kept by an accumulator that lives across the iterations of
+        a training loop (or that is spelled as a loss), unless backward runs through it."""
+        if analysis.no_grad_depth or type(value) in (cst.Tuple, cst.List):
+            return
+        if analysis.grad_of(value) not in (NON_LEAF, MIXED):
+            return  # a leaf (a parameter itself) carries no graph
+        if not _is_loss(value, analysis) and not any(
+            loop.frame is analysis.scope.frame and accumulator in loop.outer_names and not loop.over_parameters
+            and analysis.loop_trains(loop.node)
+            for loop in analysis.loops
+        ):
+            return  # a forward pass collecting its outputs builds the graph on purpose
         if analysis.backward_uses(accumulator) or analysis.graph_returned(accumulator):
             return  # gradient accumulation on purpose: backward() runs through it, here or in the caller
         source = short_source(analysis, value)
@@ -445,6 +461,15 @@ class GraphKeptAcrossIterations(Rule):
         """Keep the value without its graph: ``.detach()`` works for any shape (``.item()`` only
         for one element)."""
         return Fix(node.deep_replace(value, method(value, "detach")), safe=False)
+
+
+def _is_loss(value: cst.BaseExpression, analysis) -> bool:
+    """A loss by its spelling: a ``*_loss`` function or ``*Loss`` module call, or a name like ``val_loss``."""
+    if type(value) is cst.Name:
+        return loss_named(value.value)
+    if type(value) is cst.Call:
+        return loss_named((analysis.qualname(value.func) or dotted_name(value.func) or "").rsplit(".", 1)[-1])
+    return False
 
 
 RULES = (

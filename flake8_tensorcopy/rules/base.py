@@ -30,6 +30,11 @@ class Rule:
             return features.writes and features.may_hold_tensors
         return not features.called.isdisjoint(self.calls) or not features.attributes.isdisjoint(self.attributes)
 
+    def needs_class_bodies(self, features) -> bool:
+        """Whether the rule reads facts from every method of the file's classes (so no quiet
+        class body may be left out of the parse)."""
+        return False
+
     def check_call(self, call: cst.Call, analysis) -> None:
         """Called for every call whose name is in ``calls``."""
 

@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.facts import LikeBuffer
 from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ, dotted_name
 from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS
@@ -364,11 +365,11 @@ class CopyIntoLikeBuffer(Rule):
         elif type(buffer) is cst.Name:
             binding = analysis.lookup(buffer.value)
             origin = binding.origin if binding is not None else None
-            if origin is None or origin[0] != "like" or not origin[1].deep_equals(source):
+            if type(origin) is not LikeBuffer or not origin.source.deep_equals(source):
                 return
-            if origin[3] + 1 != analysis.statement_index:
+            if origin.statement + 1 != analysis.statement_index:
                 return  # not the very next statement: a reused buffer, not a copy
-            if type(source) is cst.Name and analysis.lookup(source.value) is not origin[2]:
+            if type(source) is cst.Name and analysis.lookup(source.value) is not origin.source_binding:
                 return
             # Two statements: the buffer stays; what is copied into it is detached.
             detached_source = call.args[0].with_changes(value=detached(source))

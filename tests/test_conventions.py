@@ -1,0 +1,220 @@
+"""Naming conventions: every table entry gives a finding where its name says so and none on a
+look-alike name; names are matched by words; the tables extend from configuration."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from flake8_tensorcopy.analysis import conventions
+from flake8_tensorcopy.analysis.conventions import Conventions, configure, snapshot_named, words
+from flake8_tensorcopy.engine import lint_source
+
+
+@pytest.fixture(autouse=True)
+def default_conventions():
+    configure({})
+    yield
+    configure({})
+
+
+def codes(source: str):
+    return sorted((finding.line, finding.code) for finding in lint_source(source))
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("val_loss", ("val", "loss")),
+    ("CrossEntropyLoss", ("cross", "entropy", "loss")),
+    ("BCEWithLogitsLoss", ("bce", "with", "logits", "loss")),
+    ("origX", ("orig", "x")),
+    ("w_prev2", ("w", "prev")),
+    ("prevent", ("prevent",)),
+    ("__init__", ("init",)),
+])
+def test_words(name, expected):
+    assert words(name) == expected
+
+
+SNAPSHOT = """import torch
+
+
+def step(w: torch.Tensor):
+    {name} = w.detach()
+    w.add_(1.0)
+"""
+
+
+@pytest.mark.parametrize("entry", Conventions.SNAPSHOT_NAMES)
+def test_snapshot_name_is_observed_by_intent(entry):
+    assert codes(SNAPSHOT.format(name=f"{entry}_w")) == [(5, "TEN203")]
+    assert codes(SNAPSHOT.format(name=f"{entry}ent_w")) == []  # one longer word: prevent, oldent
+
+
+TRAINING = """import torch
+from torch import nn
+
+
+def run(model: nn.Module, data):
+    best = model.state_dict()
+    {call}(model, data)
+    model.load_state_dict(best)
+"""
+
+
+@pytest.mark.parametrize("entry", Conventions.TRAINING_CALLS)
+def test_training_call_writes_the_model(entry):
+    assert codes(TRAINING.format(call=f"{entry}_model")) == [(6, "TEN208")]
+    assert codes(TRAINING.format(call=f"{entry}ee_model")) == []  # trainee, fitee: not training
+
+
+LOSS = """import torch.nn.functional as F
+from torch import nn
+
+
+def evaluate(model: nn.Module, batches):
+    kept = []
+    for x in batches:
+        {name} = F.l1_loss(model(x), x)
+        kept.append({name})
+    return len(kept)
+"""
+
+
+@pytest.mark.parametrize("entry", Conventions.LOSS_NAMES)
+def test_loss_name_kept_across_iterations(entry):
+    assert codes(LOSS.format(name=f"val_{entry}")) == [(9, "TEN306")]
+    assert codes(LOSS.format(name=f"val_{entry}less")) == []
+
+
+INPLACE = """import torch
+
+
+def {name}(w: torch.Tensor{parameter}):
+    wd = w.detach()
+    wd.div_(2.0)
+"""
+
+
+@pytest.mark.parametrize("entry", Conventions.INPLACE_NAMES)
+def test_inplace_name_writes_its_parameter_on_purpose(entry):
+    assert codes(INPLACE.format(name=f"{entry}_scale", parameter="")) == []
+    assert codes(INPLACE.format(name="scale", parameter=f", {entry}: bool")) == []
+    assert codes(INPLACE.format(name=f"x{entry}_scale", parameter="")) == [(5, "TEN203")]
+    assert codes(INPLACE.format(name="scale", parameter=f", {entry}d: bool")) == [(5, "TEN203")]
+    assert codes(INPLACE.format(name=f"scale_{entry}_rows", parameter="")) == [(5, "TEN203")]  # describes
+
+
+def test_trailing_underscore_is_the_inplace_suffix():
+    assert codes(INPLACE.format(name="scale_", parameter="")) == []
+    assert codes(INPLACE.format(name="scale__", parameter="")) == [(5, "TEN203")]
+
+
+LAYER = """import copy
+
+import torch
+from torch import nn
+
+
+def f(x: torch.Tensor):
+    layer = nn.{layer}()
+    return copy.deepcopy(layer(x))
+"""
+
+
+def _example(pattern: str) -> str:
+    return pattern.replace("*", "").replace("?", "2")
+
+
+def _look_alike(name: str) -> str:
+    """The name with the case of its last letter swapped (``Tanh`` -> ``TanH``)."""
+    last = max(index for index, char in enumerate(name) if char.isalpha())
+    return name[:last] + name[last].swapcase() + name[last + 1:]
+
+
+@pytest.mark.parametrize("pattern", Conventions.PARAMETER_FREE_LAYERS)
+def test_parameter_free_layer_passes_its_input_grad_through(pattern):
+    example = _example(pattern)
+    assert codes(LAYER.format(layer=example)) == []
+    assert codes(LAYER.format(layer=_look_alike(example))) == [(9, "TEN305")]
+
+
+RECEIVER = """import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(3))
+
+    def shrink({receiver}):
+        view = {receiver}.weight.detach()
+        view.mul_(0.5)
+"""
+
+
+@pytest.mark.parametrize("receiver", ["self", "me", "this"])
+def test_method_receiver_is_the_first_parameter_whatever_its_name(receiver):
+    assert codes(RECEIVER.format(receiver=receiver)) == []
+
+
+def test_first_parameter_of_a_static_method_is_a_parameter():
+    source = RECEIVER.replace("    def shrink", "    @staticmethod\n    def shrink").format(receiver="me")
+    assert codes(source) == [(12, "TEN203")]
+
+
+def test_inplace_suffix_does_not_excuse_an_alias_kept_on_the_object():
+    source = """import torch
+
+
+class Smoother:
+    def {name}(self, x: torch.Tensor):
+        self.last = x.detach()
+        x.mul_(0.5)
+"""
+    assert codes(source.format(name="update")) == [(6, "TEN203")]
+    assert codes(source.format(name="update_")) == [(6, "TEN203")]
+
+
+def test_configuration_extends_the_tables():
+    assert not snapshot_named("ckpt_w")
+    configure({"extend-snapshot-names": ["ckpt"], "select": ["TEN"]})
+    assert snapshot_named("ckpt_w")
+    assert codes(SNAPSHOT.format(name="ckpt_w")) == [(5, "TEN203")]
+    configure({"extend-loss-names": "objective, energy"})
+    assert conventions.loss_named("total_energy") and conventions.loss_named("objective")
+
+
+def test_configuration_rejects_a_value_that_is_not_names():
+    with pytest.raises(ValueError, match="extend-training-calls"):
+        configure({"extend-training-calls": 3})
+
+
+def test_flake8_option_and_config_file_extend_the_tables(tmp_path):
+    path = tmp_path / "snippet.py"
+    path.write_text(SNAPSHOT.format(name="ckpt_w"))
+
+    def run(*args):
+        result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TEN", *args, str(path)],
+                                capture_output=True, text=True, cwd=tmp_path)
+        return re.findall(r":(\d+):\d+: (TEN\d+)", result.stdout)
+
+    assert run() == []
+    assert run("--extend-snapshot-names", "ckpt,keep") == [("5", "TEN203")]
+    (tmp_path / "setup.cfg").write_text("[flake8]\nextend-snapshot-names = ckpt\n")
+    assert run() == [("5", "TEN203")]
+
+
+def test_cli_reads_the_tables_from_pyproject(tmp_path):
+    path = tmp_path / "snippet.py"
+    path.write_text(SNAPSHOT.format(name="ckpt_w"))
+
+    def run():
+        result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "--no-fix", str(path)],
+                                capture_output=True, text=True, cwd=tmp_path)
+        return re.findall(r":(\d+):\d+: (TEN\d+)", result.stdout)
+
+    assert run() == []
+    (tmp_path / "pyproject.toml").write_text('[tool.tensorcopy]\nextend-snapshot-names = ["ckpt"]\n')
+    assert run() == [("5", "TEN203")]
