@@ -4,23 +4,41 @@ A scenario (``fixtures/premises/TENnnn.py``) holds the flagged code in ``scenari
 and says what the hazard looks like in ``hazard(outcome, device)``. Its good form is not
 written by hand: it is what ``fix_source(..., unsafe=True)`` makes of the scenario's text.
 Both forms run on the device; the verdict holds when the bad form shows the hazard, the
-fixed form does not (and does not fail), and both compute equal values (``COMPARE``: same
-values, dtype and device, and ``requires_grad`` where ``COMPARE_REQUIRES_GRAD``).
+fixed form does not (and does not fail), and the values check passes. What a scenario may declare:
+
+- ``DEVICES``: the device types on which the hazard must appear (default: every device). On
+  the others the verdict is "not applicable": nothing is run and nothing is claimed.
+- ``TRIES`` and ``ELEMENTS``: a racing hazard (``racing.py``): both forms run ``TRIES`` times;
+  the hazard counts when any try shows it, and the fixed form must show it in none.
+- ``COMPARE``: results the fix must leave as the flagged code computed them (same values, dtype
+  and device, and ``requires_grad`` where ``COMPARE_REQUIRES_GRAD``).
+- ``MEANT``: ``{changed: intended}``: in the fixed form, the value the fix changes must equal
+  the value the author meant (the backup equals the weights it was taken from).
+
+"values equal" is n/a when a scenario declares neither, or only ``COMPARE`` and its bad form raises.
 
 This module imports torch; the linter never imports it.
 """
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source
+from flake8_tensorcopy.premises import racing
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 
 SCENARIOS = "flake8_tensorcopy.premises.scenarios"
+DEVICE_TYPES = ("cpu", "cuda", "mps")
+HOLDS, FAILS, NOT_APPLICABLE = "holds", "FAILS", "not applicable"
+
+
+class ScenarioError(AssertionError):
+    """A scenario that cannot prove its premise as written (not flagged, not fixed, or racing
+    without enough tries or elements): a bug in the scenario, not a verdict."""
 
 
 @dataclass
@@ -37,14 +55,57 @@ class Verdict:
     rule: str
     device: str
     torch_version: str
-    hazard_seen: bool
-    fix_removes_it: Optional[bool]  # None: the rule has no fix
+    hazard_seen: Optional[bool]  # None: not applicable on this device
+    fix_removes_it: Optional[bool]  # None: the rule has no fix, or not applicable
     values_equal: Optional[bool]  # None: nothing to compare (the bad form raises, or no fix)
     detail: str = ""
+    applicable: bool = True
+
+    @property
+    def verdict(self) -> str:
+        if not self.applicable:
+            return NOT_APPLICABLE
+        proved = self.hazard_seen and self.fix_removes_it is not False and self.values_equal is not False
+        return HOLDS if proved else FAILS
 
     @property
     def holds(self) -> bool:
-        return self.hazard_seen and self.fix_removes_it is not False and self.values_equal is not False
+        return self.verdict == HOLDS
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict == FAILS
+
+
+@dataclass
+class Scenario:
+    """One rule's premise, ready to run: the namespaces of its flagged form and of its fixed form
+    (``None`` when the rule has no fix). The settings are read from the flagged form."""
+
+    code: str
+    bad: dict
+    fixed: Optional[dict]
+    devices: Tuple[str, ...] = field(init=False)
+    tries: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.devices = tuple(self.bad.get("DEVICES", DEVICE_TYPES))
+        self.tries = int(self.bad.get("TRIES", 1))
+        unknown = [device for device in self.devices if device not in DEVICE_TYPES]
+        if unknown:
+            raise ScenarioError(f"{self.code} scenario: unknown device types {unknown}; known: {DEVICE_TYPES}")
+        if "TRIES" in self.bad:
+            self._check_race()
+
+    def _check_race(self) -> None:
+        if self.tries < racing.MIN_TRIES:
+            raise ScenarioError(f"{self.code} scenario: a race needs TRIES >= {racing.MIN_TRIES}, not {self.tries}")
+        if self.bad.get("ELEMENTS", 0) < racing.MIN_ELEMENTS:
+            raise ScenarioError(
+                f"{self.code} scenario: a race needs ELEMENTS >= {racing.MIN_ELEMENTS} (a small copy may win it)"
+            )
+        if "DEVICES" not in self.bad:
+            raise ScenarioError(f"{self.code} scenario: a race must name the DEVICES where copies are asynchronous")
 
 
 def _scenarios():
@@ -80,10 +141,46 @@ def devices(requested: str) -> Dict[str, Optional[str]]:
     return {requested: present[requested]}
 
 
+def device_name(device: str) -> str:
+    """What the device is, for the recorded table: the GPU's name, or the CPU's model."""
+    import platform
+
+    import torch
+
+    kind = torch.device(device).type
+    if kind == "cuda":
+        return torch.cuda.get_device_name(torch.device(device))
+    if kind == "cpu":
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+                for line in cpuinfo:
+                    if line.startswith("model name"):
+                        return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return platform.processor() or platform.machine()
+    return f"{kind} ({platform.machine()})"
+
+
 def _load(source: str, name: str) -> dict:
     namespace = {"__name__": name}
     exec(compile(source, name, "exec"), namespace)
     return namespace
+
+
+def load(code: str) -> Scenario:
+    """The scenario of one rule, after checking that the linter flags its code (exactly this rule)
+    and that the real fixer removes the finding; the fixed form is what the fixer writes."""
+    bad_source = scenario_source(code)
+    flagged = {finding.code for finding in lint_source(bad_source)}
+    if flagged != {code}:
+        raise ScenarioError(f"{code} scenario: the linter reports {sorted(flagged)}, not exactly {code}")
+    if RULES_BY_CODE[code].fix_safety == "none":
+        return Scenario(code, _load(bad_source, f"{code}_bad"), None)
+    fixed_source = fix_source(bad_source, unsafe=True).source
+    if fixed_source == bad_source or any(f.code == code for f in lint_source(fixed_source)):
+        raise ScenarioError(f"{code} scenario: the fixer does not remove the finding")
+    return Scenario(code, _load(bad_source, f"{code}_bad"), _load(fixed_source, f"{code}_fixed"))
 
 
 def _run(namespace: dict, device: str) -> Outcome:
@@ -114,39 +211,67 @@ def _equal(bad, good, compare_grad: bool) -> bool:
     return bad == good
 
 
-def check(code: str, device: str) -> Verdict:
-    """The verdict of one rule's premise on one device."""
+def _values_equal(scenario: Scenario, bad_runs: List[Outcome], fixed_runs: List[Outcome]) -> Optional[bool]:
+    """``COMPARE`` try by try between the forms (skipped when the bad form raised: nothing to
+    compare), and ``MEANT`` within every try of the fixed form; None when nothing was compared."""
+    settings = scenario.bad
+    grad = settings.get("COMPARE_REQUIRES_GRAD", False)
+    checks = []
+    if all(outcome.error is None for outcome in bad_runs):
+        checks += [
+            _equal(bad.result[key], fixed.result[key], grad)
+            for bad, fixed in zip(bad_runs, fixed_runs)
+            for key in settings.get("COMPARE", ())
+        ]
+    checks += [
+        _equal(fixed.result[changed], fixed.result[intended], grad)
+        for fixed in fixed_runs
+        for changed, intended in settings.get("MEANT", {}).items()
+    ]
+    return all(checks) if checks else None
+
+
+def _count(hazard, runs: List[Outcome], device: str) -> int:
+    return sum(bool(hazard(outcome, device)) for outcome in runs)
+
+
+def judge(scenario: Scenario, device: str) -> Verdict:
+    """The verdict of a loaded scenario on one device."""
     import torch
 
-    rule = RULES_BY_CODE[code]
-    bad_source = scenario_source(code)
-    flagged = {finding.code for finding in lint_source(bad_source)}
-    if flagged != {code}:
-        raise AssertionError(f"{code} scenario: the linter reports {sorted(flagged)}, not exactly {code}")
-    bad = _load(bad_source, f"{code}_bad")
-    bad_outcome = _run(bad, device)
-    verdict = Verdict(code, device, torch.__version__, bool(bad["hazard"](bad_outcome, device)), None, None)
-    if rule.fix_safety == "none":
-        verdict.detail = "no fix: the message says what to do"
+    verdict = Verdict(scenario.code, device, torch.__version__, None, None, None)
+    if torch.device(device).type not in scenario.devices:
+        verdict.applicable = False
+        verdict.detail = f"the hazard exists only on {', '.join(scenario.devices)}"
         return verdict
-    fixed_source = fix_source(bad_source, unsafe=True).source
-    if fixed_source == bad_source or any(f.code == code for f in lint_source(fixed_source)):
-        raise AssertionError(f"{code} scenario: the fixer does not remove the finding")
-    fixed_outcome = _run(_load(fixed_source, f"{code}_fixed"), device)
-    if fixed_outcome.error is not None:
+    hazard, tries = scenario.bad["hazard"], scenario.tries
+    bad_runs = [_run(scenario.bad, device) for _ in range(tries)]
+    seen = _count(hazard, bad_runs, device)
+    verdict.hazard_seen = seen > 0
+    details = [f"hazard seen in {seen} of {tries} tries"] if tries > 1 else []
+    if bad_runs[0].error is not None:
+        details.append(f"bad form raises {type(bad_runs[0].error).__name__}")
+    if scenario.fixed is None:
+        verdict.detail = "; ".join(details + ["no fix: the message says what to do"])
+        return verdict
+    fixed_runs = [_run(scenario.fixed, device) for _ in range(tries)]
+    failure = next((outcome.error for outcome in fixed_runs if outcome.error is not None), None)
+    if failure is not None:
         verdict.fix_removes_it = False
-        verdict.detail = f"the fixed form raises {fixed_outcome.error!r}"
+        verdict.detail = f"the fixed form raises {failure!r}"
         return verdict
-    verdict.fix_removes_it = not bad["hazard"](fixed_outcome, device)
-    compare = bad.get("COMPARE", ())
-    if compare and bad_outcome.error is None:
-        grad = bad.get("COMPARE_REQUIRES_GRAD", False)
-        verdict.values_equal = all(
-            _equal(bad_outcome.result[key], fixed_outcome.result[key], grad) for key in compare
-        )
-    elif bad_outcome.error is not None:
-        verdict.detail = f"bad form raises {type(bad_outcome.error).__name__}"
+    fixed_seen = _count(hazard, fixed_runs, device)
+    verdict.fix_removes_it = fixed_seen == 0
+    if tries > 1:
+        details.append(f"fixed form in {fixed_seen} of {tries}")
+    verdict.values_equal = _values_equal(scenario, bad_runs, fixed_runs)
+    verdict.detail = "; ".join(details)
     return verdict
+
+
+def check(code: str, device: str) -> Verdict:
+    """The verdict of one rule's premise on one device."""
+    return judge(load(code), device)
 
 
 def rules_without_premise() -> List[str]:

@@ -72,9 +72,11 @@ class NumpyOfGradTensor(Rule):
     arithmetic on those) or that lives on an accelerator (`x.cuda().numpy()`).
 
     ## Why is this bad?
-    It raises: "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy()
-    instead." (RuntimeError), and "can't convert cuda:0 device type tensor to numpy"
-    (TypeError) on a GPU; code that passed on a CPU-only test box fails in training.
+    It raises. On CPU, for a tensor that requires grad: "Can't call numpy() on Tensor that
+    requires grad. Use tensor.detach().numpy() instead." (RuntimeError). On CUDA the device
+    check comes first, whether or not it requires grad: "can't convert cuda:0 device type
+    tensor to numpy" (TypeError; NVIDIA H100, measured). Code that passed on a CPU-only test
+    box fails in training.
 
     ## Example
     ```python
@@ -153,8 +155,10 @@ class GradOfNonLeaf(Rule):
 
     ## Why is this bad?
     Only leaves get `.grad` from `backward()`: on a non-leaf it is `None`, with the warning
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed". A moved
-    copy (`w.cuda()`) is a non-leaf, so its `.grad` stays `None` on a GPU.
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed", on CPU and
+    on CUDA alike (NVIDIA H100, measured). Moves differ by device: `w.cuda()` of a CPU leaf is
+    a copy, a non-leaf whose `.grad` stays `None`, while `w.to("cuda")` of a leaf already on
+    the GPU returns the leaf itself, whose `.grad` is filled.
 
     ## Example
     ```python

@@ -389,8 +389,12 @@ class TensorOfTensorList(Rule):
 
     ## Why is this bad?
     The constructor reads the tensors' values into a brand-new leaf: the result has no
-    `grad_fn`, so a loss built from it does not train anything. It warns for elements that
-    require grad and raises for elements with more than one value.
+    `grad_fn`, so a loss built from it does not train anything. It raises for elements with
+    more than one value. On CPU it warns ("Converting a tensor with requires_grad=True to a
+    scalar may lead to unexpected behavior", once per process) for elements that require
+    grad; on CUDA the graph is cut just the same but **silently** (no warning), and without
+    `device=` the result of CUDA elements lands on the **CPU** (NVIDIA H100, torch 2.11,
+    measured).
 
     ## Example
     ```python
