@@ -1,8 +1,15 @@
 """Fixing one source string: what ``tensorcopy-fix`` does to a file, without touching disk.
 
-Fixes are LibCST node replacements carried by the findings. One pass applies every fix that
-does not overlap another; fixes that overlap (``torch.tensor(w.clone().detach())`` holds two)
-are applied in later passes, re-linting in between, until nothing is left to fix.
+Fixes are LibCST node replacements carried by the findings. One pass applies them all, from
+the inside out: a fix nested in another's code (``torch.tensor(torch.tensor(x))``) is applied
+first and the outer replacement is built over its result, then repeated copies the nesting
+spelled twice are folded (``x.detach().clone().detach().clone()`` is ``x.detach().clone()``).
+The source is linted again after each pass until nothing is left to fix: one run settles.
+
+``# noqa``: a silenced finding is not fixed, and neither is a fix whose code holds a silenced
+finding (``torch.tensor(w.clone().detach())  # noqa: TEN104`` keeps the TEN101 fix off, since
+it would rewrite the ``clone().detach()`` the comment keeps) or a line with a bare ``# noqa``:
+a fix never rewrites code a comment silenced.
 """
 
 import ast
@@ -13,7 +20,7 @@ from typing import Dict, List, Sequence
 import libcst as cst
 
 from flake8_tensorcopy.engine import Finding, lint_module
-from flake8_tensorcopy.fixes import with_comments_of
+from flake8_tensorcopy.fixes import without_repeated_copies, with_comments_of
 from flake8_tensorcopy.rules import ALL_RULES
 
 MAX_PASSES = 10
@@ -56,6 +63,26 @@ def fixable(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.safe)
 
 
+def _span(finding: Finding) -> tuple:
+    return (finding.line, finding.col), (finding.end_line, finding.end_col)
+
+
+def _within(inner: tuple, outer: tuple) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+def _rewrites_silenced(finding: Finding, silenced: Sequence[Finding], lines: Sequence[str]) -> bool:
+    """Whether the fix's code holds a finding a ``# noqa`` silenced, or a bare ``# noqa`` line."""
+    span = _span(finding)
+    if any(_within(_span(other), span) for other in silenced):
+        return True
+    for line in lines[finding.line - 1:finding.end_line]:
+        match = NOQA.search(line)
+        if match is not None and match.group("codes") is None:
+            return True
+    return False
+
+
 def fix_source(source: str, rules=ALL_RULES, unsafe: bool = False) -> FixResult:
     """Apply the fixes of ``rules`` to ``source`` until stable. Raises engine.SourceError."""
     result = FixResult(source)
@@ -63,12 +90,15 @@ def fix_source(source: str, rules=ALL_RULES, unsafe: bool = False) -> FixResult:
     for _ in range(MAX_PASSES):
         module, findings = lint_module(result.source, rules=rules)
         lines = source_lines(result.source)
+        silenced = [finding for finding in findings if suppressed(finding, lines)]
         findings = [finding for finding in findings if not suppressed(finding, lines)]
         candidates = [
             finding for finding in findings
-            if fixable(finding, unsafe) and (finding.code, module.code_for_node(finding.node)) not in rejected
+            if fixable(finding, unsafe)
+            and (finding.code, module.code_for_node(finding.node)) not in rejected
+            and not _rewrites_silenced(finding, silenced, lines)
         ]
-        chosen = _non_overlapping(candidates)
+        chosen = _nested_or_apart(candidates)
         if not chosen:
             result.remaining = findings
             return result
@@ -86,42 +116,81 @@ def fix_source(source: str, rules=ALL_RULES, unsafe: bool = False) -> FixResult:
 def _apply(module: cst.Module, chosen: List[Finding]):
     """(new source, findings applied): the fixes that keep the code valid Python.
 
-    Every fix should; this guard makes sure a wrong one is dropped, never written.
+    Every fix should; this guard makes sure a wrong one is dropped, never written. A nested fix
+    whose code the outer one does not keep (it rewrote it already) is not counted as applied.
     """
     def rewrite(findings):
-        replacements: Dict[int, cst.CSTNode] = {
-            id(finding.node): with_comments_of(finding.node, finding.fix.replacement) for finding in findings
-        }
-        code = module.visit(_Replace(replacements)).code
+        replace = _Replace({id(finding.node): finding.fix.replacement for finding in findings})
+        code = module.visit(replace).code
         try:
             ast.parse(code)
         except (SyntaxError, ValueError, RecursionError):
-            return None
-        return code
+            return None, []
+        return code, [finding for finding in findings if id(finding.node) in replace.placed]
 
-    code = rewrite(chosen)
+    code, applied = rewrite(chosen)
     if code is not None:
-        return code, chosen
-    kept = [finding for finding in chosen if rewrite([finding]) is not None]
-    return (rewrite(kept) if kept else module.code), kept
+        return code, applied
+    kept = [finding for finding in chosen if rewrite([finding])[0] is not None]
+    return rewrite(kept) if kept else (module.code, [])
 
 
-def _non_overlapping(findings: List[Finding]) -> List[Finding]:
-    """The fixes one pass can apply together: no two touch the same code."""
+def _nested_or_apart(findings: List[Finding]) -> List[Finding]:
+    """The fixes one pass can apply together: one per piece of code, each apart from or nested
+    in the others (code cannot half-overlap, but two findings may point at the same node)."""
     chosen: List[Finding] = []
     for finding in sorted(findings, key=lambda f: (f.line, f.col, -f.end_line, -f.end_col, f.code)):
-        start, end = (finding.line, finding.col), (finding.end_line, finding.end_col)
-        if all(end <= (other.line, other.col) or (other.end_line, other.end_col) <= start for other in chosen):
+        span = _span(finding)
+        if all(
+            span[1] <= other[0] or other[1] <= span[0] or (span != other and (_within(span, other) or _within(other, span)))
+            for other in map(_span, chosen)
+        ):
             chosen.append(finding)
     return chosen
 
 
 class _Replace(cst.CSTTransformer):
-    """Swap nodes (by identity) for their replacements."""
+    """Swap nodes (by identity) for their replacements, from the inside out: a replacement is
+    built over what the fixes nested in its node made of their code."""
 
     def __init__(self, replacements: Dict[int, cst.CSTNode]):
         super().__init__()
         self.replacements = replacements
+        self.done: Dict[int, cst.CSTNode] = {}  # id of an original node -> what replaced it, in order
+        self.placed: set = set()  # ids of the nodes whose replacement is in the result
+        self._first_nested: Dict[int, int] = {}  # id of a node to replace -> len(done) on entering it
+
+    def on_visit(self, node) -> bool:
+        if id(node) in self.replacements:
+            self._first_nested[id(node)] = len(self.done)
+        return True
 
     def on_leave(self, original_node, updated_node):
-        return self.replacements.get(id(original_node), updated_node)
+        replacement = self.replacements.get(id(original_node))
+        if replacement is None:
+            return updated_node
+        inside = list(self.done)[self._first_nested[id(original_node)]:]
+        if inside:
+            nested = _Nested({key: self.done[key] for key in inside})
+            replacement = replacement.visit(nested)
+            self.placed.difference_update(set(inside) - nested.used)  # this fix rewrote their code itself
+        replacement = with_comments_of(original_node, without_repeated_copies(replacement))
+        self.done[id(original_node)] = replacement
+        self.placed.add(id(original_node))
+        return replacement
+
+
+class _Nested(cst.CSTTransformer):
+    """Put the nested fixes' results into an outer replacement, where it kept their nodes."""
+
+    def __init__(self, done: Dict[int, cst.CSTNode]):
+        super().__init__()
+        self.done = done
+        self.used: set = set()
+
+    def on_leave(self, original_node, updated_node):
+        replaced = self.done.get(id(original_node))
+        if replaced is None:
+            return updated_node
+        self.used.add(id(original_node))
+        return replaced

@@ -99,16 +99,51 @@ def detached_copy(node: cst.BaseExpression) -> cst.BaseExpression:
     return chain(detached(node), "clone")
 
 
+def _comments_in(node: cst.CSTNode) -> list:
+    comments = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Comment:
+            comments.append(current.value)
+        stack.extend(reversed(current.children))
+    return comments
+
+
+def _folded(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without a last call that repeats what its receiver already did."""
+    if _is_method_call(node, "detach") or _is_method_call(node, "clone"):
+        inner = node.func.value
+        already_detached = _is_method_call(inner, "detach") or (
+            _is_method_call(inner, "clone") and _is_method_call(inner.func.value, "detach")
+        )
+        if (node.func.attr.value == "detach" and already_detached) or (
+            node.func.attr.value == "clone" and _is_method_call(inner, "clone")
+        ):
+            return keep_parentheses(node, _folded(inner))
+    return node
+
+
+class _RepeatedCopies(cst.CSTTransformer):
+    def leave_Call(self, original_node, updated_node):
+        return _folded(updated_node)
+
+
+def without_repeated_copies(node: cst.BaseExpression) -> cst.BaseExpression:
+    """A fix's replacement with repeated detaches and copies folded: ``x.detach().detach()`` is
+    ``x.detach()``, ``x.detach().clone().detach()`` and ``x.clone().clone()`` are one copy
+    (nested fixes compose into such chains; each fold keeps the values, dtype, device and grad)."""
+    return node.visit(_RepeatedCopies())
+
+
 def with_comments_of(original: cst.CSTNode, replacement: cst.BaseExpression) -> cst.BaseExpression:
     """Carry the comments inside ``original`` over: the replacement is wrapped in parentheses
-    that hold them (``(  # why\n    new\n)``), so a fix never deletes a comment."""
-    comments = []
-    stack = [original]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Comment:
-            comments.append(node.value)
-        stack.extend(reversed(node.children))
+    that hold them (``(  # why\n    new\n)``), so a fix never deletes a comment (nor repeats
+    one a nested fix already carried into the replacement)."""
+    comments = _comments_in(original)
+    for kept in _comments_in(replacement):
+        if kept in comments:
+            comments.remove(kept)
     if not comments or not isinstance(replacement, cst.BaseExpression):
         return replacement
     indent = cst.SimpleWhitespace("    ")

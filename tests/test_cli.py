@@ -29,8 +29,8 @@ _SCRIPT = shutil.which(
 COMMAND = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "flake8_tensorcopy"]
 
 # Every finding has a safe fix.
-SAFE = "import torch\n\n\ndef copy(t: torch.Tensor):\n    return torch.tensor(t)\n"
-SAFE_FIXED = "import torch\n\n\ndef copy(t: torch.Tensor):\n    return t.detach().clone()\n"
+SAFE = "import torch\n\n\nt = torch.ones(3)\nt_copied = torch.tensor(t)\n"
+SAFE_FIXED = "import torch\n\n\nt = torch.ones(3)\nt_copied = t.detach().clone()\n"
 SAFE_MESSAGE = "torch.tensor() on tensor 't' copies it detached and warns; use t.detach().clone()"
 
 
@@ -159,9 +159,9 @@ def test_diff_prints_a_unified_diff_and_writes_nothing(tmp_path):
         "@@ -2,4 +2,4 @@\n"
         " \n"
         " \n"
-        " def copy(t: torch.Tensor):\n"
-        "-    return torch.tensor(t)\n"
-        "+    return t.detach().clone()\n"
+        " t = torch.ones(3)\n"
+        "-t_copied = torch.tensor(t)\n"
+        "+t_copied = t.detach().clone()\n"
     )
     assert run.stderr == "would fix 1 finding in 1 file, 0 left\n"
     assert ((tmp_path / "safe.py").read_bytes(), (tmp_path / "safe.py").stat().st_mtime_ns) == before
@@ -178,19 +178,19 @@ def test_diff_marks_a_missing_final_newline_and_keeps_form_feed_lines(tmp_path):
         "@@ -2,4 +2,4 @@\n"
         " \n"
         " \n"
-        " def copy(t: torch.Tensor):\n"
-        "-    return torch.tensor(t)\n"
+        " t = torch.ones(3)\n"
+        "-t_copied = torch.tensor(t)\n"
         "\\ No newline at end of file\n"
-        "+    return t.detach().clone()\n"
+        "+t_copied = t.detach().clone()\n"
         "\\ No newline at end of file\n"
         "--- a/b_form_feed.py\n"
         "+++ b/b_form_feed.py\n"
         "@@ -1,4 +1,4 @@\n"
         " import torch\n"
         " \x0c\n"
-        " def copy(t: torch.Tensor):\n"
-        "-    return torch.tensor(t)\n"
-        "+    return t.detach().clone()\n"
+        " t = torch.ones(3)\n"
+        "-t_copied = torch.tensor(t)\n"
+        "+t_copied = t.detach().clone()\n"
     )
     assert (tmp_path / "a_no_newline.py").read_text() == SAFE.rstrip("\n")
 
@@ -302,7 +302,7 @@ def test_stdin_with_diff(tmp_path):
     run = tensorcopy_fix("--diff", "-q", "-", cwd=tmp_path, stdin=SAFE.encode())
     assert run.returncode == 1
     assert run.stdout.decode().splitlines()[:2] == ["--- a/-", "+++ b/-"]
-    assert "-    return torch.tensor(t)\n+    return t.detach().clone()\n" in run.stdout.decode()
+    assert "-t_copied = torch.tensor(t)\n+t_copied = t.detach().clone()\n" in run.stdout.decode()
 
 
 def test_stdin_keeps_its_encoding_and_bom(tmp_path):
@@ -599,7 +599,7 @@ def test_rewrite_keeps_line_endings_encoding_bom_and_mode(tmp_path):
 
     raw = (tmp_path / "latin.py").read_bytes()
     assert raw == fix_source(latin).source.encode("latin-1")
-    assert "return t.detach().clone()  # naïve" in raw.decode("latin-1")
+    assert "t_copied = t.detach().clone()  # naïve" in raw.decode("latin-1")
     assert b"M\xfcller's caf\xe9" in raw
 
     assert (tmp_path / "bom.py").read_bytes() == b"\xef\xbb\xbf" + SAFE_FIXED.encode()

@@ -50,18 +50,21 @@ def test_rules_without_a_fix_have_no_golden_file():
 
 @pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
 def test_every_fix_has_its_rule_safety(path):
+    """A "safe" rule's fix is unsafe only where its message says the evidence is weak."""
     for finding in lint_source(path.read_text(encoding="utf-8")):
         declared = RULES_BY_CODE[finding.code].fix_safety
         if finding.fix is None:
             continue
         assert declared != "none"
-        assert finding.fix.safe is (declared == "safe"), finding
+        weak = "is a tensor by weak evidence" in finding.message
+        assert finding.fix.safe is (declared == "safe" and not weak), finding
 
 
 def test_safe_mode_applies_only_safe_fixes():
     source = (
         "import torch\n"
-        "def f(t: torch.Tensor):\n"
+        "def f(n: int):\n"
+        "    t = torch.randn(n)\n"
         "    a = torch.tensor(t)\n"
         "    b = torch.Tensor(t)\n"
         "    return a, b\n"
@@ -71,10 +74,134 @@ def test_safe_mode_applies_only_safe_fixes():
     assert [finding.code for finding in result.remaining] == ["TEN103"]
 
 
+ANNOTATED_ONLY = (
+    "import torch\n"
+    "def rescale(mean: torch.Tensor, scale: torch.Tensor, shift: torch.Tensor, like: torch.Tensor):\n"
+    "    m = torch.tensor(mean)\n"
+    "    n = like.new_tensor(mean)\n"
+    "    scale.requires_grad_(False)\n"
+    "    s = torch.tensor(scale)\n"
+    "    if isinstance(shift, torch.Tensor):\n"
+    "        b = torch.tensor(shift)\n"
+    "    c = torch.tensor(torch.zeros(2))\n"
+    "    mean.detach_()\n"
+    "    return m, n, s, b, c\n"
+)
+
+
+def test_a_fix_on_an_annotation_alone_is_unsafe():
+    """mean is only annotated (callers may pass a list, where mean.detach() raises); scale is
+    proven by a use before the site, shift by isinstance, torch.zeros by construction. A use
+    after the site (mean.detach_()) proves nothing at the site."""
+    result = fix_source(ANNOTATED_ONLY)
+    assert result.source == (
+        "import torch\n"
+        "def rescale(mean: torch.Tensor, scale: torch.Tensor, shift: torch.Tensor, like: torch.Tensor):\n"
+        "    m = torch.tensor(mean)\n"
+        "    n = like.new_tensor(mean)\n"
+        "    scale.requires_grad_(False)\n"
+        "    s = scale.detach().clone()\n"
+        "    if isinstance(shift, torch.Tensor):\n"
+        "        b = shift.detach().clone()\n"
+        "    c = torch.zeros(2).detach().clone()\n"
+        "    mean.detach_()\n"
+        "    return m, n, s, b, c\n"
+    )
+    assert [(finding.code, finding.line) for finding in result.remaining] == [("TEN101", 3), ("TEN102", 4)]
+    assert result.remaining[0].message == (
+        "torch.tensor() on tensor 'mean' copies it detached and warns; use mean.detach().clone() "
+        "('mean' is a tensor by weak evidence, annotated as a tensor: the fix is unsafe)"
+    )
+    unsafe = fix_source(ANNOTATED_ONLY, unsafe=True).source.splitlines()
+    assert unsafe[2:4] == [
+        "    m = mean.detach().clone()",
+        "    n = mean.detach().to(device=like.device, dtype=like.dtype, copy=True)",
+    ]
+
+
+@pytest.mark.parametrize(
+    "value, safe",
+    [
+        ("w", False),  # w: torch.Tensor, annotated only
+        ("w[0]", False),  # indexing a list works too
+        ("w * 2", False),  # so does repeating one
+        ("w.float()", False),  # an ndarray has no float(), but the method table is not a proof
+        ("w.detach()", True),  # only a tensor has detach()
+        ("torch.ones(3) * w", False),  # the weakest operand decides
+        ("torch.ones(3)", True),
+        ("p", True),  # for p in model.parameters()
+        ("either", False),  # a tensor on one path, only annotated on the other
+    ],
+)
+def test_fix_safety_follows_the_weakest_evidence(value, safe):
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "def f(w: torch.Tensor, model: nn.Module, flag: bool):\n"
+        "    either = torch.zeros(3) if flag else w\n"
+        "    for p in model.parameters():\n"
+        f"        return torch.tensor({value})\n"
+    )
+    (finding,) = [finding for finding in lint_source(source) if finding.code == "TEN101"]
+    assert finding.fix.safe is safe
+
+
+def test_an_attribute_given_an_annotated_parameter_is_only_annotated():
+    """A config's ``latents_mean: torch.Tensor`` kept on self may be the list a caller passed;
+    a registered buffer cannot be anything but a tensor (torch refuses the rest)."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Scaler(nn.Module):\n"
+        "    def __init__(self, mean: torch.Tensor):\n"
+        "        super().__init__()\n"
+        "        self.mean = mean\n"
+        "        self.register_buffer('std', torch.ones(3))\n"
+        "    def forward(self):\n"
+        "        return torch.tensor(self.mean), torch.tensor(self.std)\n"
+    )
+    assert fix_source(source).source.splitlines()[-1] == (
+        "        return torch.tensor(self.mean), self.std.detach().clone()"
+    )
+
+
+def test_fixes_whose_code_proves_the_tensor_stay_safe_on_an_annotation():
+    """Only a tensor has clone() and detach(), or numpy(): where an annotation lied, the flagged
+    code raises as the fixed code does, so TEN104 and TEN302 need no more evidence."""
+    source = (
+        "from torch import nn\n"
+        "def f(w: nn.Parameter):\n"
+        "    return w.clone().detach(), w.numpy()\n"
+    )
+    assert fix_source(source).source.splitlines()[-1] == "    return w.detach().clone(), w.detach().cpu().numpy()"
+
+
+def test_stack_fix_only_for_a_literal_list_of_0d_tensors():
+    """torch.stack of shape-(1,) items gives (C, 1) where torch.tensor gave (C,), and
+    torch.stack([]) raises: only known 0-d items in a literal list get the fix."""
+    source = (
+        "import torch\nimport torch.nn.functional as F\n"
+        "def f(x: torch.Tensor, y: torch.Tensor):\n"
+        "    loss = F.mse_loss(x, y)\n"
+        "    a = torch.tensor([loss, x.sum(), 2 * loss.detach()])\n"
+        "    b = torch.tensor([x[:1], y.sum(0, keepdim=True)])\n"
+        "    losses = []\n"
+        "    losses.append(loss)\n"
+        "    c = torch.tensor(losses)\n"
+        "    return a, b, c\n"
+    )
+    result = fix_source(source, unsafe=True)
+    assert result.source == source.replace(
+        "torch.tensor([loss, x.sum(), 2 * loss.detach()])", "torch.stack([loss, x.sum(), 2 * loss.detach()])"
+    )
+    assert [(finding.code, finding.line, finding.fix) for finding in result.remaining] == [
+        ("TEN106", 6, None), ("TEN106", 9, None)
+    ]
+
+
 def test_noqa_line_is_not_fixed():
     source = (
         "import torch\n"
-        "def f(t: torch.Tensor):\n"
+        "def f(n: int):\n"
+        "    t = torch.randn(n)\n"
         "    a = torch.tensor(t)  # noqa: TEN101\n"
         "    b = torch.tensor(t)  # noqa\n"
         "    c = torch.tensor(t)  # noqa: E501\n"
@@ -87,7 +214,8 @@ def test_noqa_line_is_not_fixed():
 def test_fix_keeps_comments_and_surrounding_formatting():
     source = (
         "import torch\n"
-        "def f(t: torch.Tensor):\n"
+        "def f(n: int):\n"
+        "    t = torch.randn(n)\n"
         "    a = torch.tensor(  # why we copy\n"
         "        t,\n"
         "        dtype=torch.float64,  # wide\n"
@@ -96,7 +224,8 @@ def test_fix_keeps_comments_and_surrounding_formatting():
     )
     assert fix_source(source).source == (
         "import torch\n"
-        "def f(t: torch.Tensor):\n"
+        "def f(n: int):\n"
+        "    t = torch.randn(n)\n"
         "    a = (  # why we copy\n"
         "        # wide\n"
         "        t.detach().clone().to(dtype=torch.float64)\n"
@@ -106,7 +235,7 @@ def test_fix_keeps_comments_and_surrounding_formatting():
 
 
 def test_overlapping_fixes_settle_in_passes():
-    source = "import torch\ndef f(w: torch.Tensor, x: torch.Tensor):\n    return torch.tensor(x.new_tensor(w))\n"
+    source = "import torch\ndef f(w: torch.Tensor, x: torch.Tensor):\n    w.requires_grad_()\n    return torch.tensor(x.new_tensor(w))\n"
     result = fix_source(source)
     assert result.source.splitlines()[-1] == (
         "    return w.detach().to(device=x.device, dtype=x.dtype, copy=True).detach().clone()"
@@ -114,18 +243,71 @@ def test_overlapping_fixes_settle_in_passes():
     assert sorted(finding.code for finding in result.applied) == ["TEN101", "TEN102"]
 
 
+def test_nested_findings_settle_in_one_pass_without_repeated_copies():
+    depth = 12  # more than MAX_PASSES: each level used to take a pass of its own
+    source = (
+        "import torch\n"
+        "x = torch.zeros(3)\n"
+        "a = " + "torch.tensor(" * depth + "x" + ")" * depth + "\n"
+        "b = torch.tensor(x.clone().detach().clone().detach())\n"
+        "c = torch.tensor(  # keep\n"
+        "    torch.tensor(x)  # this too\n"
+        ")\n"
+    )
+    result = fix_source(source)
+    assert result.source == (
+        "import torch\n"
+        "x = torch.zeros(3)\n"
+        "a = x.detach().clone()\n"
+        "b = x.detach().clone()\n"
+        "c = (  # keep\n"
+        "    # this too\n"
+        "    x.detach().clone()\n"
+        ")\n"
+    )
+    assert not result.unstable and not result.remaining
+    again = fix_source(result.source)
+    assert again.source == result.source and not again.applied
+
+
+def test_a_fix_never_rewrites_code_a_noqa_silenced():
+    """The TEN101 fix would rewrite the clone().detach() a ``# noqa: TEN104`` keeps, or the line
+    a bare ``# noqa`` silences: it is left off (the finding stays); other codes do not count."""
+    source = (
+        "import torch\n"
+        "def f(n: int):\n"
+        "    w = torch.randn(n, requires_grad=True)\n"
+        "    a = torch.tensor(w.clone().detach())  # noqa: TEN104\n"
+        "    b = torch.tensor(\n"
+        "        w.clone().detach()  # noqa: TEN104\n"
+        "    )\n"
+        "    c = torch.tensor(\n"
+        "        w  # noqa\n"
+        "    )\n"
+        "    d = torch.tensor(w.clone().detach())  # noqa: E501\n"
+        "    return a, b, c, d\n"
+    )
+    result = fix_source(source)
+    assert result.source == source.replace(
+        "d = torch.tensor(w.clone().detach())  # noqa: E501", "d = w.detach().clone()  # noqa: E501"
+    )
+    assert [(finding.code, finding.line) for finding in result.remaining] == [
+        ("TEN101", 4), ("TEN101", 5), ("TEN101", 8)
+    ]
+
+
 @pytest.mark.parametrize(
     "before, after",
     [
-        ("import torch as th\ndef f(a: th.Tensor):\n    return th.tensor([a, a])\n",
-         "import torch as th\ndef f(a: th.Tensor):\n    return th.stack([a, a])\n"),
-        ("import torch as th\nfrom torch import tensor as T\ndef f(a: th.Tensor):\n    return T([a, a])\n",
-         "import torch as th\nfrom torch import tensor as T\ndef f(a: th.Tensor):\n    return th.stack([a, a])\n"),
+        ("import torch as th\ndef f(a: th.Tensor):\n    return th.tensor([a.sum(), a.max()])\n",
+         "import torch as th\ndef f(a: th.Tensor):\n    return th.stack([a.sum(), a.max()])\n"),
+        ("import torch as th\nfrom torch import tensor as T\ndef f(a: th.Tensor):\n    return T([a.sum(), a.max()])\n",
+         "import torch as th\nfrom torch import tensor as T\ndef f(a: th.Tensor):\n    return th.stack([a.sum(), a.max()])\n"),
         # no torch module in the file: the fix would need an import, so none is offered
-        ("from torch import Tensor, tensor as T\ndef f(a: Tensor):\n    return T([a, a])\n",
-         "from torch import Tensor, tensor as T\ndef f(a: Tensor):\n    return T([a, a])\n"),
-        ("import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n    return torch.tensor((a + b, b))\n",
-         "import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n    return torch.stack((a + b, b))\n"),
+        ("from torch import Tensor, tensor as T\ndef f(a: Tensor):\n    return T([a.sum(), a.max()])\n",
+         "from torch import Tensor, tensor as T\ndef f(a: Tensor):\n    return T([a.sum(), a.max()])\n"),
+        ("import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n    return torch.tensor((a.sum() + b.mean(), b.std()))\n",
+         "import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n    return torch.stack((a.sum() + b.mean(), b.std()))\n"),
     ],
 )
 def test_fix_spells_torch_as_the_file_does(before, after):
@@ -134,7 +316,7 @@ def test_fix_spells_torch_as_the_file_does(before, after):
 
 def test_keyword_forms_of_torch_tensor():
     source = (
-        "import torch\ndef f(t: torch.Tensor):\n"
+        "import torch\ndef f(n: int):\n    t = torch.randn(n)\n"
         "    return torch.tensor(t, dtype=torch.float16, device='cpu', requires_grad=True)\n"
     )
     assert fix_source(source).source.splitlines()[-1] == (
@@ -171,7 +353,7 @@ def test_a_fix_that_would_not_parse_is_dropped_not_written(monkeypatch):
 
     monkeypatch.setattr(copying.CloneThenDetach, "check_call", check_call)
     source = "import torch\ndef f(t: torch.Tensor):\n    return t.clone().detach(), torch.tensor(t)\n"
-    result = fix_source(source)
+    result = fix_source(source, unsafe=True)
     assert result.source == "import torch\ndef f(t: torch.Tensor):\n    return t.clone().detach(), t.detach().clone()\n"
     assert [finding.code for finding in result.remaining] == ["TEN104"]
     assert not result.unstable

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import ROOT
 
-BAD = "import torch\n\n\ndef snapshot(t: torch.Tensor):\n    return torch.tensor(t)\n"
-GOOD = "import torch\n\n\ndef snapshot(t: torch.Tensor):\n    return t.detach().clone()\n"
+BAD = "import torch\n\n\nt = torch.ones(3)\nt_copied = torch.tensor(t)\n"
+GOOD = "import torch\n\n\nt = torch.ones(3)\nt_copied = t.detach().clone()\n"
 
 
 def _git(*args, cwd):

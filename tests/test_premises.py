@@ -177,6 +177,21 @@ def test_exit_codes_are_in_the_help_and_the_readme(capsys):
     assert command.EXIT_CODES in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_an_annotation_alone_admits_a_list_that_the_fix_breaks(device):
+    admitted = harness.check_admitted("TEN101", device)
+    assert list(admitted.broken) == ["list"]
+    assert "AttributeError" in admitted.broken["list"]
+    assert admitted.fix_safe is False and admitted.holds  # so the fix is rightly unsafe
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_stack_fix_keeps_values_and_shape_for_every_rank_it_admits(device):
+    admitted = harness.check_admitted("TEN106", device)
+    assert admitted.fix_safe is False
+    assert admitted.broken == {}
+
+
 def test_command_prints_the_table_and_reports_skipped_devices():
     result = run_command("--device", "all", "--rule", "TEN203")
     assert result.returncode == 0, result.stderr

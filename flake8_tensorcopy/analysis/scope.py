@@ -9,6 +9,8 @@ from typing import Dict, Iterator, Optional, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.evidence import Evidence, weakest
+
 # What a name may hold. ``None`` means unknown, which is never evidence of anything.
 TENSOR = "tensor"
 NDARRAY = "ndarray"
@@ -48,17 +50,24 @@ class Binding:
 
     ``qualname`` is set for imports (``th`` -> ``torch``), ``kind`` for values, ``origin`` for
     values made from another value by a rule-relevant operation, ``attrs`` (attribute name ->
-    Binding) for ``self``, ``grad`` for the value's autograd provenance.
+    Binding) for ``self``, ``grad`` for the value's autograd provenance, ``evidence`` for where
+    its ``kind`` comes from (an ``Evidence``; None when nothing says).
     """
 
-    __slots__ = ("kind", "qualname", "origin", "attrs", "grad")
+    __slots__ = ("kind", "qualname", "origin", "attrs", "grad", "evidence")
 
-    def __init__(self, kind=None, qualname=None, origin=None, attrs=None, grad=None):
+    def __init__(self, kind=None, qualname=None, origin=None, attrs=None, grad=None,
+                 evidence: Optional[Evidence] = None):
         self.kind = kind
         self.qualname = qualname
         self.origin = origin
         self.attrs = attrs
         self.grad = grad
+        self.evidence = evidence if kind is not None else None
+
+    def with_evidence(self, evidence: Optional[Evidence]) -> "Binding":
+        """The same value, known from ``evidence`` (a use or an ``isinstance`` test proved it)."""
+        return Binding(self.kind, self.qualname, self.origin, self.attrs, self.grad, evidence)
 
     def same_meaning(self, other: "Binding") -> bool:
         return (
@@ -67,6 +76,7 @@ class Binding:
             and self.origin is other.origin
             and self.attrs is other.attrs
             and self.grad == other.grad
+            and self.evidence is other.evidence
         )
 
 
@@ -96,11 +106,14 @@ def merge_bindings(first: Binding, second: Binding) -> Binding:
         return first
     grad = merge_grads(first.grad, second.grad)
     if first.qualname is None and second.qualname is None:
+        # None and an empty list say nothing about tensors: the other path's evidence holds.
+        evidence = weakest(binding.evidence for binding in (first, second) if binding.kind not in (NONE, LIST))
         merged = _MERGES.get(frozenset((first.kind, second.kind)))
         if merged is not None:
-            return Binding(merged, grad=grad)
+            return Binding(merged, grad=grad, evidence=evidence)
         if first.kind == second.kind and first.kind not in (None, INSTANCE):
-            return Binding(first.kind, grad=grad, origin=_merge_origins(first.origin, second.origin))
+            origin = _merge_origins(first.origin, second.origin)
+            return Binding(first.kind, grad=grad, origin=origin, evidence=evidence)
     return Binding(grad=grad) if grad is not None else UNKNOWN
 
 
@@ -239,15 +252,17 @@ def import_bindings(node) -> Iterator[Tuple[str, Optional[str]]]:
         yield local, canonical(module + "." + name) if absolute else None
 
 
-def bind_target(target: cst.BaseExpression, kind, scope: Scope, grad: Optional[str] = None) -> None:
+def bind_target(target: cst.BaseExpression, kind, scope: Scope, grad: Optional[str] = None,
+                evidence: Optional[Evidence] = None) -> None:
     """Bind the names of an assignment or loop target; ``kind`` may be a tuple for pairs.
 
-    ``grad`` is the provenance of every tensor the target receives (an unpacked output).
+    ``grad`` is the provenance of every tensor the target receives (an unpacked output),
+    ``evidence`` where the kinds come from (the unpacked or iterated value's).
     """
     target_type = type(target)
     if target_type is cst.Name:
         kind = kind if isinstance(kind, str) else None
-        scope.bind(target.value, Binding(kind, grad=grad if kind in (TENSOR, None) else None))
+        scope.bind(target.value, Binding(kind, grad=grad if kind in (TENSOR, None) else None, evidence=evidence))
     elif target_type in (cst.Tuple, cst.List):
         elements = target.elements
         if isinstance(kind, tuple) and len(kind) == len(elements):
@@ -257,8 +272,8 @@ def bind_target(target: cst.BaseExpression, kind, scope: Scope, grad: Optional[s
             item_kinds = (item,) * len(elements)
         for element, item_kind in zip(elements, item_kinds):
             if type(element) is cst.StarredElement:
-                bind_target(element.value, TENSOR_SEQ if item_kind == TENSOR else None, scope)
+                bind_target(element.value, TENSOR_SEQ if item_kind == TENSOR else None, scope, evidence=evidence)
             else:
-                bind_target(element.value, item_kind, scope, grad)
+                bind_target(element.value, item_kind, scope, grad, evidence)
     elif target_type is cst.StarredElement:
         bind_target(target.value, None, scope)

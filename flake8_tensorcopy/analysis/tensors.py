@@ -9,6 +9,7 @@ from typing import Optional, Tuple, Union
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
@@ -99,6 +100,25 @@ _OPTIMIZER_STATE_KEYS = frozenset({"state", "param_groups"})
 
 _ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
                             cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+# 0-d results. A reduction over every element (no argument, or only ``dtype=``) returns a 0-d
+# tensor, as a loss with its default reduction does; shape-keeping methods and arithmetic of
+# 0-d tensors and numbers keep it 0-d. Anything else (an index, a criterion built elsewhere,
+# whose ``reduction=`` is not seen here) is of unknown shape.
+FULL_REDUCTIONS = frozenset(
+    {"sum", "mean", "prod", "max", "min", "amax", "amin", "norm", "std", "var", "median", "nansum",
+     "nanmean", "nanmedian", "all", "any", "count_nonzero", "trace"}
+)
+_SHAPE_KEEPING_METHODS = frozenset(
+    {"detach", "clone", "float", "double", "half", "bfloat16", "cpu", "cuda", "to", "abs", "neg", "exp", "log",
+     "sqrt", "square", "sigmoid", "tanh", "relu"}
+)
+_FUNCTIONAL_LOSSES = frozenset(
+    {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
+)
+_REDUCING = ("mean", "sum")
+# The origin (``Binding.origin``) of a name bound to a 0-d tensor.
+ZERO_DIM = ("zero_dim",)
 
 _SEQUENCE_ANNOTATIONS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "Iterator"})
 
@@ -312,9 +332,120 @@ class TensorInference:
         inner = Scope(scope, frame=False)
         clause = for_in
         while clause is not None:
-            bind_target(clause.target, self.iter_kind(clause.iter, inner if clause is not for_in else scope), inner)
+            outer = inner if clause is not for_in else scope
+            iterated = clause.iter
+            bind_target(clause.target, self.iter_kind(iterated, outer), inner,
+                        evidence=self.evidence_of(iterated, outer))
             clause = clause.inner_for_in
         return inner
+
+    def is_zero_dim(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether ``node`` is surely a 0-d tensor (see FULL_REDUCTIONS); precision first."""
+        node_type = type(node)
+        if node_type is cst.Name:
+            binding = scope.lookup(node.value)
+            return binding is not None and binding.origin == ZERO_DIM
+        if node_type is cst.BinaryOperation:
+            sides = (node.left, node.right)
+            return any(self.is_zero_dim(side, scope) for side in sides) and all(
+                _is_number(side) or self.is_zero_dim(side, scope) for side in sides
+            )
+        if node_type is not cst.Call or self.kind_of(node, scope) != TENSOR:
+            return False
+        func = node.func
+        qualname = self.qualname(func, scope)
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if qualname is not None:
+            name = qualname.rsplit(".", 1)[-1]
+            if qualname == "torch.tensor":
+                return len(positional) == 1 and _is_number(positional[0].value)
+            if qualname.startswith("torch.nn.functional."):
+                return (name.endswith("_loss") or name in _FUNCTIONAL_LOSSES) and _reduces(node)
+            return (qualname in ("torch." + name, "torch.linalg." + name, "torch.linalg.vector_norm")
+                    and (name in FULL_REDUCTIONS or name == "vector_norm")
+                    and len(positional) == 1 and _only_dtype(node))
+        if type(func) is not cst.Attribute:
+            return False
+        method = func.attr.value
+        if method in FULL_REDUCTIONS:
+            return not positional and _only_dtype(node)
+        return method in _SHAPE_KEEPING_METHODS and self.is_zero_dim(func.value, scope)
+
+    # ----- evidence: where the kind of an expression comes from ---------------------------
+    def evidence_of(self, node: cst.BaseExpression, scope: Scope) -> Optional[Evidence]:
+        """The evidence for the kind ``kind_of`` gives ``node``: a value derived from others
+        (arithmetic, indexing, a method any array or list also has) is only as well known as
+        they are; a torch call or a tensor-only method proves its result whatever it was given."""
+        evidence_from = _EVIDENCE_BY_TYPE.get(type(node))
+        return evidence_from(self, node, scope) if evidence_from is not None else None
+
+    def _weakest_of(self, nodes, kinds, scope: Scope) -> Optional[Evidence]:
+        """The weakest evidence among ``nodes`` whose kind is in ``kinds`` (the ones that made it)."""
+        return weakest(self.evidence_of(node, scope) for node in nodes if self.kind_of(node, scope) in kinds)
+
+    def _name_evidence(self, node: cst.Name, scope: Scope) -> Optional[Evidence]:
+        binding = scope.lookup(node.value)
+        return binding.evidence if binding is not None else None
+
+    def _call_evidence(self, node: cst.Call, scope: Scope) -> Optional[Evidence]:
+        if self._call(node, scope) is None:
+            return None
+        func = node.func
+        qualname = self.qualname(func, scope)
+        if qualname is not None:
+            if qualname in ("copy.copy", "copy.deepcopy"):
+                return self.evidence_of(node.args[0].value, scope)
+            return Evidence.TORCH_API
+        if type(func) is cst.Name:
+            binding = scope.lookup(func.value)
+            if binding is not None and binding.origin is not None and binding.origin[0] == "module_class":
+                return Evidence.SUMMARY  # an instance of a module class of this file
+            return self.evidence_of(node.args[0].value, scope)  # list(...), sum(...), abs(...)
+        method = func.attr.value
+        receiver = self.kind_of(func.value, scope)
+        if method in TENSOR_ONLY_METHODS and receiver != MODULE:
+            return Evidence.TENSOR_METHOD
+        if receiver in (TENSOR, NDARRAY, STATE_DICT) or (receiver == MODULE and method in MODULE_METHODS_RETURNING_SELF):
+            return self.evidence_of(func.value, scope)  # ``.sum()``: an ndarray has it too
+        return Evidence.TORCH_API  # state_dict(), parameters(): nn.Module's own API
+
+    def _attribute_evidence(self, node: cst.Attribute, scope: Scope) -> Optional[Evidence]:
+        base = node.value
+        if type(base) is cst.Name:
+            binding = scope.lookup(base.value)
+            if binding is not None and binding.kind == INSTANCE:
+                held = binding.attrs.get(node.attr.value)
+                return held.evidence if held is not None else None
+        return self.evidence_of(base, scope) if self._attribute(node, scope) is not None else None
+
+    def _subscript_evidence(self, node: cst.Subscript, scope: Scope) -> Optional[Evidence]:
+        return self.evidence_of(node.value, scope) if self._subscript(node, scope) is not None else None
+
+    def _binary_evidence(self, node: cst.BinaryOperation, scope: Scope) -> Optional[Evidence]:
+        return self._weakest_of((node.left, node.right), (TENSOR, NDARRAY), scope)
+
+    def _unary_evidence(self, node: cst.UnaryOperation, scope: Scope) -> Optional[Evidence]:
+        return self.evidence_of(node.expression, scope) if self._unary(node, scope) is not None else None
+
+    def _comparison_evidence(self, node: cst.Comparison, scope: Scope) -> Optional[Evidence]:
+        if self._comparison(node, scope) is None:
+            return None
+        return self._weakest_of((node.left, node.comparisons[0].comparator), (TENSOR,), scope)
+
+    def _if_exp_evidence(self, node: cst.IfExp, scope: Scope) -> Optional[Evidence]:
+        kind = self._if_exp(node, scope)
+        return self._weakest_of((node.body, node.orelse), (kind,), scope) if kind is not None else None
+
+    def _sequence_evidence(self, node, scope: Scope) -> Optional[Evidence]:
+        elements = [element.value for element in node.elements if type(element) is not cst.StarredElement]
+        return self._weakest_of(elements, (TENSOR,), scope)
+
+    def _comprehension_evidence(self, node, scope: Scope) -> Optional[Evidence]:
+        inner = self.comprehension_scope(node.for_in, scope)
+        return self.evidence_of(node.elt, inner) if self.kind_of(node.elt, inner) == TENSOR else None
+
+    def _named_evidence(self, node: cst.NamedExpr, scope: Scope) -> Optional[Evidence]:
+        return self.evidence_of(node.value, scope)
 
     def iter_kind(self, node: cst.BaseExpression, scope: Scope) -> IterKind:
         """Kind of the items a ``for`` over ``node`` yields (a tuple for pairs)."""
@@ -330,6 +461,32 @@ class TensorInference:
             if node.func.value == "zip":
                 return tuple(self.iter_kind(argument, scope) for argument in arguments)
         return None
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        node = node.expression
+    return type(node) in (cst.Integer, cst.Float)
+
+
+def _only_dtype(call: cst.Call) -> bool:
+    """No argument but positional ones (no ``*args``) and ``dtype=``: nothing names a dim."""
+    return all(
+        not arg.star and (arg.keyword is None or arg.keyword.value == "dtype") for arg in call.args
+    )
+
+
+def _reduces(call: cst.Call) -> bool:
+    """A functional loss left at (or set to) a reduction to one value."""
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value not in ("reduction", "reduce", "size_average"):
+            continue
+        value = arg.value
+        if arg.keyword.value != "reduction" or type(value) is not cst.SimpleString:
+            return False
+        if value.evaluated_value not in _REDUCING:
+            return False
+    return True
 
 
 def _has_slice(node: cst.Subscript) -> bool:
@@ -350,4 +507,21 @@ _KIND_BY_TYPE = {
     cst.ListComp: TensorInference._comprehension,
     cst.GeneratorExp: TensorInference._comprehension,
     cst.NamedExpr: TensorInference._named,
+}
+
+
+_EVIDENCE_BY_TYPE = {
+    cst.Name: TensorInference._name_evidence,
+    cst.Call: TensorInference._call_evidence,
+    cst.Attribute: TensorInference._attribute_evidence,
+    cst.Subscript: TensorInference._subscript_evidence,
+    cst.BinaryOperation: TensorInference._binary_evidence,
+    cst.UnaryOperation: TensorInference._unary_evidence,
+    cst.Comparison: TensorInference._comparison_evidence,
+    cst.IfExp: TensorInference._if_exp_evidence,
+    cst.List: TensorInference._sequence_evidence,
+    cst.Tuple: TensorInference._sequence_evidence,
+    cst.ListComp: TensorInference._comprehension_evidence,
+    cst.GeneratorExp: TensorInference._comprehension_evidence,
+    cst.NamedExpr: TensorInference._named_evidence,
 }

@@ -34,8 +34,15 @@ from flake8_tensorcopy.analysis.scope import (
     merge_grads,
 )
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
+from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
-from flake8_tensorcopy.analysis.tensors import TENSOR_ANNOTATIONS, TensorInference, is_module_class
+from flake8_tensorcopy.analysis.tensors import (
+    TENSOR_ANNOTATIONS,
+    TENSOR_ONLY_METHODS,
+    ZERO_DIM,
+    TensorInference,
+    is_module_class,
+)
 from flake8_tensorcopy.data import INPLACE_METHODS
 
 # Allocations shaped like their argument: ``buf = torch.empty_like(t)`` remembers ``t``.
@@ -110,6 +117,13 @@ class Analysis:
     def grad_of(self, node: cst.BaseExpression) -> Optional[str]:
         return self.provenance.grad_of(node)
 
+    def is_zero_dim(self, node: cst.BaseExpression) -> bool:
+        return self.inference.is_zero_dim(node, self.scope)
+
+    def evidence_of(self, node: cst.BaseExpression) -> Optional[Evidence]:
+        """Where ``kind_of(node)`` comes from: a safe fix needs ``.strong`` evidence."""
+        return self.inference.evidence_of(node, self.scope)
+
     def lookup(self, name: str) -> Optional[Binding]:
         return self.scope.lookup(name)
 
@@ -168,7 +182,7 @@ class Analysis:
         annotation = param.annotation.annotation if param.annotation is not None else None
         kind = self.inference.annotation_kind(annotation, self.scope)
         grad = LEAF if annotation is not None and self.qualname(annotation) == "torch.nn.Parameter" else None
-        scope.names[param.name.value] = Binding(kind, origin=PARAMETER, grad=grad)
+        scope.names[param.name.value] = Binding(kind, origin=PARAMETER, grad=grad, evidence=Evidence.ANNOTATION)
 
     def _define_function(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
@@ -224,7 +238,7 @@ class Analysis:
                 for small in statement.body:
                     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
                         kind = self.inference.annotation_kind(small.annotation.annotation, self.scope)
-                        seen.setdefault(small.target.value, set()).add((kind, None, None))
+                        seen.setdefault(small.target.value, set()).add((kind, None, None, Evidence.ANNOTATION))
             elif type(statement) is cst.FunctionDef and not _is_static(statement):
                 ordered = list(statement.params.posonly_params) + list(statement.params.params)
                 if not ordered:
@@ -241,31 +255,31 @@ class Analysis:
                 self.scope = outer
         attributes = {}
         for attr, found in seen.items():
-            kinds = {kind for kind, _grad, _origin in found} - {NONE}
+            kinds = {kind for kind, _grad, _origin, _evidence in found} - {NONE}
             grad = None
-            for _kind, found_grad, _origin in found:
+            for _kind, found_grad, _origin, _evidence in found:
                 grad = merge_grads(grad, found_grad)
-            layers = {origin for _kind, _grad, origin in found if origin is not None and origin[0] == "layer"}
+            layers = {origin for _kind, _grad, origin, _evidence in found if origin is not None and origin[0] == "layer"}
             origin = layers.pop() if len(layers) == 1 and len(found) == 1 else None
+            evidence = weakest(evidence for kind, _grad, _origin, evidence in found if kind != NONE)
             if len(kinds) <= 1:
-                attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad, origin=origin)
+                attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad, origin=origin, evidence=evidence)
         return attributes
 
     def _self_assignments(self, small: cst.CSTNode, self_name: str):
-        """(attribute, (kind, grad)) for each ``self.x = ...`` or registration in ``small``."""
+        """(attribute, (kind, grad, origin, evidence)) for each ``self.x = ...`` or registration in ``small``."""
         small_type = type(small)
         if small_type is cst.Assign:
+            value = small.value
             for target in small.targets:
                 attr = _self_attribute(target.target, self_name)
                 if attr is not None:
-                    yield attr, (self.kind_of(small.value), self.grad_of(small.value), self._origin_of(small.value))
+                    yield attr, (self.kind_of(value), self.grad_of(value), self._origin_of(value), self.evidence_of(value))
         elif small_type is cst.AnnAssign:
             attr = _self_attribute(small.target, self_name)
             if attr is not None:
-                kind = self.inference.annotation_kind(small.annotation.annotation, self.scope)
-                if kind is None and small.value is not None:
-                    kind = self.kind_of(small.value)
-                yield attr, (kind, self.grad_of(small.value) if small.value is not None else None, None)
+                kind, evidence = self._annotated_kind(small)
+                yield attr, (kind, self.grad_of(small.value) if small.value is not None else None, None, evidence)
         elif small_type is cst.Expr and type(small.value) is cst.Call:
             call = small.value
             func = call.func
@@ -280,7 +294,8 @@ class Analysis:
                 value = call.args[1].value
                 registered = NONE if is_none(value) else TENSOR
                 grad = LEAF if func.attr.value == "register_parameter" and registered == TENSOR else None
-                yield call.args[0].value.evaluated_value, (registered, grad, None)
+                evidence = Evidence.TORCH_API if registered == TENSOR else None  # torch would refuse anything else
+                yield call.args[0].value.evaluated_value, (registered, grad, None, evidence)
 
     # ----- statements -------------------------------------------------------------------
     def _walk_block(self, statements: Iterable[cst.CSTNode]) -> bool:
@@ -321,11 +336,16 @@ class Analysis:
     def _walk_if(self, node: cst.If) -> None:
         self.visit(node.test)
         start = self.scope.snapshot()
-        not_tensor, in_body = self._isinstance_narrowing(node.test)
+        not_tensor, in_body, tested_tensor = self._isinstance_narrowing(node.test)
         body_start, else_start = start, start
         if not_tensor is not None:
             narrowed = (dict(start[0], **{not_tensor: UNKNOWN}), start[1])
-            body_start, else_start = (narrowed, start) if in_body else (start, narrowed)
+            other = start
+            binding = self.lookup(not_tensor)
+            if tested_tensor and binding is not None and binding.kind == TENSOR and not _strong(binding):
+                # the other branch runs only where isinstance(x, Tensor) held
+                other = (dict(start[0], **{not_tensor: binding.with_evidence(Evidence.ISINSTANCE)}), start[1])
+            body_start, else_start = (narrowed, other) if in_body else (other, narrowed)
         ends = [self._branch(body_start, node.body)]
         orelse = node.orelse
         if orelse is None:
@@ -339,7 +359,8 @@ class Analysis:
         self._merge(start, ends)
 
     def _isinstance_narrowing(self, test: cst.BaseExpression):
-        """(name, in the body?) when an ``isinstance`` test says a name is not a tensor in one branch.
+        """(name, in the body?, tested Tensor?) when an ``isinstance`` test says a name is not a
+        tensor in one branch (and, when it tested Tensor, that it is one in the other).
 
         ``if isinstance(size, torch.Size):`` and ``if not isinstance(m, Tensor):`` both do so in the
         body; ``if isinstance(t, Tensor): ... else:`` in the else branch.
@@ -354,14 +375,14 @@ class Analysis:
             or len(call.args) != 2
             or type(call.args[0].value) is not cst.Name
         ):
-            return None, False
+            return None, False, False
         classes = call.args[1].value
         elements = [element.value for element in classes.elements] if type(classes) is cst.Tuple else [classes]
         is_tensor_class = any(self.qualname(element) in TENSOR_ANNOTATIONS for element in elements)
         if is_tensor_class and len(elements) > 1:
-            return None, False
+            return None, False, False
         # isinstance(x, Tensor) true -> tensor; so "not a tensor" holds where the test is false.
-        return call.args[0].value.value, negated if is_tensor_class else not negated
+        return call.args[0].value.value, negated if is_tensor_class else not negated, is_tensor_class
 
     def _walk_for(self, node) -> None:
         self.visit(node.iter)
@@ -373,7 +394,8 @@ class Analysis:
             and iterable.func.attr.value in ("parameters", "named_parameters")
         )
         grad = LEAF if parameters else None
-        self._walk_loop(node, lambda: bind_target(node.target, item_kind, self.scope, grad), parameters)
+        evidence = self.evidence_of(iterable)
+        self._walk_loop(node, lambda: bind_target(node.target, item_kind, self.scope, grad, evidence), parameters)
 
     def _walk_while(self, node: cst.While) -> None:
         self.visit(node.test)
@@ -453,14 +475,12 @@ class Analysis:
             if self.scope.frame.aliases and type(node.value) is cst.Yield and node.value.value is not None:
                 self._escape(node.value.value)
         elif node_type is cst.AnnAssign:
-            kind = self.inference.annotation_kind(node.annotation.annotation, self.scope)
             if node.value is not None:
                 self.visit(node.value)
-                if kind is None:
-                    kind = self.kind_of(node.value)
             if type(node.target) is cst.Name:
+                kind, evidence = self._annotated_kind(node)
                 grad = self.grad_of(node.value) if node.value is not None else None
-                self.scope.bind(node.target.value, Binding(kind, grad=grad))
+                self.scope.bind(node.target.value, Binding(kind, grad=grad, evidence=evidence))
             else:
                 self.visit(node.target)
         elif node_type is cst.AugAssign:
@@ -485,6 +505,14 @@ class Analysis:
             for name in _target_names(node.target):
                 self.scope.bind(name, UNKNOWN)
 
+    def _annotated_kind(self, node: cst.AnnAssign) -> tuple:
+        """(kind, evidence) of ``x: T = value``: the value's when it agrees with the annotation."""
+        kind = self.inference.annotation_kind(node.annotation.annotation, self.scope)
+        value = node.value
+        if value is not None and (kind is None or self.kind_of(value) == kind):
+            return self.kind_of(value), self.evidence_of(value)
+        return kind, Evidence.ANNOTATION
+
     def _walk_assign(self, node: cst.Assign) -> None:
         value = node.value
         if self.scope.frame.aliases and self.aliases.describe(value) is not None:
@@ -495,6 +523,7 @@ class Analysis:
         kind = self.kind_of(value)
         grad = self.grad_of(value)
         origin = self._origin_of(value)
+        evidence = self.evidence_of(value) if kind is not None else None
         aliases = self.aliases
         for assign_target in node.targets:
             target = assign_target.target
@@ -502,13 +531,14 @@ class Analysis:
             if target_type is cst.Name:
                 if type(value) is cst.BinaryOperation:
                     self._offer_accumulation(node, target.value, value)
-                self.scope.bind(target.value, Binding(kind, origin=origin, grad=grad))
+                self.scope.bind(target.value, Binding(kind, origin=origin, grad=grad, evidence=evidence))
                 aliases.made(target.value, value)
             elif target_type in (cst.Tuple, cst.List):
                 if type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
-                    bind_target(target, tuple(self.kind_of(element.value) for element in value.elements), self.scope)
+                    kinds = tuple(self.kind_of(element.value) for element in value.elements)
+                    bind_target(target, kinds, self.scope, evidence=evidence)
                 else:
-                    bind_target(target, kind, self.scope, grad)
+                    bind_target(target, kind, self.scope, grad, evidence)
                     aliases.made_sequence(target, value)
             elif target_type is cst.Attribute:
                 self.visit(target.value)
@@ -543,6 +573,8 @@ class Analysis:
 
     def _origin_of(self, value: cst.BaseExpression):
         """How an assigned value was made, for rules and facts that follow it."""
+        if self.inference.is_zero_dim(value, self.scope):
+            return ZERO_DIM
         if type(value) is not cst.Call:
             return None
         qualname = self.qualname(value.func)
@@ -595,11 +627,13 @@ class Analysis:
         else:
             kind = current if current == added else None
         grad = merge_grads(self.grad_of(target), NON_LEAF if self.grad_of(node.value) else None)
+        evidence = weakest(self.evidence_of(side) for side in (target, node.value) if self.kind_of(side) == kind)
         if current in (TENSOR, NDARRAY, LIST, TENSOR_SEQ):
             # In place: the same object, so its aliases and origin still hold.
-            self.scope.names[target.value] = Binding(kind, origin=self.lookup(target.value).origin, grad=grad)
+            origin = self.lookup(target.value).origin
+            self.scope.names[target.value] = Binding(kind, origin=origin, grad=grad, evidence=evidence)
         else:
-            self.scope.bind(target.value, Binding(kind, grad=grad))
+            self.scope.bind(target.value, Binding(kind, grad=grad, evidence=evidence))
 
     def _track_collection_growth(self, value: cst.BaseExpression) -> None:
         """``losses.append(loss)`` makes a list known to hold tensors."""
@@ -619,7 +653,7 @@ class Analysis:
         added = self.kind_of(value.args[-1].value)
         if added == (TENSOR_SEQ if method == "extend" else TENSOR):
             owner = self.scope.owner_of(receiver.value)
-            owner.names[receiver.value] = Binding(TENSOR_SEQ)
+            owner.names[receiver.value] = Binding(TENSOR_SEQ, evidence=self.evidence_of(value.args[-1].value))
 
     # ----- expressions ------------------------------------------------------------------
     def visit(self, node: cst.CSTNode) -> None:
@@ -639,6 +673,9 @@ class Analysis:
                     self.visit(argument.value)
             self.visit(node.func)
             self._offer_call(node)
+            func = node.func
+            if type(func) is cst.Attribute and func.attr.value in TENSOR_ONLY_METHODS and type(func.value) is cst.Name:
+                self._proven_tensor(func.value.value, Evidence.USE)
             if self.scope.frame.aliases:
                 for key, training in self.aliases.call_writes(node):
                     self.aliases.written(key, node, training)
@@ -759,14 +796,23 @@ class Analysis:
             binding = self.lookup(name)
             if binding is not None and binding.grad is not None:
                 owner = self.scope.owner_of(name)
-                owner.names[name] = Binding(binding.kind, origin=binding.origin, grad=RETAINED)
+                owner.names[name] = Binding(binding.kind, origin=binding.origin, grad=RETAINED, evidence=binding.evidence)
 
     def _note_module_call(self, name: str) -> None:
         """Calling an instance of a module class of this file runs its forward."""
         binding = self.lookup(name)
         if binding is not None and binding.origin is not None and binding.origin[0] == "instance" and not binding.origin[2]:
             owner = self.scope.owner_of(name)
-            owner.names[name] = Binding(binding.kind, origin=("instance", binding.origin[1], True), grad=binding.grad)
+            origin = ("instance", binding.origin[1], True)
+            owner.names[name] = Binding(binding.kind, origin=origin, grad=binding.grad, evidence=binding.evidence)
+
+    def _proven_tensor(self, name: str, evidence: Evidence) -> None:
+        """A name of this function known a tensor only by its annotation is proven one from here
+        on (``x.detach()`` ran). A name of an enclosing function is not: it is used elsewhere too."""
+        binding = self.lookup(name)
+        owner = self.scope.owner_of(name)
+        if binding is not None and binding.kind == TENSOR and not _strong(binding) and owner.frame is self.scope.frame:
+            owner.names[name] = binding.with_evidence(evidence)
 
     def _is_self(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
@@ -864,7 +910,7 @@ class Analysis:
 
     def _visit_named(self, node: cst.NamedExpr) -> None:
         self.visit(node.value)
-        bind_target(node.target, self.kind_of(node.value), self.scope)
+        bind_target(node.target, self.kind_of(node.value), self.scope, evidence=self.evidence_of(node.value))
 
 
 class ClassFacts:
@@ -874,6 +920,10 @@ class ClassFacts:
 
     def __init__(self):
         self.stores_graph_tensor = False  # a method stores a grad-requiring non-leaf on self
+
+
+def _strong(binding: Binding) -> bool:
+    return binding.evidence is not None and binding.evidence.strong
 
 
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:

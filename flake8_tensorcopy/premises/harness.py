@@ -17,6 +17,12 @@ fixed form does not (and does not fail), and the values check passes. What a sce
 
 "values equal" is n/a when a scenario declares neither, or only ``COMPARE`` and its bad form raises.
 
+A scenario may also hold ``ADMITTED`` (the source of a function ``admitted(value)`` with the
+flagged code) and ``admitted_values(device)``: every kind of value the finding's evidence
+admits there, a Python list where an annotation is the only evidence. ``check_admitted`` runs
+both forms on each: a fix that breaks one (fails, or computes other values or another shape,
+where the flagged form worked) must not be safe.
+
 This module imports torch; the linter never imports it.
 """
 
@@ -272,6 +278,41 @@ def judge(scenario: Scenario, device: str) -> Verdict:
 def check(code: str, device: str) -> Verdict:
     """The verdict of one rule's premise on one device."""
     return judge(load(code), device)
+
+
+@dataclass
+class Admitted:
+    """How a rule's fix treats every value its evidence admits."""
+
+    rule: str
+    device: str
+    fix_safe: Optional[bool]  # None: the finding has no fix there
+    broken: Dict[str, str]  # value's name -> what the fixed form did where the flagged one worked
+
+    @property
+    def holds(self) -> bool:
+        return not (self.fix_safe and self.broken)
+
+
+def check_admitted(code: str, device: str) -> Admitted:
+    """Run the flagged and fixed forms of the scenario's ``ADMITTED`` on each admitted value."""
+    scenario = _load(scenario_source(code), f"{code}_scenario")
+    source = scenario["ADMITTED"]
+    (finding,) = [finding for finding in lint_source(source) if finding.code == code]
+    forms = [_load(source, f"{code}_admitted")]
+    if finding.fix is not None:
+        forms.append(_load(fix_source(source, unsafe=True).source, f"{code}_admitted_fixed"))
+    broken = {}
+    for name, value in scenario["admitted_values"](device).items():
+        flagged, *fixed = (_run({"scenario": lambda _device, form=form: form["admitted"](value)}, device)
+                           for form in forms)
+        if flagged.error is not None or not fixed:
+            continue
+        if fixed[0].error is not None:
+            broken[name] = f"the fixed form raises {fixed[0].error!r}"
+        elif not _equal(flagged.result, fixed[0].result, False):
+            broken[name] = "the fixed form computes other values"
+    return Admitted(code, device, finding.fix.safe if finding.fix is not None else None, broken)
 
 
 def rules_without_premise() -> List[str]:

@@ -95,7 +95,9 @@ class NumpyOfGradTensor(Rule):
     ```
 
     ## Fix safety
-    Safe: `.detach()` (and `.cpu()`) only remove the error; the values are the same.
+    Safe: `.detach()` (and `.cpu()`) only remove the error; the values are the same. The call
+    rewritten is its own evidence: a list or an ndarray has no `.numpy()`, so where an
+    annotation lied the original raises as the fixed form does.
     """
 
     code = "TEN302"

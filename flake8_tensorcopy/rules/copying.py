@@ -19,7 +19,7 @@ from flake8_tensorcopy.fixes import (
     positional,
     torch_module,
 )
-from flake8_tensorcopy.rules.base import Rule, argument, short_source
+from flake8_tensorcopy.rules.base import Rule, argument, fix_evidence, short_source
 
 
 def _moves_and_grad(args, skip):
@@ -80,8 +80,12 @@ class TensorOfTensor(Rule):
     `dtype=`/`device=` become `.to(...)`, `requires_grad=True` becomes `.requires_grad_(True)`.
 
     ## Fix safety
-    Safe: the fixed code computes the same values, dtype, device and `requires_grad`, without
-    the warning.
+    Safe where `t` is surely a tensor (made by a torch API, or proven by use in the function:
+    `t.detach()` ran, `isinstance(t, torch.Tensor)` held): the fixed code computes the same
+    values, dtype, device and `requires_grad`, without the warning. Unsafe where only an
+    annotation says so: annotations lie, and `torch.tensor(t)` of the Python list a caller
+    passed works where `t.detach()` raises `AttributeError`. Unsafe rather than none: the
+    annotation is the author's own claim, and `--unsafe-fixes` is for fixes resting on a claim.
     """
 
     code = "TEN101"
@@ -95,20 +99,21 @@ class TensorOfTensor(Rule):
         data = argument(call, 0, "data")
         if data is not None and analysis.kind_of(data) == TENSOR:
             source = short_source(analysis, data)
+            safe, note = fix_evidence(analysis, data)
             analysis.report(
                 self.code,
                 call,
                 f"torch.tensor() on tensor '{source}' copies it detached and warns; "
-                f"use {source}.detach().clone()",
-                self._fix(call, data),
+                f"use {source}.detach().clone(){note}",
+                self._fix(call, data, safe),
             )
 
-    def _fix(self, call: cst.Call, data) -> Optional[Fix]:
+    def _fix(self, call: cst.Call, data, safe: bool) -> Optional[Fix]:
         split = _moves_and_grad(call.args, data)
         if split is None:
             return None
         new = _finish(detached_copy(data), *split)
-        return Fix(keep_parentheses(call, new), safe=True)
+        return Fix(keep_parentheses(call, new), safe=safe)
 
 
 class NewTensorOfTensor(Rule):
@@ -138,7 +143,10 @@ class NewTensorOfTensor(Rule):
     or `t.detach().clone()` when `x` is `t` itself.
 
     ## Fix safety
-    Safe: the fix keeps x's dtype and device, so values are unchanged; only the warning goes.
+    Safe where `t` is surely a tensor (made by a torch API, or proven by use): the fix keeps
+    x's dtype and device, so values are unchanged; only the warning goes. Unsafe where only an
+    annotation says `t` is one: `x.new_tensor(a_list)` works, `a_list.detach()` raises. (`x`
+    itself needs no more evidence: `new_tensor` is a method only tensors have.)
     """
 
     code = "TEN102"
@@ -153,15 +161,18 @@ class NewTensorOfTensor(Rule):
         if data is not None and analysis.kind_of(data) == TENSOR:
             source = short_source(analysis, data)
             receiver = short_source(analysis, call.func.value)
+            safe, note = fix_evidence(analysis, data)
+            if bare(call.func.value).deep_equals(bare(data)):
+                safe, note = True, ""  # ``t.new_tensor(t)``: new_tensor, tensor-only, proves t
             analysis.report(
                 self.code,
                 call,
                 f"new_tensor() on tensor '{source}' copies it with {receiver}'s dtype and device "
-                f"and warns; use {source}.detach().clone() or .detach().to(..., copy=True)",
-                self._fix(call, data),
+                f"and warns; use {source}.detach().clone() or .detach().to(..., copy=True){note}",
+                self._fix(call, data, safe),
             )
 
-    def _fix(self, call: cst.Call, data) -> Optional[Fix]:
+    def _fix(self, call: cst.Call, data, safe: bool) -> Optional[Fix]:
         split = _moves_and_grad(call.args, data)
         if split is None:
             return None
@@ -179,7 +190,7 @@ class NewTensorOfTensor(Rule):
             moves.sort(key=lambda arg: arg.keyword.value)
             moves.append(keyword("copy", cst.Name("True")))
             new = method(detached(data), "to", positional(moves))
-        return Fix(keep_parentheses(call, _finish(new, [], grad)), safe=True)
+        return Fix(keep_parentheses(call, _finish(new, [], grad)), safe=safe)
 
 
 class LegacyConstructorOfTensor(Rule):
@@ -267,7 +278,9 @@ class CloneThenDetach(Rule):
     ```
 
     ## Fix safety
-    Safe: same values, dtype, device, a leaf that does not require grad.
+    Safe: same values, dtype, device, a leaf that does not require grad. The code rewritten
+    is its own evidence: only a tensor has both `clone()` and `detach()`, so the original
+    raises wherever the fixed form would (an annotation alone is enough here).
     """
 
     code = "TEN104"
@@ -413,8 +426,11 @@ class TensorOfTensorList(Rule):
     ```
 
     ## Fix safety
-    Unsafe: `torch.stack` keeps the graph (that is the point), so gradients now flow, and
-    it needs elements of equal shape.
+    Unsafe: `torch.stack` keeps the graph (that is the point), so gradients now flow. Offered
+    only for a literal list or tuple whose elements are all known 0-d tensors (full
+    reductions such as `x.sum()`, `F.mse_loss(a, b)` with its default reduction, names bound
+    to them): `torch.stack` of elements of shape `(1,)` gives shape `(C, 1)` where
+    `torch.tensor` gave `(C,)`, and `torch.stack([])` raises where `torch.tensor([])` did not.
     """
 
     code = "TEN106"
@@ -436,10 +452,10 @@ class TensorOfTensorList(Rule):
             )
 
     def _fix(self, call: cst.Call, data, analysis) -> Optional[Fix]:
-        if type(data) in (cst.List, cst.Tuple) and not all(
-            type(element) is cst.Element and analysis.kind_of(element.value) == TENSOR for element in data.elements
+        if type(data) not in (cst.List, cst.Tuple) or not data.elements or not all(
+            type(element) is cst.Element and analysis.is_zero_dim(element.value) for element in data.elements
         ):
-            return None  # numbers among the tensors: torch.stack would need each one converted
+            return None  # not all known 0-d: torch.stack would change the shape, or raise
         split = _moves_and_grad(call.args, data)
         module = torch_module(analysis, call.func)
         if split is None or module is None:
