@@ -26,7 +26,7 @@ def test_findings_left_after_fixing_exit_1_unless_exit_zero(tmp_path):
     (tmp_path / "grads.py").write_text(UNFIXABLE)
     run = tensorcopy_fix("grads.py", cwd=tmp_path)
     assert (tmp_path / "grads.py").read_text() == UNFIXABLE_FIXED
-    assert run.stdout == f"grads.py:8:32: TEN303 {TEN303_MESSAGE}\n"
+    assert run.stdout == f"grads.py:9:32: TEN303 {TEN303_MESSAGE}\n"
     assert run.returncode == 1
     for args in (["--no-fix"], [], ["--check"]):
         quiet = tensorcopy_fix("--exit-zero", *args, "grads.py", cwd=tmp_path)
@@ -37,7 +37,7 @@ def test_findings_left_after_fixing_exit_1_unless_exit_zero(tmp_path):
 def test_check_passes_on_unfixable_findings_unless_asked(tmp_path):
     (tmp_path / "grads.py").write_text(UNFIXABLE_FIXED)
     check = tensorcopy_fix("--check", "grads.py", cwd=tmp_path)
-    assert (check.returncode, check.stdout) == (0, f"grads.py:8:32: TEN303 {TEN303_MESSAGE}\n")
+    assert (check.returncode, check.stdout) == (0, f"grads.py:9:32: TEN303 {TEN303_MESSAGE}\n")
     assert check.stderr == "would fix 0 findings in 0 files, 1 left\n"
     strict = tensorcopy_fix("--check", "--exit-non-zero-on-findings", "grads.py", cwd=tmp_path)
     assert (strict.returncode, strict.stdout) == (1, check.stdout)
@@ -51,7 +51,7 @@ def test_check_passes_on_unfixable_findings_unless_asked(tmp_path):
 def test_check_lists_what_would_change_and_what_no_fix_removes(tmp_path):
     (tmp_path / "grads.py").write_text(UNFIXABLE)
     run = tensorcopy_fix("--check", "grads.py", cwd=tmp_path)
-    assert run.stdout == f"would fix 1 finding in grads.py\ngrads.py:8:29: TEN303 {TEN303_MESSAGE}\n"
+    assert run.stdout == f"would fix 1 finding in grads.py\ngrads.py:9:29: TEN303 {TEN303_MESSAGE}\n"
     assert (run.returncode, run.stderr) == (1, "would fix 1 finding in 1 file, 1 left\n")
 
 
@@ -85,7 +85,7 @@ def test_stdin_filename_uses_its_config_excludes_and_path(tmp_path):
     # select = ["TEN3"] of project/pyproject.toml: TEN101 is not run, TEN303 is
     run = tensorcopy_fix("--no-fix", "--stdin-filename", "project/grads.py", "-", cwd=tmp_path,
                          stdin=UNFIXABLE.encode())
-    assert run.stdout.decode() == f"project/grads.py:8:29: TEN303 {TEN303_MESSAGE}\n"
+    assert run.stdout.decode() == f"project/grads.py:9:29: TEN303 {TEN303_MESSAGE}\n"
     assert run.returncode == 1
 
 

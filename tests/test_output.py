@@ -14,7 +14,8 @@ UNFIXABLE = """\
 import torch
 
 
-def grads(t: torch.Tensor):
+def grads():
+    t = torch.ones(3)
     w = torch.ones(3, requires_grad=True)
     y = w * 2
     y.sum().backward()
@@ -70,7 +71,7 @@ def test_json_with_check_reports_the_file_as_it_is(tmp_path):
     document = json.loads(run.stdout)
     assert document["mode"] == "check"
     assert [(row["code"], row["line"], row["column"], row["fix"] and row["fix"]["applicable"])
-            for row in document["findings"]] == [("TEN101", 8, 12, True), ("TEN303", 8, 29, None)]
+            for row in document["findings"]] == [("TEN101", 9, 12, True), ("TEN303", 9, 29, None)]
     assert document["files"] == [{"path": "grads.py", "changed": True, "fixes": 1, "error": None}]
     assert run.returncode == 1
     assert (tmp_path / "grads.py").read_text() == UNFIXABLE
@@ -80,7 +81,7 @@ def test_json_with_diff_carries_the_diff(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     run = tensorcopy_fix("--diff", "--output-format", "json", "safe.py", cwd=tmp_path)
     (entry,) = json.loads(run.stdout)["files"]
-    assert entry["diff"].splitlines()[-2:] == ["-    return torch.tensor(t)", "+    return t.detach().clone()"]
+    assert entry["diff"].splitlines()[-2:] == ["-t_copied = torch.tensor(t)", "+t_copied = t.detach().clone()"]
     assert entry["changed"] is True and run.returncode == 1
 
 
@@ -91,14 +92,14 @@ def test_json_from_stdin_in_report_and_fix_mode(tmp_path):
     fix = tensorcopy_fix("--output-format", "json", "-", cwd=tmp_path, stdin=UNFIXABLE.encode())
     assert fix.stdout == UNFIXABLE_FIXED.encode()  # stdout stays the source
     document = json.loads(fix.stderr.decode().rsplit("\n", 2)[0])  # the summary line follows
-    assert [(row["code"], row["line"]) for row in document["findings"]] == [("TEN303", 8)]
+    assert [(row["code"], row["line"]) for row in document["findings"]] == [("TEN303", 9)]
     assert fix.returncode == 1
 
 
 def test_stdin_fix_mode_prints_the_findings_left_on_stderr(tmp_path):
     run = tensorcopy_fix("--stdin-filename", "pkg/grads.py", cwd=tmp_path, stdin=UNFIXABLE.encode())
     assert run.stdout == UNFIXABLE_FIXED.encode()
-    assert run.stderr.decode() == f"pkg/grads.py:8:32: TEN303 {TEN303_MESSAGE}\nfixed 1 finding in 1 file, 1 left\n"
+    assert run.stderr.decode() == f"pkg/grads.py:9:32: TEN303 {TEN303_MESSAGE}\nfixed 1 finding in 1 file, 1 left\n"
     assert run.returncode == 1
 
 
@@ -133,8 +134,8 @@ def test_github_annotations(tmp_path):
     run = tensorcopy_fix("--no-fix", "--output-format", "github", "grads.py", cwd=tmp_path)
     message = "torch.tensor() on tensor 't' copies it detached and warns; use t.detach().clone()"
     assert run.stdout.splitlines() == [
-        f"::warning file=grads.py,line=8,col=12,endLine=8,endColumn=27,title=TEN101::{message}",
-        f"::warning file=grads.py,line=8,col=29,endLine=8,endColumn=35,title=TEN303::{TEN303_MESSAGE}",
+        f"::warning file=grads.py,line=9,col=12,endLine=9,endColumn=27,title=TEN101::{message}",
+        f"::warning file=grads.py,line=9,col=29,endLine=9,endColumn=35,title=TEN303::{TEN303_MESSAGE}",
     ]
     assert run.returncode == 1
 

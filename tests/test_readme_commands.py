@@ -22,8 +22,8 @@ from conftest import ROOT
 pytestmark = pytest.mark.slow
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-BAD = "import torch\n\n\ndef snapshot(t: torch.Tensor):\n    return torch.tensor(t)\n"
-GOOD = "import torch\n\n\ndef snapshot(t: torch.Tensor):\n    return t.detach().clone()\n"
+BAD = "import torch\n\n\nt = torch.ones(3)\nt_copied = torch.tensor(t)\n"
+GOOD = "import torch\n\n\nt = torch.ones(3)\nt_copied = t.detach().clone()\n"
 
 
 def readme_command(start: str) -> str:
