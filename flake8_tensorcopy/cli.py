@@ -6,21 +6,28 @@ Exit codes (ruff's): 0 nothing left to report (every finding fixed counts), 1 fi
 """
 
 import argparse
+import difflib
+import functools
 import os
+import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, TextIO
+from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from flake8_tensorcopy import __version__, output
 from flake8_tensorcopy.cache import DIRECTORY_NAME, Cache
-from flake8_tensorcopy.config import Config, ConfigError, load_config
+from flake8_tensorcopy.config import Config, load_config
 from flake8_tensorcopy.engine import SourceError, lint_source
-from flake8_tensorcopy.files import Excluder, decode, python_files, read_source, write_atomically
+from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
+                                     remove_stale_temporaries, remove_temporaries_and_exit, write_atomically)
 from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
 from flake8_tensorcopy.output import FORMATS, applicable, finding_row
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
+from flake8_tensorcopy.workers import map_in_workers
+
+MESSAGE_LIMIT = 160  # characters of an exception's message in a file's one-line error
 
 
 @dataclass
@@ -28,30 +35,33 @@ class Options:
     rules: tuple
     unsafe: bool
     mode: str  # "fix", "check", "diff" or "report"
+    exclude: tuple = ()  # from the configuration
     cache: Optional[Cache] = None
 
 
 @dataclass
 class FileResult:
-    """What happened to one file; plain data, so a worker process can send it back.
+    """What happened to one file: small plain data (no source text), so a worker can send it
+    back and the run can keep one per file until the summary.
 
     ``remaining``: the findings of the file as it is on disk after the run (fix mode: of the
     fixed text; other modes: of the text as it is); ``left``: how many findings fixing leaves.
     """
 
     path: str
-    source: str = ""
-    fixed: str = ""
+    changed: bool = False  # written, or (--check/--diff) would be
     applied: List[dict] = field(default_factory=list)
     remaining: List[dict] = field(default_factory=list)
     left: int = 0
     error: Optional[str] = None
-    written: bool = False
     unstable: bool = False
+    diff: List[str] = field(default_factory=list)  # --diff only, dropped once printed
 
-    @property
-    def changed(self) -> bool:
-        return self.fixed != self.source
+
+def one_line(error: BaseException) -> str:
+    """An exception as a short single line: a message may be a multi-kilobyte node dump."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
 
 
 def _report_rows(source: str, options: Options) -> List[dict]:
@@ -60,24 +70,24 @@ def _report_rows(source: str, options: Options) -> List[dict]:
     return [finding_row(finding, options.unsafe, lines) for finding in findings]
 
 
-def process_source(path: str, source: str, options: Options) -> FileResult:
-    """Lint, and unless only reporting fix, one source text (nothing is written here).
+def process_source(path: str, source: str, options: Options) -> Tuple[FileResult, str]:
+    """Lint, and unless only reporting fix, one source text: the result and the fixed text (the
+    source itself after an error). Never raises: whatever goes wrong is the result's error.
 
     The cache answers for a text only when nothing in it would be fixed: fixing always runs."""
-    result = FileResult(path, source, source)
+    result = FileResult(path)
     try:
         cached = options.cache.get(source) if options.cache else None
         if cached is not None and (options.mode == "report" or not any(map(applicable, cached))):
-            result.remaining = cached
-            result.left = len(cached)
-            return result
+            result.remaining, result.left = cached, len(cached)
+            return result, source
         if options.mode == "report":
             result.remaining = _report_rows(source, options)
             result.left = len(result.remaining)
             _remember(options, source, result.remaining)
-            return result
+            return result, source
         fixed = fix_source(source, options.rules, unsafe=options.unsafe)
-        result.fixed = fixed.source
+        result.changed = fixed.source != source
         result.applied = [finding_row(finding, options.unsafe) for finding in fixed.applied]
         lines_after = source_lines(fixed.source)
         rows_after = [finding_row(finding, options.unsafe, lines_after) for finding in fixed.remaining]
@@ -90,13 +100,18 @@ def process_source(path: str, source: str, options: Options) -> FileResult:
         else:  # --check/--diff report the text as it stays
             result.remaining = _report_rows(source, options)
             _remember(options, source, result.remaining)
+        if options.mode == "diff" and result.changed:
+            result.diff = _diff(path, source, fixed.source)
+        return result, fixed.source
     except SourceError as error:
-        result.error = f"cannot parse: {error}"
+        message = f"cannot parse: {one_line(error)}"
     except RecursionError:
-        result.error = "too deeply nested to analyse"
-    if result.error is not None:
-        result.fixed = source
-    return result
+        message = "too deeply nested to analyse"
+    except MemoryError:
+        message = "out of memory while analysing it"
+    except Exception as error:  # a bug of ours must not cost the other files
+        message = f"internal error ({type(error).__name__}: {one_line(error)}), file left as it was"
+    return FileResult(path, error=message), source
 
 
 def _remember(options: Options, source: str, rows: List[dict]) -> None:
@@ -107,18 +122,19 @@ def _remember(options: Options, source: str, rows: List[dict]) -> None:
 def process_file(path: str, options: Options) -> FileResult:
     """Read, fix and (in fix mode) write one file. Never raises: a crash is this file's error."""
     try:
-        source, encoding = read_source(Path(path))
-    except (OSError, UnicodeDecodeError, SyntaxError) as error:
-        return FileResult(path, error=f"cannot read: {error}")
-    try:
-        result = process_source(path, source, options)
-        if options.mode == "fix" and result.changed and result.error is None:
-            write_atomically(Path(path), result.fixed, encoding)
-            result.written = True
-    except OSError as error:
-        result = FileResult(path, source, source, error=f"cannot write: {error}")
-    except Exception as error:  # a bug of ours must not cost the other files
-        result = FileResult(path, source, source, error=f"internal error, file left as it was: {error!r}")
+        raw = read_regular_file(Path(path))
+        source, encoding = decode(raw)
+    except Exception as error:
+        return FileResult(path, error=f"cannot read: {one_line(error)}")
+    result, fixed = process_source(path, source, options)
+    if options.mode == "fix" and result.changed:
+        try:
+            write_atomically(Path(path), encode_unchanged_elsewhere(raw, source, fixed, encoding))
+        except Exception as error:
+            # nothing was fixed: what would have been is left, and the summary says so
+            result.remaining = result.applied + result.remaining
+            result.applied, result.changed, result.left = [], False, len(result.remaining)
+            result.error = f"cannot write: {one_line(error)}"
     return result
 
 
@@ -201,36 +217,35 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     if args.stdin_filename is not None and not stdin:
         print("tensorcopy-fix: error: --stdin-filename names what - reads; give no other path", file=sys.stderr)
         return 2
+    mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
     try:
         config = load_config(Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd())
-    except ConfigError as error:
+        options = _options(args, mode, config)
+    except ValueError as error:  # ConfigError is one
+        if stdin and mode == "fix":
+            _echo_stdin()  # an editor replacing its buffer with our output loses nothing
         print(f"tensorcopy-fix: {error}", file=sys.stderr)
         return 2
-    select = _codes(args.select) or _codes(config.select)
-    ignore = _codes(args.ignore) + _codes(config.ignore)
-    unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
-    if unknown:
-        print(f"tensorcopy-fix: unknown code or prefix: {', '.join(unknown)}", file=sys.stderr)
-        return 2
-    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else config.unsafe_fixes
-    mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
-    options = Options(_selected_rules(select, ignore), unsafe, mode)
-    excluder = Excluder(list(args.exclude) + config.exclude)
     if stdin:
-        return _run_stdin(options, args, excluder)
+        return _run_stdin(options, args)
     if "-" in args.paths:
         print("tensorcopy-fix: error: - (stdin) cannot be mixed with paths", file=sys.stderr)
         return 2
-    missing = [path for path in args.paths if not os.path.exists(path)]
+    # a dangling symlink is one error among the files; a name that is nowhere is a typo
+    missing = [path for path in args.paths if not os.path.lexists(path)]
     if missing:
         print(f"tensorcopy-fix: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
     if not args.no_cache:
         options.cache = _open_cache(args, config, options)
+    excluder = Excluder(list(args.exclude) + list(options.exclude))
     # once each: a file named and also found in a named directory must not be fixed twice
     paths = list(dict.fromkeys(str(path) for path in python_files(args.paths, excluder, args.force_exclude)))
-    results = _run_files(paths, options, max(1, args.jobs), show_progress=not args.quiet and sys.stderr.isatty())
-    return _report(results, options, args)
+    if mode == "fix":
+        remove_stale_temporaries(Path(path) for path in paths)
+    with _removing_temporaries_when_killed():
+        results = _run_files(paths, options, max(1, args.jobs), show_progress=not args.quiet and sys.stderr.isatty())
+        return _report(results, options, args)
 
 
 def _explain(code: str, output_format: str) -> int:
@@ -243,6 +258,17 @@ def _explain(code: str, output_format: str) -> int:
         return 2
     print(f"{rule.code}: {rule.summary}\n\n{rule.documentation()}")
     return 0
+
+
+def _options(args, mode: str, config: Config) -> "Options":
+    """Options from the flags and ``[tool.tensorcopy]``; ValueError says what is wrong."""
+    select = _codes(args.select) or _codes(config.select)
+    ignore = _codes(args.ignore) + _codes(config.ignore)
+    unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
+    if unknown:
+        raise ValueError(f"unknown code or prefix: {', '.join(unknown)}")
+    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else config.unsafe_fixes
+    return Options(_selected_rules(select, ignore), unsafe, mode, tuple(config.exclude))
 
 
 def _open_cache(args, config: Config, options: Options) -> Optional[Cache]:
@@ -258,50 +284,82 @@ def _open_cache(args, config: Config, options: Options) -> Optional[Cache]:
     return cache
 
 
-def _run_stdin(options: Options, args, excluder: Excluder) -> int:
-    """stdin in; in fix mode the fixed source on stdout and the findings left on stderr."""
-    raw = sys.stdin.buffer.read()
+def _echo_stdin() -> None:
+    try:
+        sys.stdout.buffer.write(sys.stdin.buffer.read())
+    except (AttributeError, OSError, ValueError):  # no stdin at all: nothing to give back
+        pass
+
+
+def _run_stdin(options: Options, args) -> int:
+    """stdin to stdout for editors. Whatever happens, in fix mode stdout holds the fixed source or
+    the input unchanged, and every failure exits 2 with one line on stderr; the findings left
+    go to stderr. ``--stdin-filename`` names the text (an excluded one comes back unchanged)."""
     path = args.stdin_filename or "-"
+    excluder = Excluder(list(args.exclude) + list(options.exclude))
     if args.stdin_filename and args.force_exclude and excluder.excluded_path(path):
         if options.mode == "fix":
-            sys.stdout.buffer.write(raw)  # excluded: the editor's buffer comes back as it was
+            _echo_stdin()
         return 0
+    raw = b""
     try:
+        if sys.stdin is None:
+            raise OSError("stdin is closed")
+        raw = sys.stdin.buffer.read()
         source, encoding = decode(raw)
-    except (SyntaxError, UnicodeDecodeError) as error:
-        print(f"tensorcopy-fix: {path}: cannot read: {error}", file=sys.stderr)
-        return 2
-    result = process_source(path, source, options)
+    except Exception as error:
+        result, fixed_output = FileResult(path, error=f"cannot read: {one_line(error)}"), raw
+    else:
+        result, fixed = process_source(path, source, options)
+        fixed_output = raw
+        if result.error is None and options.mode == "fix":
+            try:
+                fixed_output = encode_unchanged_elsewhere(raw, source, fixed, encoding)
+            except Exception as error:
+                result.error = f"cannot write: {one_line(error)}"
+    if options.mode != "fix":
+        return _report([result], options, args)
+    sys.stdout.buffer.write(fixed_output)
+    sys.stdout.flush()
     if result.error is not None:
-        if options.mode == "fix":
-            sys.stdout.buffer.write(raw)  # an editor replacing its buffer with our output loses nothing
         print(f"{path}: {result.error}", file=sys.stderr)
         return 2
-    if options.mode == "fix":
-        # bytes in the input's encoding (cookie, BOM): stdout's own encoding would corrupt the file
-        sys.stdout.buffer.write(result.fixed.encode(encoding))
-        sys.stdout.flush()
-        return _report([result], options, args, findings_stream=sys.stderr)
-    return _report([result], options, args)
+    return _report([result], options, args, findings_stream=sys.stderr)
 
 
-def _run_files(paths: List[str], options: Options, jobs: int, show_progress: bool) -> List[FileResult]:
-    results: List[FileResult] = []
+class _removing_temporaries_when_killed:
+    """While files are written, SIGTERM/SIGINT remove the temporary being written, then exit
+    (workers do the same, and die with this process)."""
+
+    def __enter__(self):
+        self.saved = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                self.saved[signum] = signal.signal(signum, remove_temporaries_and_exit)
+
+    def __exit__(self, *exc_info):
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+
+
+def _run_files(paths: List[str], options: Options, jobs: int, show_progress: bool) -> Iterator[FileResult]:
+    """Each file's result as soon as it (and every file before it) is done."""
     progress = _Progress(len(paths)) if show_progress and len(paths) > 1 else None
+    work = functools.partial(process_file, options=options)
     if jobs > 1 and len(paths) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for result in pool.map(process_file, paths, [options] * len(paths), chunksize=4):
-                results.append(result)
-                if progress:
-                    progress.step()
+        results: Iterable[FileResult] = map_in_workers(work, paths, jobs, _lost_with_its_worker)
     else:
-        for path in paths:
-            results.append(process_file(path, options))
-            if progress:
-                progress.step()
+        results = map(work, paths)
+    for result in results:
+        if progress:
+            progress.step()
+        yield result
     if progress:
         progress.done()
-    return results
+
+
+def _lost_with_its_worker(path: str) -> FileResult:
+    return FileResult(path, error="the worker process died while processing it; file left as it was")
 
 
 class _Progress:
@@ -321,30 +379,24 @@ class _Progress:
         sys.stderr.write("\r" + " " * 60 + "\r")
 
 
-
-
-def _report(results: List[FileResult], options: Options, args, findings_stream: Optional[TextIO] = None) -> int:
+def _report(results: Iterable[FileResult], options: Options, args, findings_stream: Optional[TextIO] = None) -> int:
+    """Print each file's outcome as it arrives (text, github); keep only its small rows for the
+    summary, the JSON or SARIF document and the statistics, printed at the end."""
     stream = findings_stream or sys.stdout
-    errors = [result for result in results if result.error is not None]
-    for result in errors:
-        print(f"{result.path}: {result.error}", file=sys.stderr)
-    if args.statistics:
-        output.write_statistics(results, args.output_format, stream)
-    else:
-        output.write_findings(results, options.mode, args.output_format, stream)
-    if args.show_fixes:
-        for result in results:
-            for row in result.applied:
-                verb = "fixed" if options.mode == "fix" else "would fix"
-                print(f"{result.path}:{row['line']}:{row['column']}: {verb} {row['code']}", file=sys.stderr)
+    streamed = args.output_format in output.STREAMED and not args.statistics
+    done: List[FileResult] = []
     for result in results:
-        if result.unstable:
-            print(f"{result.path}: fixes did not settle after several passes; some are left", file=sys.stderr)
+        _report_file(result, options, args, stream if streamed else None)
+        done.append(result)
+    if args.statistics:
+        output.write_statistics(done, args.output_format, stream)
+    elif not streamed:
+        output.write_document(done, options.mode, args.output_format, stream)
     if not args.quiet:
-        print(output.summary(results, options.mode, options.unsafe), file=sys.stderr)
-    if errors:
+        print(_summary(done, options), file=sys.stderr)
+    if any(result.error is not None for result in done):
         return 2
-    return 0 if args.exit_zero else int(_failed(results, options.mode, args))
+    return 0 if args.exit_zero else int(_failed(done, options.mode, args))
 
 
 def _failed(results: List[FileResult], mode: str, args) -> bool:
@@ -354,3 +406,43 @@ def _failed(results: List[FileResult], mode: str, args) -> bool:
     if mode in ("check", "diff"):
         return changed or (args.exit_non_zero_on_findings and left)
     return left or (args.exit_non_zero_on_fix and changed)
+
+
+def _report_file(result: FileResult, options: Options, args, stream: Optional[TextIO]) -> None:
+    if result.error is not None:
+        print(f"{result.path}: {result.error}", file=sys.stderr)
+    if stream is not None:
+        output.write_file(result, options.mode, args.output_format, stream)
+        result.diff = []
+    if args.show_fixes:
+        verb = "fixed" if options.mode == "fix" else "would fix"
+        for row in result.applied:
+            print(f"{result.path}:{row['line']}:{row['column']}: {verb} {row['code']}", file=sys.stderr)
+    if result.unstable:
+        print(f"{result.path}: fixes did not settle after several passes; some are left", file=sys.stderr)
+
+
+def _diff(path: str, source: str, fixed: str) -> List[str]:
+    """A unified diff ``patch`` and ``git apply`` accept: lines split where they split them, at
+    ``\\n`` only (a lone CR or a form feed is inside a line), a last line without newline marked."""
+    lines = difflib.unified_diff(
+        _lines_at_newlines(source),
+        _lines_at_newlines(fixed),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    )
+    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
+
+
+def _lines_at_newlines(text: str) -> List[str]:
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def _summary(results: List[FileResult], options: Options) -> str:
+    """One line; a file that could not be written counts as an error, its findings as left."""
+    line = output.summary(results, options.mode, options.unsafe)
+    errors = sum(1 for result in results if result.error is not None)
+    if errors:
+        line += f", {output.count(errors, 'file')} with errors"
+    return line

@@ -2,19 +2,17 @@
 statistics, the summary line, diffs and the rule list.
 
 Every reporter takes the per-file results (``path``, ``remaining``: the findings of the file as
-it is on disk after the run, ``applied``, ``changed``, ``error``, ``source``, ``fixed``) and a
+it is on disk after the run, ``left``, ``applied``, ``changed``, ``error``, ``diff``) and a
 stream, so stdin's fix mode can print its findings to stderr while stdout carries the source.
 The JSON document's shape is versioned (``JSON_SCHEMA_VERSION``) and documented in the README.
 """
 
-import difflib
-import io
 import json
 import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import List, Optional, Sequence, TextIO
+from typing import Optional, Sequence, TextIO
 from urllib.parse import quote
 
 import libcst as cst
@@ -25,6 +23,7 @@ from flake8_tensorcopy.fixes import with_comments_of
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 
 FORMATS = ("text", "json", "sarif", "github")
+STREAMED = ("text", "github")  # printed file by file as results arrive
 JSON_SCHEMA_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 HOME = "https://github.com/flake8-tensorcopy/flake8-tensorcopy"
@@ -71,28 +70,23 @@ def applicable(row: dict) -> bool:
     return row["fix"] is not None and row["fix"]["applicable"]
 
 
-def write_findings(results: Sequence, mode: str, output_format: str, stream: TextIO) -> None:
-    """The findings (and in ``--check``/``--diff`` what would change) in ``output_format``."""
-    if output_format == "json":
-        _dump(_json_document(results, mode), stream)
-    elif output_format == "sarif":
-        _dump(_sarif(results), stream)
-    else:
-        if mode == "diff":
-            for result in results:
-                if result.changed:
-                    stream.writelines(diff(result))
-        elif mode == "check":
-            for result in results:
-                if result.changed:
-                    stream.write(f"would fix {count(len(result.applied), 'finding')} in {result.path}\n")
-        if output_format == "github":
-            for result in results:
-                stream.writelines(_github_line(result.path, row) + "\n" for row in result.remaining)
-        elif mode != "diff":  # a diff stays a patch ``git apply`` takes
-            for result in results:  # --check: what no fix removes
-                stream.writelines(_text_line(result.path, row) + "\n" for row in result.remaining
-                                  if mode != "check" or not applicable(row))
+def write_file(result, mode: str, output_format: str, stream: TextIO) -> None:
+    """One file's outcome in a streamed format (text, github): the diff (``--diff``), what
+    would change (``--check``) and its findings (``--check``: those no fix removes)."""
+    if mode == "diff":
+        stream.writelines(result.diff)
+    elif mode == "check" and result.changed:
+        stream.write(f"would fix {count(len(result.applied), 'finding')} in {result.path}\n")
+    if output_format == "github":
+        stream.writelines(_github_line(result.path, row) + "\n" for row in result.remaining)
+    elif mode != "diff":  # a diff stays a patch ``git apply`` takes
+        stream.writelines(_text_line(result.path, row) + "\n" for row in result.remaining
+                          if mode != "check" or not applicable(row))
+
+
+def write_document(results: Sequence, mode: str, output_format: str, stream: TextIO) -> None:
+    """Every file's findings as one JSON or SARIF document."""
+    _dump(_json_document(results, mode) if output_format == "json" else _sarif(results), stream)
 
 
 def _text_line(path: str, row: dict) -> str:
@@ -124,7 +118,7 @@ def _json_document(results: Sequence, mode: str) -> dict:
     for result in results:
         entry = {"path": result.path, "changed": result.changed, "fixes": len(result.applied), "error": result.error}
         if mode == "diff":
-            entry["diff"] = "".join(diff(result)) if result.changed else ""
+            entry["diff"] = "".join(result.diff)
         files.append(entry)
     return {
         "schema_version": JSON_SCHEMA_VERSION,
@@ -225,18 +219,6 @@ def write_rules(output_format: str, stream: TextIO) -> None:
         return
     for rule in ALL_RULES:
         stream.write(f"{rule.code}  {rule.fix_safety:<6}  {rule.summary}\n")
-
-
-def diff(result) -> List[str]:
-    """A unified diff ``patch`` and ``git apply`` accept: lines split where Python splits them
-    (not at form feeds, as str.splitlines does), and a last line without newline marked."""
-    lines = difflib.unified_diff(
-        io.StringIO(result.source, newline="").readlines(),
-        io.StringIO(result.fixed, newline="").readlines(),
-        fromfile=f"a/{result.path}",
-        tofile=f"b/{result.path}",
-    )
-    return [line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines]
 
 
 def summary(results: Sequence, mode: str, unsafe: bool) -> str:

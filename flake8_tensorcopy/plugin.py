@@ -1,7 +1,14 @@
-"""The flake8 face: findings as ``TENnnn message`` at (line, col)."""
+"""The flake8 face: findings as ``TENnnn message`` at (line, col).
+
+TEN001 (line 1, column 0): the file could not be analysed, with the reason: too large, a line
+too long, too deeply nested, code LibCST cannot parse, or an internal error. It is reported once
+for that file and every other file is checked as usual: the plugin never raises into flake8.
+"""
 
 from flake8_tensorcopy import __version__
-from flake8_tensorcopy.scan import scan_statements
+from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
+
+CANNOT_ANALYSE = "TEN001 flake8-tensorcopy could not analyse this file: {}"
 
 
 class TensorCopyChecker:
@@ -19,16 +26,33 @@ class TensorCopyChecker:
         self.lines = lines
 
     def run(self):
-        scanned = scan_statements(self.tree)
-        if not scanned.file.may_hold_tensors:
-            return  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
-        from flake8_tensorcopy.engine import SourceError, lint_source
-
         try:
-            findings = lint_source("".join(self.lines), self.tree, scanned=scanned)
-        except SourceError:
-            # flake8 reports syntax errors itself (E999); LibCST rejecting valid code is not
-            # the user's problem to see on every run.
+            findings = self._findings()
+        except Exception as error:  # defence in depth: the engine raises only SourceError
+            yield 1, 0, CANNOT_ANALYSE.format(_reason(error)), type(self)
             return
         for finding in findings:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
+
+    def _findings(self):
+        source = "".join(self.lines)
+        if max(map(len, self.lines), default=0) <= MAX_LINE_CHARS:
+            scanned = scan_statements(self.tree)
+            if not scanned.file.may_hold_tensors:
+                return []  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
+        elif "torch" in source or "numpy" in source:
+            scanned = None  # the engine refuses it at once: no walk of a huge line's tree
+        else:
+            return []  # a data file (``*_pb2.py``): nothing for us, nothing to complain about
+        from flake8_tensorcopy.engine import lint_source
+
+        return lint_source(source, self.tree, scanned=scanned)
+
+
+def _reason(error: Exception) -> str:
+    try:
+        from flake8_tensorcopy.engine import as_source_error
+
+        return str(as_source_error(error))
+    except Exception:  # the engine itself cannot be loaded
+        return f"internal error ({type(error).__name__})"

@@ -11,6 +11,10 @@ from flake8_tensorcopy.data import INPLACE_METHODS
 
 _ARRAY_LIBRARIES = frozenset({"torch", "numpy"})
 
+# The longest line the engine analyses (engine.py says why): checked before this scan, which
+# would take seconds on a megabyte-long line.
+MAX_LINE_CHARS = 10_000
+
 # numpy methods and functions that write their array in place.
 NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize", "itemset"})
 NUMPY_INPLACE_FUNCTIONS = frozenset({"numpy.copyto", "numpy.random.shuffle", "numpy.put", "numpy.place",

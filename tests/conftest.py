@@ -1,13 +1,24 @@
 """Shared paths and the fixture marker format (``# expect: TEN101, TEN104``)."""
 
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+# ``tensorcopy-fix`` as this checkout's code: an installed console script may be an older copy
+TENSORCOPY_FIX = [sys.executable, "-m", "flake8_tensorcopy"]
 MARKER = re.compile(r"#\s*expect:\s*(TEN\d{3}(?:\s*,\s*TEN\d{3})*)")
+
+
+def checkout_env() -> dict:
+    """The environment for a subprocess that must import this checkout, not an installed copy."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return env
 
 
 def rule_fixtures():
@@ -35,3 +46,18 @@ def lint():
         return sorted((finding.line, finding.code) for finding in lint_source(source))
 
     return run
+
+
+def deeply_nested(shape: str, depth: int = 325) -> str:
+    """A valid module with a TEN101 finding (line 5) and, on the finding's line or in its
+    function's header, an expression ``depth`` levels deep in LibCST's tree."""
+    header = "import torch\n\n\ndef f(t: torch.Tensor{default}):\n"
+    if shape == "strings":  # adjacent literals: one ast Constant, ``depth`` LibCST nodes
+        return header.format(default="") + "    return torch.tensor(t), " + " ".join(['"a"'] * depth) + "\n"
+    if shape == "attributes":
+        return header.format(default="") + "    return torch.tensor(t), t" + ".real" * depth + "\n"
+    if shape == "methods":
+        return header.format(default="") + "    return torch.tensor(t), t" + ".abs()" * depth + "\n"
+    if shape == "unary_default":
+        return header.format(default=", d=" + "-" * depth + "1") + "    return torch.tensor(t)\n"
+    raise ValueError(shape)

@@ -15,18 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT, TENSORCOPY_FIX, checkout_env
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source, fixable, suppressed
 from flake8_tensorcopy.output import rule_url
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 
-# Prefer the script of the interpreter running the tests over another installation's.
-_SCRIPT = shutil.which(
-    "tensorcopy-fix", path=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", os.defpath)])
-)
-COMMAND = [_SCRIPT] if _SCRIPT else [sys.executable, "-m", "flake8_tensorcopy"]
 
 # Every finding has a safe fix.
 SAFE = "import torch\n\n\nt = torch.ones(3)\nt_copied = torch.tensor(t)\n"
@@ -38,9 +33,8 @@ def tensorcopy_fix(*args, cwd, stdin=None, cache=False):
     """Run the script; text in and out, or bytes when ``stdin`` is bytes. The cache is off
     unless asked for (test_cache.py covers it), so directory listings stay exact."""
     binary = isinstance(stdin, bytes)
-    return subprocess.run(
-        [*COMMAND, *([] if cache else ["--no-cache"]), *map(str, args)], cwd=cwd, input=stdin, capture_output=True, text=not binary, timeout=60
-    )
+    return subprocess.run([*TENSORCOPY_FIX, *([] if cache else ["--no-cache"]), *map(str, args)], cwd=cwd,
+                          input=stdin, capture_output=True, text=not binary, timeout=60, env=checkout_env())
 
 
 def copy_fixture(code, directory, name=None):
@@ -394,12 +388,18 @@ def test_exclude_pattern(tmp_path):
     assert _walked(run) == ["proj/a.py", "proj/sub/b.py", "proj/sub/top_only.py"]
 
 
-def test_symlinks_inside_a_walked_directory_are_skipped(tmp_path):
+def _outside_and_project(tmp_path):
+    """``outside/target.py`` (to be reached only through a symlink) and an empty ``proj``."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "target.py").write_text(SAFE)
     proj = tmp_path / "proj"
     proj.mkdir()
+    return outside, proj
+
+
+def test_symlinks_inside_a_walked_directory_are_skipped(tmp_path):
+    outside, proj = _outside_and_project(tmp_path)
     (proj / "real.py").write_text(SAFE)
     (proj / "linked.py").symlink_to(outside / "target.py")
     (proj / "linked_dir").symlink_to(outside, target_is_directory=True)
@@ -422,6 +422,21 @@ def test_symlink_given_explicitly_is_not_written_through(tmp_path):
     assert (tmp_path / "link.py").is_symlink()
     assert (tmp_path / "other.py").read_text() == SAFE_FIXED
     assert sorted(os.listdir(tmp_path)) == ["link.py", "other.py", "target.py"]
+
+
+def test_never_written_through_a_symlinked_directory(tmp_path):
+    outside, proj = _outside_and_project(tmp_path)
+    (proj / "linked").symlink_to(outside, target_is_directory=True)
+    (proj / "z_good.py").write_text(SAFE)
+    run = tensorcopy_fix("linked", "linked/target.py", "z_good.py", cwd=proj)
+    assert run.stderr.splitlines() == [
+        "linked: cannot read: not a regular file (a directory, a symlink that is not followed)",
+        "linked/target.py: cannot write: linked is a symlink",
+        "fixed 1 finding in 1 file, 1 left, 2 files with errors",
+    ]
+    assert run.returncode == 2
+    assert (outside / "target.py").read_text() == SAFE
+    assert (proj / "z_good.py").read_text() == SAFE_FIXED
 
 
 # --- output formats and --explain -----------------------------------------------------------
@@ -486,9 +501,14 @@ def test_explain(tmp_path):
 
 
 def test_python_dash_m_version(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "--version"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = tensorcopy_fix("--version", cwd=tmp_path)
     assert (run.returncode, run.stdout) == (0, f"tensorcopy-fix {__version__}\n")
+
+
+def test_the_subprocesses_run_this_checkout(tmp_path):
+    where = subprocess.run([sys.executable, "-c", "import flake8_tensorcopy; print(flake8_tensorcopy.__file__)"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60, env=checkout_env())
+    assert where.stdout == f"{ROOT / 'flake8_tensorcopy' / '__init__.py'}\n"
 
 
 # --- configuration --------------------------------------------------------------------------
@@ -539,12 +559,13 @@ select = ["E501"]
 """
 
 
-@pytest.mark.parametrize("command", [COMMAND, WITHOUT_TOMLLIB], ids=["tomllib", "without-tomllib"])
+@pytest.mark.parametrize("command", [TENSORCOPY_FIX, WITHOUT_TOMLLIB], ids=["tomllib", "without-tomllib"])
 def test_config_with_comments_and_other_tables(tmp_path, command):
     (tmp_path / "pyproject.toml").write_text(COMMENTED_CONFIG)
     copy_fixture("TEN101", tmp_path)
     (tmp_path / "skip_me.py").write_text(SAFE)
-    run = subprocess.run([*command, "--no-fix", "."], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    run = subprocess.run([*command, "--no-fix", "."], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         env=checkout_env())
     assert run.stdout.splitlines() == report_lines(
         "TEN101.py", fixture_text("TEN101.py"), (RULES_BY_CODE["TEN104"],)
     ), run.stderr
@@ -573,7 +594,7 @@ def test_files_that_do_not_parse_or_decode_are_left_alone_and_the_others_are_fix
     errors = run.stderr.splitlines()
     assert errors[0].startswith("bad.py: cannot parse")
     assert errors[1].startswith("binary.py: cannot read")
-    assert errors[2] == "fixed 1 finding in 1 file, 0 left"
+    assert errors[2] == "fixed 1 finding in 1 file, 0 left, 2 files with errors"
     assert (tmp_path / "bad.py").read_bytes() == broken
     assert (tmp_path / "binary.py").read_bytes() == undecodable
     assert (tmp_path / "good.py").read_text() == SAFE_FIXED

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from test_cli import COMMAND, SAFE, tensorcopy_fix
+from conftest import TENSORCOPY_FIX, checkout_env
+from test_cli import SAFE, tensorcopy_fix
 
 # The same CLI with ``tomllib`` hidden: the small TOML reader Python 3.9/3.10 use.
 WITHOUT_TOMLLIB = [sys.executable, "-c", "import sys; sys.modules['tomllib'] = None; "
@@ -15,10 +16,11 @@ WITHOUT_TOMLLIB = [sys.executable, "-c", "import sys; sys.modules['tomllib'] = N
 
 
 def _run(command, tmp_path, *args):
-    return subprocess.run([*command, "--no-cache", *args], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    return subprocess.run([*command, "--no-cache", *args], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env=checkout_env())
 
 
-@pytest.mark.parametrize("command", [COMMAND, WITHOUT_TOMLLIB], ids=["tomllib", "without-tomllib"])
+@pytest.mark.parametrize("command", [TENSORCOPY_FIX, WITHOUT_TOMLLIB], ids=["tomllib", "without-tomllib"])
 @pytest.mark.parametrize("table, message", [
     ('[tool.tensorcopy]\nignroe = ["TEN208"]\n',
      "[tool.tensorcopy] unknown key 'ignroe' (did you mean 'ignore'?)"),

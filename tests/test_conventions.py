@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
-from test_cli import COMMAND, SAFE, SAFE_FIXED, tensorcopy_fix
+from conftest import ROOT, TENSORCOPY_FIX, checkout_env
+from test_cli import SAFE, SAFE_FIXED, tensorcopy_fix
 from test_output import TEN303_MESSAGE, UNFIXABLE, UNFIXABLE_FIXED
 
 
@@ -102,9 +102,9 @@ def test_a_closed_pipe_ends_quietly(tmp_path, args):
     many.mkdir()
     for number in range(300):
         (many / f"m{number}.py").write_text(SAFE)
-    command = " ".join([*COMMAND, "--no-cache", *args])
+    command = " ".join([*TENSORCOPY_FIX, "--no-cache", *args])
     run = subprocess.run(f"{command} | head -1", shell=True, cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120, env=checkout_env())
     assert run.stdout.count("\n") == 1
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr, run.stderr
 

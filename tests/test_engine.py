@@ -218,3 +218,51 @@ def test_quiet_function_bodies_are_left_out_of_the_parse(monkeypatch):
     assert parsed == [
         "import torch\n\n\ndef quiet(x):\n    pass\n\n\n\ndef loud(t: torch.Tensor):\n    return torch.tensor(t)\n"
     ]
+
+
+@pytest.mark.parametrize("shape", ["strings", "attributes", "methods", "unary_default"])
+def test_deeply_nested_statement_is_a_one_line_source_error(shape):
+    from conftest import deeply_nested
+
+    assert [finding.code for finding in lint_source(deeply_nested(shape, depth=20))] == ["TEN101"]
+    with pytest.raises(SourceError) as raised:
+        lint_source(deeply_nested(shape))
+    assert type(raised.value) is SourceError
+    assert str(raised.value) == "too deeply nested (Python's recursion limit reached in LibCST or the analysis)"
+
+
+def test_internal_failure_is_an_internal_error_in_one_line(monkeypatch):
+    """A bug of ours (here a KeyError whose key is a whole node) becomes one short line."""
+    import libcst
+
+    def broken(self):
+        raise KeyError(libcst.parse_module("import torch\nx = torch.zeros(3)\n"))
+
+    monkeypatch.setattr(engine.Analysis, "run", broken)
+    with pytest.raises(engine.InternalError) as raised:
+        lint_source("import torch\ndef f(t: torch.Tensor):\n    return torch.tensor(t)\n")
+    message = str(raised.value)
+    assert message.startswith("internal error (KeyError: Module(")
+    assert "\n" not in message and len(message) < 160
+
+
+def test_a_line_beyond_the_limit_is_refused_before_any_parse(monkeypatch):
+    def fail(*_args, **_kwargs):
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(engine, "parse", fail)
+    monkeypatch.setattr(engine, "scan_statements", fail)
+    source = "import torch\nx = [" + "torch.zeros(1), " * 320_000 + "]\n"  # 5 MB on one line
+    with pytest.raises(SourceError, match=r"^a line of 5,120,006 characters is too long \(the limit is 10,000\)$"):
+        lint_source(source)
+
+
+def test_size_limit_counts_what_libcst_would_parse(monkeypatch):
+    """Quiet bodies left out of the parse do not count; a module that is still too big is refused."""
+    monkeypatch.setattr(engine, "MAX_PARSED_CHARS", 2_000)
+    quiet = "def quiet(x):\n" + "    x = x + 1\n" * 200  # 2,800 characters no rule wants
+    finding = "import torch\n\n\ndef f(t: torch.Tensor):\n    return torch.tensor(t)\n\n\n"
+    assert [(f.line, f.code) for f in lint_source(finding + quiet)] == [(5, "TEN101")]
+    loud = "def loud(t: torch.Tensor):\n" + "    t = torch.tensor(t)\n" * 100
+    with pytest.raises(SourceError, match=r"^too large \(2,\d{3} characters to parse; the limit is 2,000\)$"):
+        lint_source(finding + loud)

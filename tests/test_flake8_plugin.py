@@ -94,3 +94,63 @@ def test_a_file_without_tensors_costs_no_libcst_import(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False"]
+
+
+def test_a_file_that_cannot_be_analysed_is_one_ten001_and_the_others_are_checked(tmp_path):
+    """Deep nesting in a statement with a finding, and a line beyond the size limit: each such
+    file gets one TEN001 naming the reason; the file beside them keeps its findings."""
+    from conftest import deeply_nested
+
+    for shape in ("strings", "attributes", "unary_default"):
+        (tmp_path / f"deep_{shape}.py").write_text(deeply_nested(shape))
+    (tmp_path / "long_line.py").write_text("import torch\nx = [" + "torch.zeros(1), " * 1000 + "]\n")
+    (tmp_path / "data_pb2.py").write_text("DATA = b'" + "x" * 20_000 + "'\n")  # long, but no tensor: silent
+    (tmp_path / "plain.py").write_text("import torch\n\n\ndef f(t: torch.Tensor):\n    return torch.tensor(t)\n")
+    result = flake8("--select", "TEN", "-j", "1", ".", cwd=tmp_path)
+    deep = "TEN001 flake8-tensorcopy could not analyse this file: too deeply nested (Python's recursion limit " \
+           "reached in LibCST or the analysis)"
+    assert result.stdout.splitlines() == [
+        f"./deep_attributes.py:1:1: {deep}",
+        f"./deep_strings.py:1:1: {deep}",
+        f"./deep_unary_default.py:1:1: {deep}",
+        "./long_line.py:1:1: TEN001 flake8-tensorcopy could not analyse this file: a line of 16,006 characters is "
+        "too long (the limit is 10,000)",
+        "./plain.py:5:12: TEN101 torch.tensor() on tensor 't' copies it detached and warns; use t.detach().clone()",
+    ]
+    assert result.stderr == ""
+    assert result.returncode == 1
+
+
+def test_an_internal_error_is_reported_not_raised(tmp_path):
+    script = (
+        "import ast\n"
+        "from flake8_tensorcopy import engine\n"
+        "from flake8_tensorcopy.plugin import TensorCopyChecker\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise MemoryError\n"
+        "engine.lint_source = broken\n"
+        "source = 'import torch\\nx = torch.zeros(2)\\n'\n"
+        "print(list(TensorCopyChecker(ast.parse(source), source.splitlines(True)).run()))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "[(1, 0, 'TEN001 flake8-tensorcopy could not analyse this file: out of memory', "
+        "<class 'flake8_tensorcopy.plugin.TensorCopyChecker'>)]\n"
+    )
+
+
+def test_a_line_beyond_the_limit_is_refused_without_walking_its_tree(monkeypatch):
+    import ast
+
+    from flake8_tensorcopy import plugin
+
+    def fail(_tree):
+        raise AssertionError("scanned")
+
+    monkeypatch.setattr(plugin, "scan_statements", fail)
+    lines = ["import numpy\n", "x = [" + "numpy.zeros(1), " * 700 + "]\n"]
+    assert list(plugin.TensorCopyChecker(ast.parse("".join(lines)), lines).run()) == [
+        (1, 0, "TEN001 flake8-tensorcopy could not analyse this file: a line of 11,206 characters is too long "
+               "(the limit is 10,000)", plugin.TensorCopyChecker)
+    ]

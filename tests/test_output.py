@@ -61,7 +61,7 @@ def test_json_edit_keeps_a_comment_inside_parentheses_indented():
     from flake8_tensorcopy.cli import Options, process_source
     from flake8_tensorcopy.fixer import fix_source
 
-    result = process_source("x.py", text, Options(ALL_RULES, False, "report"))
+    result, _ = process_source("x.py", text, Options(ALL_RULES, False, "report"))
     assert apply_edits(text, result.remaining) == fix_source(text).source
 
 
