@@ -1,9 +1,23 @@
-"""Shared paths and the fixture marker format (``# expect: TEN101, TEN104``)."""
+"""Shared paths and the fixture marker format.
 
+A flagged fixture line ends with a marker that pins, for each finding on it, the code, the
+column as flake8 prints it (1-based) and a fragment of the message::
+
+    backup = w.detach()  # expect: TEN203@14 "'backup' shares memory with 'w' (detach() does not copy)"
+    raw = p.data  # expect: TEN203@11 "'raw' shares memory with 'p'", TEN301@11 "p.data bypasses"
+
+The old form ``# expect: TEN203, TEN301`` (codes only) still parses, so that new fixture lines
+can be written before their pins; ``test_fixtures`` requires the pins, and
+``scripts/pin_fixture_markers.py`` writes them from the linter's output.
+"""
+
+import functools
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import List, Optional
 
 import pytest
 
@@ -11,7 +25,22 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 # ``tensorcopy-fix`` as this checkout's code: an installed console script may be an older copy
 TENSORCOPY_FIX = [sys.executable, "-m", "flake8_tensorcopy"]
-MARKER = re.compile(r"#\s*expect:\s*(TEN\d{3}(?:\s*,\s*TEN\d{3})*)")
+MARKER = re.compile(r"#\s*expect:\s*")
+ITEM = re.compile(r'(?P<code>TEN\d{3})(?:@(?P<column>\d+))?(?:\s*"(?P<fragment>[^"]*)")?\s*(?P<comma>,\s*)?')
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One finding a fixture line is marked with."""
+
+    line: int
+    code: str
+    column: Optional[int] = None  # 1-based, as flake8 prints it; None in an old-style marker
+    fragment: Optional[str] = None  # a part of the message; None in an old-style marker
+
+    @property
+    def pinned(self) -> bool:
+        return self.column is not None and self.fragment is not None
 
 
 def checkout_env() -> dict:
@@ -26,15 +55,72 @@ def rule_fixtures():
     return sorted(path for path in FIXTURES.glob("TEN[0-9][0-9][0-9].py"))
 
 
+@functools.lru_cache(maxsize=None)
+def fixture_findings(path: Path):
+    """The engine's findings for a fixture file, linted once per session (several tests ask)."""
+    from flake8_tensorcopy.engine import lint_source
+
+    return tuple(lint_source(path.read_text(encoding="utf-8")))
+
+
+def marker_items(line: str):
+    """The ``ITEM`` matches of a line's ``# expect:`` marker, in order (none without a marker)."""
+    start = MARKER.search(line)
+    if start is None:
+        return []
+    items = []
+    position = start.end()
+    while True:
+        item = ITEM.match(line, position)
+        if item is None:
+            return items
+        items.append(item)
+        position = item.end()
+        if not item.group("comma"):
+            return items
+
+
+def expectations(text: str) -> List[Expectation]:
+    """Every finding the markers of a fixture text announce, in line order."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for item in marker_items(line):
+            column = item.group("column")
+            found.append(Expectation(number, item.group("code"), column and int(column), item.group("fragment")))
+    return found
+
+
 def expected_findings(text: str):
     """The (line, code) pairs a fixture marks as findings."""
-    expected = set()
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = MARKER.search(line)
-        if match:
-            for code in match.group(1).split(","):
-                expected.add((number, code.strip()))
-    return expected
+    return {(expected.line, expected.code) for expected in expectations(text)}
+
+
+def mismatches(found, expected: List[Expectation]) -> List[str]:
+    """How ``found`` ((line, code, 1-based column, message) tuples) differs from the markers:
+    a finding on no marked (line, code) and a marked one not found, both ways; and on every
+    pinned (line, code), the columns exactly and each pinned fragment in its message."""
+    problems = []
+    found_pairs = {(line, code) for line, code, _column, _message in found}
+    expected_pairs = {(mark.line, mark.code) for mark in expected}
+    problems += [f"line {line}: {code} reported but not marked" for line, code in sorted(found_pairs - expected_pairs)]
+    problems += [f"line {line}: {code} marked but not reported" for line, code in sorted(expected_pairs - found_pairs)]
+    pinned_pairs = {(mark.line, mark.code) for mark in expected if mark.pinned}
+    messages = {}
+    for line, code, column, message in found:
+        if (line, code) in pinned_pairs:
+            messages.setdefault((line, code, column), []).append(message)
+    pinned = sorted((mark.line, mark.code, mark.column) for mark in expected if mark.pinned)
+    for line, code, column in sorted(set(messages) - set(pinned)):
+        problems.append(f"line {line}: {code} reported at column {column}, not pinned there")
+    for mark in expected:
+        if not mark.pinned:
+            continue
+        here = messages.get((mark.line, mark.code, mark.column))
+        if here is None:
+            problems.append(f"line {mark.line}: {mark.code} pinned at column {mark.column}, not reported there")
+        elif not any(mark.fragment in message for message in here):
+            problems.append(f"line {mark.line}: {mark.code} message {here[0]!r} lacks {mark.fragment!r}")
+    return problems
 
 
 @pytest.fixture

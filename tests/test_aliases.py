@@ -103,13 +103,30 @@ def test_in_place_writes(write, side):
     assert facts(body) == {("a", "x", "TEN201", (side,))}
 
 
+HELD_UNWRITTEN = {("a", "x", "TEN201", ())}
+
+
 @pytest.mark.parametrize(
-    "statement",
-    ["x.requires_grad_()", "x.share_memory_()", "a = a + 1", "print(a.sum())", "b = x.add(1)", "a.copy()"],
+    "statement, expected",
+    [
+        ("x.requires_grad_()", HELD_UNWRITTEN),
+        ("x.share_memory_()", HELD_UNWRITTEN),
+        ("c = a + 1", HELD_UNWRITTEN),
+        ("print(a.sum())", HELD_UNWRITTEN),
+        ("b = x.add(1)", HELD_UNWRITTEN),
+        ("a.copy()", HELD_UNWRITTEN),
+        ("a = a + 1", set()),  # a new array: the alias ends (test_rebinding_is_not_a_write)
+    ],
 )
-def test_not_writes(statement):
-    found = facts("a = x.numpy()\n" + statement + "\n")
-    assert all(writes == () for *_rest, writes in found)
+def test_not_writes(statement, expected):
+    assert facts("a = x.numpy()\n" + statement + "\n") == expected
+
+
+@pytest.mark.parametrize("statement, expected", [("a = a + 1", []), ("a += 1", [(3, "TEN201")])])
+def test_rebinding_is_not_a_write(statement, expected, lint):
+    """``a = a + 1`` makes a new array where ``a += 1`` writes the tensor's memory."""
+    source = f"import torch\ndef f(t: torch.Tensor):\n    a = t.numpy()\n    {statement}\n    return t.sum()\n"
+    assert lint(source) == expected
 
 
 def test_branches_merge_as_may_alias():

@@ -9,7 +9,7 @@
 
 import pytest
 
-from conftest import FIXTURES, rule_fixtures
+from conftest import FIXTURES, fixture_findings, rule_fixtures
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
@@ -51,7 +51,7 @@ def test_rules_without_a_fix_have_no_golden_file():
 @pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
 def test_every_fix_has_its_rule_safety(path):
     """A "safe" rule's fix is unsafe only where its message says the evidence is weak."""
-    for finding in lint_source(path.read_text(encoding="utf-8")):
+    for finding in fixture_findings(path):
         declared = RULES_BY_CODE[finding.code].fix_safety
         if finding.fix is None:
             continue

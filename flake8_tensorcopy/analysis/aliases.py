@@ -513,7 +513,7 @@ class AliasTracker:
             return
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
         if type(func) is cst.Name:
-            for index in self._param_writes(func.value):
+            for index in self.param_writes(func.value):
                 if index < len(arguments):
                     key = self.root_key(arguments[index].value)
                     if key is not None:
@@ -533,7 +533,7 @@ class AliasTracker:
             return False
         return any(fact.source_key == source_key for fact in self.analysis.scope.frame.aliases.get(key, ()))
 
-    def _param_writes(self, function_name: str):
+    def param_writes(self, function_name: str):
         """Indexes of the parameters a function of this module writes in place."""
         binding = self.analysis.lookup(function_name)
         if binding is None or binding.origin is None or binding.origin[0] != "function":

@@ -102,6 +102,7 @@ class Analysis:
         self._alias_root: Optional[str] = None  # the key of the source being aliased right now
         self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
+        self._blocks: List[list] = []  # [statements, index] of the blocks open in that function
         self._loops: List[tuple] = []  # (frame, names bound at its start, over parameters?, node)
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
@@ -126,6 +127,17 @@ class Analysis:
 
     def lookup(self, name: str) -> Optional[Binding]:
         return self.scope.lookup(name)
+
+    @property
+    def function(self) -> Optional[cst.FunctionDef]:
+        """The function being walked (None at module and class level)."""
+        return self._function
+
+    def enclosing_blocks(self) -> List[tuple]:
+        """(statements, index) of each block around the statement being walked, innermost
+        first, up to the body of the function being walked: ``statements[index]`` is the
+        statement that holds the current point. What follows it is what runs next."""
+        return [(statements, index) for statements, index in reversed(self._blocks)]
 
     def source_of(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -169,14 +181,14 @@ class Analysis:
             or name.lstrip("_").startswith(("inplace", "in_place"))
             or any(param.name.value in ("inplace", "in_place") for param in ordered + list(params.kwonly_params))
         )
-        saved = self.no_grad_depth, self._function, self._loops
+        saved = self.no_grad_depth, self._function, self._loops, self._blocks
         no_grad = any(
             self.qualname(getattr(decorator.decorator, "func", decorator.decorator)) in NO_GRAD_CONTEXTS
             for decorator in node.decorators
         )  # @torch.no_grad() / @torch.inference_mode()
-        self.no_grad_depth, self._function, self._loops = int(no_grad), node, []
+        self.no_grad_depth, self._function, self._loops, self._blocks = int(no_grad), node, [], []
         self._walk_scope(suite_statements(node.body), scope)
-        self.no_grad_depth, self._function, self._loops = saved
+        self.no_grad_depth, self._function, self._loops, self._blocks = saved
 
     def _bind_param(self, param: cst.Param, scope: Scope) -> None:
         annotation = param.annotation.annotation if param.annotation is not None else None
@@ -301,8 +313,12 @@ class Analysis:
     def _walk_block(self, statements: Iterable[cst.CSTNode]) -> bool:
         """Walk statements in order; True when the block always leaves (return, raise, ...)."""
         leaves = False
-        for statement in statements:
+        position = [statements, 0]
+        self._blocks.append(position)
+        for index, statement in enumerate(statements):
+            position[1] = index
             leaves = self._walk_statement(statement)
+        self._blocks.pop()
         return leaves
 
     def _walk_statement(self, node: cst.CSTNode) -> bool:
