@@ -1,32 +1,33 @@
 """``tensorcopy-fix``: the codemod users run from a shell, pre-commit or an editor.
 
-Exit codes: 0 nothing to report, 1 findings left or files changed (with ``--check``/``--diff``:
-files would change), 2 usage error or a file that could not be read, parsed or written.
+Exit codes (ruff's): 0 nothing left to report (every finding fixed counts), 1 findings left
+(``--check``/``--diff``: files would change; ``--exit-non-zero-on-fix``: files changed too),
+2 usage or configuration error, or a file that could not be read, parsed or written.
 """
 
 import argparse
-import ast
 import difflib
 import functools
-import json
 import os
 import signal
 import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-from flake8_tensorcopy import __version__
+from flake8_tensorcopy import __version__, output
 from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
-from flake8_tensorcopy.engine import Finding, SourceError, lint_source
+from flake8_tensorcopy.cache import DIRECTORY_NAME, Cache
+from flake8_tensorcopy.config import Config, load_config
+from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
                                      remove_stale_temporaries, remove_temporaries_and_exit, write_atomically)
-from flake8_tensorcopy.fixer import fix_source, fixable, source_lines, suppressed
+from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
+from flake8_tensorcopy.output import FORMATS, applicable, finding_row
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 from flake8_tensorcopy.workers import map_in_workers
 
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 MESSAGE_LIMIT = 160  # characters of an exception's message in a file's one-line error
 
 
@@ -36,32 +37,26 @@ class Options:
     unsafe: bool
     mode: str  # "fix", "check", "diff" or "report"
     exclude: tuple = ()  # from the configuration
+    cache: Optional[Cache] = None
 
 
 @dataclass
 class FileResult:
     """What happened to one file: small plain data (no source text), so a worker can send it
-    back and the run can keep one per file until the summary."""
+    back and the run can keep one per file until the summary.
+
+    ``remaining``: the findings of the file as it is on disk after the run (fix mode: of the
+    fixed text; other modes: of the text as it is); ``left``: how many findings fixing leaves.
+    """
 
     path: str
     changed: bool = False  # written, or (--check/--diff) would be
     applied: List[dict] = field(default_factory=list)
     remaining: List[dict] = field(default_factory=list)
+    left: int = 0
     error: Optional[str] = None
     unstable: bool = False
     diff: List[str] = field(default_factory=list)  # --diff only, dropped once printed
-
-
-def _finding_row(finding: Finding, unsafe: bool) -> dict:
-    return {
-        "code": finding.code,
-        "line": finding.line,
-        "column": finding.col + 1,
-        "end_line": finding.end_line,
-        "end_column": finding.end_col + 1,
-        "message": finding.message,
-        "fix": None if finding.fix is None else {"safe": finding.fix.safe, "applicable": fixable(finding, unsafe)},
-    }
 
 
 def one_line(error: BaseException) -> str:
@@ -70,21 +65,42 @@ def one_line(error: BaseException) -> str:
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
 
 
+def _report_rows(source: str, options: Options) -> List[dict]:
+    lines = source_lines(source)
+    findings = [f for f in lint_source(source, rules=options.rules) if not suppressed(f, lines)]
+    return [finding_row(finding, options.unsafe, lines) for finding in findings]
+
+
 def process_source(path: str, source: str, options: Options) -> Tuple[FileResult, str]:
     """Lint, and unless only reporting fix, one source text: the result and the fixed text (the
-    source itself after an error). Never raises: whatever goes wrong is the result's error."""
+    source itself after an error). Never raises: whatever goes wrong is the result's error.
+
+    The cache answers for a text only when nothing in it would be fixed: fixing always runs."""
     result = FileResult(path)
     try:
+        cached = options.cache.get(source) if options.cache else None
+        if cached is not None and (options.mode == "report" or not any(map(applicable, cached))):
+            result.remaining, result.left = cached, len(cached)
+            return result, source
         if options.mode == "report":
-            lines = source_lines(source)
-            findings = [f for f in lint_source(source, rules=options.rules) if not suppressed(f, lines)]
-            result.remaining = [_finding_row(finding, options.unsafe) for finding in findings]
+            result.remaining = _report_rows(source, options)
+            result.left = len(result.remaining)
+            _remember(options, source, result.remaining)
             return result, source
         fixed = fix_source(source, options.rules, unsafe=options.unsafe)
         result.changed = fixed.source != source
-        result.applied = [_finding_row(finding, options.unsafe) for finding in fixed.applied]
-        result.remaining = [_finding_row(finding, options.unsafe) for finding in fixed.remaining]
+        result.applied = [finding_row(finding, options.unsafe) for finding in fixed.applied]
+        lines_after = source_lines(fixed.source)
+        rows_after = [finding_row(finding, options.unsafe, lines_after) for finding in fixed.remaining]
+        result.left = len(rows_after)
         result.unstable = fixed.unstable
+        if not fixed.unstable:
+            _remember(options, fixed.source, rows_after)
+        if options.mode == "fix" or not fixed.applied:
+            result.remaining = rows_after
+        else:  # --check/--diff report the text as it stays
+            result.remaining = _report_rows(source, options)
+            _remember(options, source, result.remaining)
         if options.mode == "diff" and result.changed:
             result.diff = _diff(path, source, fixed.source)
         return result, fixed.source
@@ -97,6 +113,11 @@ def process_source(path: str, source: str, options: Options) -> Tuple[FileResult
     except Exception as error:  # a bug of ours must not cost the other files
         message = f"internal error ({type(error).__name__}: {one_line(error)}), file left as it was"
     return FileResult(path, error=message), source
+
+
+def _remember(options: Options, source: str, rows: List[dict]) -> None:
+    if options.cache is not None:
+        options.cache.put(source, rows)
 
 
 def process_file(path: str, options: Options) -> FileResult:
@@ -113,7 +134,7 @@ def process_file(path: str, options: Options) -> FileResult:
         except Exception as error:
             # nothing was fixed: what would have been is left, and the summary says so
             result.remaining = result.applied + result.remaining
-            result.applied, result.changed = [], False
+            result.applied, result.changed, result.left = [], False, len(result.remaining)
             result.error = f"cannot write: {one_line(error)}"
     return result
 
@@ -135,79 +156,12 @@ def _codes(value) -> List[str]:
     return [code.strip().upper() for code in value if code.strip()]
 
 
-def load_config(start: Path) -> Dict[str, object]:
-    """``[tool.tensorcopy]`` of the nearest pyproject.toml above ``start`` (empty if none)."""
-    for directory in [start, *start.parents]:
-        candidate = directory / "pyproject.toml"
-        try:
-            if candidate.is_file():
-                return _tool_table(candidate.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise ValueError(f"cannot read {candidate}: {one_line(error)}") from error
-    return {}
-
-
-def _tool_table(text: str) -> Dict[str, object]:
-    try:
-        import tomllib  # Python 3.11+
-    except ImportError:
-        return _tool_table_without_tomllib(text)
-    return tomllib.loads(text).get("tool", {}).get("tensorcopy", {})
-
-
-def _tool_table_without_tomllib(text: str) -> Dict[str, object]:
-    """The few TOML shapes our table uses (strings, booleans, arrays of strings), for Python
-    3.9/3.10, which have no tomllib and where we add no dependency to get one."""
-    table: Dict[str, object] = {}
-    inside = False
-    pending = ""
-    for line in text.splitlines():
-        stripped = _without_comment(line).strip()
-        if stripped.startswith("[") and not pending:
-            inside = stripped == "[tool.tensorcopy]"
-            continue
-        if not inside or not stripped:
-            continue
-        pending = f"{pending} {stripped}" if pending else stripped
-        key, _, value = pending.partition("=")
-        value = value.strip()
-        if value.startswith("[") and not value.endswith("]"):
-            continue  # an array spread over lines
-        pending = ""
-        value = {"true": "True", "false": "False"}.get(value, value)
-        try:
-            table[key.strip().strip('"')] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            raise ValueError(f"pyproject.toml [tool.tensorcopy]: cannot read {key.strip()} = {value}")
-    if pending:
-        raise ValueError(f"pyproject.toml [tool.tensorcopy]: unclosed array: {pending}")
-    return table
-
-
-def _without_comment(line: str) -> str:
-    """The line before a ``#`` outside quotes: ``x = ["a"]  # why`` must not read as an open array."""
-    quote = None
-    escaped = False
-    for index, char in enumerate(line):
-        if escaped:
-            escaped = False
-        elif quote == '"' and char == "\\":
-            escaped = True
-        elif char == quote:
-            quote = None
-        elif quote is None and char in "\"'":
-            quote = char
-        elif quote is None and char == "#":
-            return line[:index]
-    return line
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensorcopy-fix",
         description="Fix PyTorch tensor copying, conversion and aliasing bugs (flake8-tensorcopy's codemod).",
-        epilog="Exit codes: 0 clean, 1 findings left or files changed (--check/--diff: would change), "
-        "2 usage or I/O error.",
+        epilog="Exit codes: 0 clean (or every finding fixed), 1 findings left (--check/--diff: files would "
+        "change), 2 usage, configuration or I/O error.",
     )
     parser.add_argument("paths", nargs="*", help="files and directories; - reads stdin and writes stdout")
     mode = parser.add_mutually_exclusive_group()
@@ -218,38 +172,62 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--select", help="codes or prefixes to run, comma separated (default: all)")
     parser.add_argument("--ignore", help="codes or prefixes to skip, comma separated")
     parser.add_argument("--exclude", action="append", default=[], help="gitignore-style pattern to skip")
+    parser.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=True,
+                        help="apply excludes to files given by name too (default: on)")
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="the path of the file read from stdin (its configuration, excludes, messages)")
     parser.add_argument("--show-fixes", action="store_true", help="list every fix applied")
+    parser.add_argument("--statistics", action="store_true", help="count findings per code instead of listing them")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings are left")
+    parser.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when files were changed")
+    parser.add_argument("--exit-non-zero-on-findings", action="store_true",
+                        help="with --check/--diff: exit 1 also when findings no fix removes are left")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    parser.add_argument("--cache-dir", metavar="DIR", help=f"where the cache lives (default: {DIRECTORY_NAME} "
+                        "beside pyproject.toml, or in the working directory)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--output-format", choices=("text", "json", "sarif"), default="text")
-    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation")
+    parser.add_argument("--output-format", choices=FORMATS, default="text")
+    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation ('all': list every rule)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary line")
     parser.add_argument("--version", action="version", version=f"tensorcopy-fix {__version__}")
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The console script. A reader that stops early (``| head``) ends the run quietly."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the interpreter's last flush of stdout must not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.explain:
-        rule = RULES_BY_CODE.get(args.explain.upper())
-        if rule is None:
-            print(f"tensorcopy-fix: unknown rule {args.explain}", file=sys.stderr)
-            return 2
-        print(f"{rule.code}: {rule.summary}\n\n{rule.documentation()}")
-        return 0
-    if not args.paths:
+        return _explain(args.explain, args.output_format)
+    stdin = args.paths == ["-"] or (args.stdin_filename is not None and not args.paths)
+    if not args.paths and not stdin:
         parser.print_usage(sys.stderr)
         print("tensorcopy-fix: error: give files or directories to fix (or - for stdin)", file=sys.stderr)
         return 2
+    if args.stdin_filename is not None and not stdin:
+        print("tensorcopy-fix: error: --stdin-filename names what - reads; give no other path", file=sys.stderr)
+        return 2
     mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
     try:
-        options = _options(args, mode)
-    except ValueError as error:
-        if args.paths == ["-"] and mode == "fix":
+        config = load_config(Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd())
+        options = _options(args, mode, config)
+    except ValueError as error:  # ConfigError is one
+        if stdin and mode == "fix":
             _echo_stdin()  # an editor replacing its buffer with our output loses nothing
         print(f"tensorcopy-fix: {error}", file=sys.stderr)
         return 2
-    if args.paths == ["-"]:
+    if stdin:
         return _run_stdin(options, args)
     if "-" in args.paths:
         print("tensorcopy-fix: error: - (stdin) cannot be mixed with paths", file=sys.stderr)
@@ -259,9 +237,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if missing:
         print(f"tensorcopy-fix: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
+    if not args.no_cache:
+        options.cache = _open_cache(args, config, options)
     excluder = Excluder(list(args.exclude) + list(options.exclude))
     # once each: a file named and also found in a named directory must not be fixed twice
-    paths = list(dict.fromkeys(str(path) for path in python_files(args.paths, excluder)))
+    paths = list(dict.fromkeys(str(path) for path in python_files(args.paths, excluder, args.force_exclude)))
     if mode == "fix":
         remove_stale_temporaries(Path(path) for path in paths)
     with _removing_temporaries_when_killed():
@@ -269,23 +249,43 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _report(results, options, args)
 
 
-def _options(args, mode: str) -> "Options":
+def _explain(code: str, output_format: str) -> int:
+    if code.lower() == "all":
+        output.write_rules(output_format, sys.stdout)
+        return 0
+    rule = RULES_BY_CODE.get(code.upper())
+    if rule is None:
+        print(f"tensorcopy-fix: unknown rule {code}", file=sys.stderr)
+        return 2
+    print(f"{rule.code}: {rule.summary}\n\n{rule.documentation()}")
+    return 0
+
+
+def _options(args, mode: str, config: Config) -> "Options":
     """Options from the flags and ``[tool.tensorcopy]``; ValueError says what is wrong."""
-    config = load_config(Path.cwd())
-    configure_conventions(config)
-    select = _codes(args.select) or _codes(config.get("select"))
-    ignore = _codes(args.ignore) + _codes(config.get("ignore"))
+    configure_conventions(config.conventions)
+    select = _codes(args.select) or _codes(config.select)
+    ignore = _codes(args.ignore) + _codes(config.ignore)
     unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
     if unknown:
         raise ValueError(f"unknown code or prefix: {', '.join(unknown)}")
-    configured_unsafe = config.get("unsafe-fixes", False)
-    configured_exclude = config.get("exclude", [])
-    if not isinstance(configured_unsafe, bool) or not isinstance(configured_exclude, (list, str)):
-        raise ValueError("[tool.tensorcopy] unsafe-fixes must be true/false, exclude a list")
-    if isinstance(configured_exclude, str):
-        configured_exclude = [configured_exclude]
-    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else configured_unsafe
-    return Options(_selected_rules(select, ignore), unsafe, mode, tuple(configured_exclude))
+    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else config.unsafe_fixes
+    return Options(_selected_rules(select, ignore), unsafe, mode, tuple(config.exclude))
+
+
+def _open_cache(args, config: Config, options: Options) -> Optional[Cache]:
+    """The cache for these settings, its directory created; None (with a warning) when it cannot be."""
+    directory = Path(args.cache_dir) if args.cache_dir else (config.root or Path.cwd()) / DIRECTORY_NAME
+    conventions = sorted((key, tuple(names)) for key, names in config.conventions.items())
+    cache = Cache(directory, [",".join(rule.code for rule in options.rules), f"unsafe={options.unsafe}",
+                              f"conventions={conventions}"])
+    try:
+        cache.create()
+    except OSError as error:
+        print(f"tensorcopy-fix: warning: no cache: cannot create {directory}: {error.strerror or error}",
+              file=sys.stderr)
+        return None
+    return cache
 
 
 def _echo_stdin() -> None:
@@ -297,7 +297,14 @@ def _echo_stdin() -> None:
 
 def _run_stdin(options: Options, args) -> int:
     """stdin to stdout for editors. Whatever happens, in fix mode stdout holds the fixed source or
-    the input unchanged, and every failure exits 2 with one line on stderr."""
+    the input unchanged, and every failure exits 2 with one line on stderr; the findings left
+    go to stderr. ``--stdin-filename`` names the text (an excluded one comes back unchanged)."""
+    path = args.stdin_filename or "-"
+    excluder = Excluder(list(args.exclude) + list(options.exclude))
+    if args.stdin_filename and args.force_exclude and excluder.excluded_path(path):
+        if options.mode == "fix":
+            _echo_stdin()
+        return 0
     raw = b""
     try:
         if sys.stdin is None:
@@ -305,23 +312,23 @@ def _run_stdin(options: Options, args) -> int:
         raw = sys.stdin.buffer.read()
         source, encoding = decode(raw)
     except Exception as error:
-        result, output = FileResult("-", error=f"cannot read: {one_line(error)}"), raw
+        result, fixed_output = FileResult(path, error=f"cannot read: {one_line(error)}"), raw
     else:
-        result, fixed = process_source("-", source, options)
-        output = raw
+        result, fixed = process_source(path, source, options)
+        fixed_output = raw
         if result.error is None and options.mode == "fix":
             try:
-                output = encode_unchanged_elsewhere(raw, source, fixed, encoding)
+                fixed_output = encode_unchanged_elsewhere(raw, source, fixed, encoding)
             except Exception as error:
                 result.error = f"cannot write: {one_line(error)}"
     if options.mode != "fix":
         return _report([result], options, args)
-    sys.stdout.buffer.write(output)
+    sys.stdout.buffer.write(fixed_output)
     sys.stdout.flush()
     if result.error is not None:
-        print(f"-: {result.error}", file=sys.stderr)
+        print(f"{path}: {result.error}", file=sys.stderr)
         return 2
-    return 1 if result.changed or result.remaining else 0
+    return _report([result], options, args, findings_stream=sys.stderr)
 
 
 class _removing_temporaries_when_killed:
@@ -376,38 +383,41 @@ class _Progress:
         sys.stderr.write("\r" + " " * 60 + "\r")
 
 
-def _report(results: Iterable[FileResult], options: Options, args) -> int:
-    """Print each file's outcome as it arrives; keep only its small rows for the summary."""
+def _report(results: Iterable[FileResult], options: Options, args, findings_stream: Optional[TextIO] = None) -> int:
+    """Print each file's outcome as it arrives (text, github); keep only its small rows for the
+    summary, the JSON or SARIF document and the statistics, printed at the end."""
+    stream = findings_stream or sys.stdout
+    streamed = args.output_format in output.STREAMED and not args.statistics
     done: List[FileResult] = []
     for result in results:
-        _report_file(result, options, args)
+        _report_file(result, options, args, stream if streamed else None)
         done.append(result)
-    if options.mode == "report" and args.output_format != "text":
-        _print_structured(done, options, args.output_format)
+    if args.statistics:
+        output.write_statistics(done, args.output_format, stream)
+    elif not streamed:
+        output.write_document(done, options.mode, args.output_format, stream)
     if not args.quiet:
         print(_summary(done, options), file=sys.stderr)
     if any(result.error is not None for result in done):
         return 2
-    changed = any(result.changed for result in done)
-    if options.mode in ("check", "diff"):
-        return 1 if changed else 0  # "would something change?"
-    left = any(result.remaining for result in done)
-    return 1 if changed or left else 0
+    return 0 if args.exit_zero else int(_failed(done, options.mode, args))
 
 
-def _report_file(result: FileResult, options: Options, args) -> None:
+def _failed(results: List[FileResult], mode: str, args) -> bool:
+    """ruff's conventions: fixing everything passes; --check/--diff ask "would a file change?"."""
+    changed = any(result.changed for result in results)
+    left = any(result.left for result in results)
+    if mode in ("check", "diff"):
+        return changed or (args.exit_non_zero_on_findings and left)
+    return left or (args.exit_non_zero_on_fix and changed)
+
+
+def _report_file(result: FileResult, options: Options, args, stream: Optional[TextIO]) -> None:
     if result.error is not None:
         print(f"{result.path}: {result.error}", file=sys.stderr)
-    if options.mode == "diff":
-        sys.stdout.writelines(result.diff)
+    if stream is not None:
+        output.write_file(result, options.mode, args.output_format, stream)
         result.diff = []
-    elif options.mode == "check":
-        if result.changed:
-            print(f"would fix {_count(len(result.applied), 'finding')} in {result.path}")
-    elif options.mode == "fix" or args.output_format == "text":
-        for row in result.remaining:
-            mark = " [*]" if row["fix"] is not None and row["fix"]["applicable"] else ""
-            print(f"{result.path}:{row['line']}:{row['column']}: {row['code']} {row['message']}{mark}")
     if args.show_fixes:
         verb = "fixed" if options.mode == "fix" else "would fix"
         for row in result.applied:
@@ -435,73 +445,8 @@ def _lines_at_newlines(text: str) -> List[str]:
 
 def _summary(results: List[FileResult], options: Options) -> str:
     """One line; a file that could not be written counts as an error, its findings as left."""
-    applied = sum(len(result.applied) for result in results)
-    files = sum(1 for result in results if result.changed)
-    left = [row for result in results for row in result.remaining]
-    waiting = sum(1 for row in left if row["fix"] is not None and not row["fix"]["safe"] and not options.unsafe)
+    line = output.summary(results, options.mode, options.unsafe)
     errors = sum(1 for result in results if result.error is not None)
-    if options.mode == "report":
-        line = f"found {_count(len(left), 'finding')} in {_count(len(results), 'file')}"
-    else:
-        verb = "fixed" if options.mode == "fix" else "would fix"
-        line = f"{verb} {_count(applied, 'finding')} in {_count(files, 'file')}, {len(left)} left"
-        if waiting:
-            line += f" ({waiting} unsafe; use --unsafe-fixes)"
     if errors:
-        line += f", {_count(errors, 'file')} with errors"
+        line += f", {output.count(errors, 'file')} with errors"
     return line
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _print_structured(results: List[FileResult], options: Options, output_format: str) -> None:
-    rows = [(result.path, row) for result in results for row in result.remaining]
-    if output_format == "json":
-        print(json.dumps([dict(path=path, **row) for path, row in rows], indent=2))
-    else:
-        print(json.dumps(_sarif(rows, options), indent=2))
-
-
-def _sarif(rows, options: Options) -> dict:
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "flake8-tensorcopy",
-                        "version": __version__,
-                        "rules": [
-                            {"id": rule.code, "shortDescription": {"text": rule.summary},
-                             "fullDescription": {"text": rule.documentation()}}
-                            for rule in options.rules
-                        ],
-                    }
-                },
-                "results": [
-                    {
-                        "ruleId": row["code"],
-                        "level": "warning",
-                        "message": {"text": row["message"]},
-                        "locations": [
-                            {
-                                "physicalLocation": {
-                                    "artifactLocation": {"uri": Path(path).as_posix()},
-                                    "region": {
-                                        "startLine": row["line"],
-                                        "startColumn": row["column"],
-                                        "endLine": row["end_line"],
-                                        "endColumn": row["end_column"],
-                                    },
-                                }
-                            }
-                        ],
-                    }
-                    for path, row in rows
-                ],
-            }
-        ],
-    }

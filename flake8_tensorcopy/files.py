@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
 
 _SKIPPED_DIRECTORIES = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".mypy_cache",
-                                  ".pytest_cache", ".ruff_cache", "node_modules", ".eggs"})
+                                  ".pytest_cache", ".ruff_cache", ".tensorcopy_cache", "node_modules", ".eggs"})
 
 # ``.NAME.py.tensorcopy-PID-XXXXXXXX.tmp``: ours by name, and the writer's pid tells whether it is stale
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.tensorcopy-(?P<pid>\d+)-[a-z0-9_]+\.tmp")
@@ -212,6 +212,13 @@ class Excluder:
                 return True
         return False
 
+    def excluded_path(self, path: str) -> bool:
+        """Whether a file given by name is excluded: by its own path, or because a directory
+        on its path is (``build/`` excludes ``build/gen.py``; ruff's force-exclude)."""
+        parts = [part for part in Path(os.path.normpath(path)).as_posix().split("/") if part not in ("", ".")]
+        directories = ["/".join(parts[:end]) for end in range(1, len(parts))]
+        return self.excluded("/".join(parts), False) or any(self.excluded(d, True) for d in directories)
+
 
 def _match(path: str, pattern: str) -> bool:
     """fnmatch where ``**/`` may also match nothing."""
@@ -220,14 +227,15 @@ def _match(path: str, pattern: str) -> bool:
     return "**/" in pattern and fnmatch.fnmatchcase(path, pattern.replace("**/", ""))
 
 
-def python_files(paths: Sequence[str], excluder: Excluder) -> Iterator[Path]:
-    """Files to process: given files as they are (unless excluded), ``*.py`` under given
-    directories, skipping VCS/cache/virtualenv folders, .gitignore'd paths, symlinks and what is
-    not a regular file. A named symlink to a directory is not walked (reading it says why)."""
+def python_files(paths: Sequence[str], excluder: Excluder, force_exclude: bool = True) -> Iterator[Path]:
+    """Files to process: given files as they are (unless excluded, with ``force_exclude``),
+    ``*.py`` under given directories, skipping VCS/cache/virtualenv folders, .gitignore'd paths,
+    symlinks and what is not a regular file. A named symlink to a directory is not walked
+    (reading it says why)."""
     for given in paths:
         root = Path(given)
         if root.is_symlink() or not root.is_dir():
-            if not excluder.excluded(root.as_posix(), False):
+            if not (force_exclude and excluder.excluded_path(given)):
                 yield root
             continue
         yield from _walk(root, Path("."), excluder.with_file(root / ".gitignore", Path(".")))

@@ -19,6 +19,7 @@ from conftest import FIXTURES, ROOT, TENSORCOPY_FIX, checkout_env
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source, fixable, suppressed
+from flake8_tensorcopy.output import rule_url
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 
 
@@ -28,11 +29,12 @@ SAFE_FIXED = "import torch\n\n\nt = torch.ones(3)\nt_copied = t.detach().clone()
 SAFE_MESSAGE = "torch.tensor() on tensor 't' copies it detached and warns; use t.detach().clone()"
 
 
-def tensorcopy_fix(*args, cwd, stdin=None):
-    """Run the script; text in and out, or bytes when ``stdin`` is bytes."""
+def tensorcopy_fix(*args, cwd, stdin=None, cache=False):
+    """Run the script; text in and out, or bytes when ``stdin`` is bytes. The cache is off
+    unless asked for (test_cache.py covers it), so directory listings stay exact."""
     binary = isinstance(stdin, bytes)
-    return subprocess.run([*TENSORCOPY_FIX, *map(str, args)], cwd=cwd, input=stdin, capture_output=True,
-                          text=not binary, timeout=60, env=checkout_env())
+    return subprocess.run([*TENSORCOPY_FIX, *([] if cache else ["--no-cache"]), *map(str, args)], cwd=cwd,
+                          input=stdin, capture_output=True, text=not binary, timeout=60, env=checkout_env())
 
 
 def copy_fixture(code, directory, name=None):
@@ -90,7 +92,8 @@ def test_default_mode_applies_safe_fixes_only(tmp_path):
 def test_fix_then_nothing_left(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     first = tensorcopy_fix("safe.py", cwd=tmp_path)
-    assert (first.returncode, first.stdout, first.stderr) == (1, "", "fixed 1 finding in 1 file, 0 left\n")
+    # ruff's --fix convention: every finding fixed is a pass
+    assert (first.returncode, first.stdout, first.stderr) == (0, "", "fixed 1 finding in 1 file, 0 left\n")
     assert (tmp_path / "safe.py").read_text() == SAFE_FIXED == fix_source(SAFE).source
     second = tensorcopy_fix("safe.py", cwd=tmp_path)
     assert (second.returncode, second.stdout, second.stderr) == (0, "", "fixed 0 findings in 0 files, 0 left\n")
@@ -104,14 +107,14 @@ def test_unsafe_fixes_write_the_golden_files(tmp_path):
     run = tensorcopy_fix("--unsafe-fixes", "-q", ".", cwd=tmp_path)
     for code in codes:
         assert (tmp_path / f"{code}.py").read_text(encoding="utf-8") == fixture_text(f"{code}.fixed.py"), code
-    assert run.returncode == 1
+    assert run.returncode == 0
     assert run.stderr == ""  # -q: no summary line
 
 
 def test_show_fixes_lists_every_fix_on_stderr(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     run = tensorcopy_fix("--show-fixes", "safe.py", cwd=tmp_path)
-    assert run.returncode == 1
+    assert run.returncode == 0
     assert run.stderr == "safe.py:5:12: fixed TEN101\nfixed 1 finding in 1 file, 0 left\n"
 
 
@@ -250,7 +253,7 @@ def test_select_limits_what_is_fixed(tmp_path):
     assert [f.code for f in expected.applied] == ["TEN104"]
     assert (tmp_path / "TEN101.py").read_text(encoding="utf-8") == expected.source
     assert run.stderr == "fixed 1 finding in 1 file, 0 left\n"
-    assert run.returncode == 1
+    assert run.returncode == 0
 
 
 @pytest.mark.parametrize("flags, bad", [(["--select", "TEN9"], "TEN9"), (["--ignore", "TEN104,XYZ1"], "XYZ1")])
@@ -283,7 +286,7 @@ def test_usage_errors_exit_2(tmp_path, args, message):
 
 def test_stdin_to_stdout(tmp_path):
     run = tensorcopy_fix("-", cwd=tmp_path, stdin=SAFE.encode())
-    assert (run.returncode, run.stdout, run.stderr) == (1, SAFE_FIXED.encode(), b"")
+    assert (run.returncode, run.stdout, run.stderr) == (0, SAFE_FIXED.encode(), b"fixed 1 finding in 1 file, 0 left\n")
     clean = tensorcopy_fix("-", cwd=tmp_path, stdin=SAFE_FIXED.encode())
     assert (clean.returncode, clean.stdout) == (0, SAFE_FIXED.encode())
     assert os.listdir(tmp_path) == []
@@ -299,7 +302,7 @@ def test_stdin_with_diff(tmp_path):
 def test_stdin_keeps_its_encoding_and_bom(tmp_path):
     latin = "# -*- coding: latin-1 -*-\n" + SAFE.replace("(t)\n", "(t)  # café\n")
     run = tensorcopy_fix("-", cwd=tmp_path, stdin=latin.encode("latin-1"))
-    assert run.returncode == 1
+    assert run.returncode == 0
     assert run.stdout == fix_source(latin).source.encode("latin-1")
     assert run.stdout.decode("latin-1").endswith("t.detach().clone()  # café\n")
     bom = tensorcopy_fix("-", cwd=tmp_path, stdin=b"\xef\xbb\xbf" + SAFE.encode())
@@ -401,7 +404,7 @@ def test_symlinks_inside_a_walked_directory_are_skipped(tmp_path):
     (proj / "linked.py").symlink_to(outside / "target.py")
     (proj / "linked_dir").symlink_to(outside, target_is_directory=True)
     run = tensorcopy_fix(".", cwd=proj)
-    assert run.returncode == 1
+    assert run.returncode == 0
     assert run.stderr == "fixed 1 finding in 1 file, 0 left\n"
     assert (proj / "real.py").read_text() == SAFE_FIXED
     assert (outside / "target.py").read_text() == SAFE
@@ -439,13 +442,19 @@ def test_never_written_through_a_symlinked_directory(tmp_path):
 # --- output formats and --explain -----------------------------------------------------------
 
 
+def _without_edits(rows):
+    return [dict(row, fix=None if row["fix"] is None else {k: v for k, v in row["fix"].items() if k != "edits"})
+            for row in rows]
+
+
 def _expected_rows():
     rows = []
     for path, text in (("safe.py", SAFE), ("TEN203.py", fixture_text("TEN203.py"))):
         for f in findings(text):
             fix = None if f.fix is None else {"safe": f.fix.safe, "applicable": fixable(f, False)}
             rows.append({"path": path, "line": f.line, "column": f.col + 1, "end_line": f.end_line,
-                         "end_column": f.end_col + 1, "code": f.code, "message": f.message, "fix": fix})
+                         "end_column": f.end_col + 1, "code": f.code, "message": f.message, "fix": fix,
+                         "url": rule_url(f.code)})
     return rows
 
 
@@ -453,10 +462,14 @@ def test_json_output(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     copy_fixture("TEN203", tmp_path)
     run = tensorcopy_fix("--no-fix", "--output-format", "json", "safe.py", "TEN203.py", cwd=tmp_path)
-    rows = json.loads(run.stdout)
-    assert rows == _expected_rows()
+    document = json.loads(run.stdout)
+    assert (document["schema_version"], document["mode"]) == (1, "report")
+    rows = document["findings"]
+    assert _without_edits(rows) == _expected_rows()
+    edit = {"line": 5, "column": 12, "end_line": 5, "end_column": 27, "content": "t.detach().clone()"}
     assert rows[0] == {"path": "safe.py", "line": 5, "column": 12, "end_line": 5, "end_column": 27,
-                       "code": "TEN101", "message": SAFE_MESSAGE, "fix": {"safe": True, "applicable": True}}
+                       "code": "TEN101", "message": SAFE_MESSAGE, "url": rule_url("TEN101"),
+                       "fix": {"safe": True, "applicable": True, "edits": [edit]}}
     assert run.returncode == 1
 
 
@@ -522,7 +535,7 @@ def test_config_unsafe_fixes_and_exclude(tmp_path):
     run = tensorcopy_fix(".", cwd=tmp_path)
     assert (tmp_path / "TEN203.py").read_text(encoding="utf-8") == fixture_text("TEN203.fixed.py")
     assert (tmp_path / "skip_me.py").read_text() == SAFE
-    assert run.returncode == 1
+    assert run.returncode == 0
     assert "unsafe" not in run.stderr
 
 
@@ -599,7 +612,7 @@ def test_rewrite_keeps_line_endings_encoding_bom_and_mode(tmp_path):
     (tmp_path / "private.py").write_text(SAFE)
     (tmp_path / "private.py").chmod(0o600)
     run = tensorcopy_fix("-q", ".", cwd=tmp_path)
-    assert run.returncode == 1, run.stderr
+    assert run.returncode == 0, run.stderr
 
     crlf = (tmp_path / "crlf.py").read_bytes()
     assert crlf == fixture_text("TEN104.fixed.py").replace("\n", "\r\n").encode()

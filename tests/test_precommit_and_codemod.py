@@ -61,7 +61,21 @@ def test_fix_hook_fixes_the_file_and_fails(hooks, project):
     result = run_hook(hooks, "tensorcopy-fix", project)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "files were modified by this hook" in result.stdout
+    assert "model.py:5:12: fixed TEN101" in result.stdout  # --show-fixes: which fixes were applied
+    assert "fixed 1 finding in 1 file, 0 left" in result.stdout  # no --quiet: the summary and its hints
     assert (project / "model.py").read_text() == GOOD
+
+
+def test_hooks_skip_excluded_files_pre_commit_names(hooks, project):
+    (project / "pyproject.toml").write_text('[tool.tensorcopy]\nexclude = ["build/"]\n')
+    (project / "build").mkdir()
+    (project / "build" / "gen.py").write_text(BAD)
+    (project / "model.py").write_text(GOOD)
+    _git("add", "-A", cwd=project)
+    for hook in ("tensorcopy-fix", "tensorcopy-check"):
+        result = run_hook(hooks, hook, project)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert (project / "build" / "gen.py").read_text() == BAD
 
 
 def test_check_hook_reports_and_changes_nothing(hooks, project):

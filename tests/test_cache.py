@@ -1,0 +1,94 @@
+"""The findings cache of the real script: where it lives, that it serves unchanged files,
+that an edit, another configuration or fix mode is never answered from a stale entry, and
+that parallel workers leave only whole entries."""
+
+import json
+import os
+
+from test_cli import SAFE, SAFE_FIXED, copy_fixture, tensorcopy_fix
+from test_output import UNFIXABLE_FIXED
+
+CACHE = ".tensorcopy_cache"
+
+
+def entries(directory):
+    return sorted(path for path in directory.rglob("*.json"))
+
+
+def test_cache_is_created_on_first_use_and_ignored_by_git(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.tensorcopy]\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "safe.py").write_text(SAFE)
+    run = tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path / "pkg", cache=True)
+    assert run.returncode == 1
+    cache = tmp_path / CACHE  # beside pyproject.toml, not in the working directory
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert len(entries(cache)) == 1
+    assert not (tmp_path / "pkg" / CACHE).exists()
+
+
+def test_no_cache_writes_nothing(tmp_path):
+    (tmp_path / "safe.py").write_text(SAFE)
+    tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path)  # the helper passes --no-cache
+    assert sorted(os.listdir(tmp_path)) == ["safe.py"]
+
+
+def test_unchanged_file_is_answered_from_the_cache(tmp_path):
+    (tmp_path / "grads.py").write_text(UNFIXABLE_FIXED)
+    first = tensorcopy_fix("--no-fix", "grads.py", cwd=tmp_path, cache=True)
+    (entry,) = entries(tmp_path / CACHE)
+    rows = json.loads(entry.read_text())
+    assert [row["code"] for row in rows] == ["TEN303"]
+    # an entry changed behind our back shows the run read it instead of linting again
+    rows[0]["message"] = "from the cache"
+    entry.write_text(json.dumps(rows))
+    second = tensorcopy_fix("--no-fix", "grads.py", cwd=tmp_path, cache=True)
+    assert second.stdout == first.stdout.replace(first.stdout.split(" TEN303 ")[1], "from the cache\n")
+    fix_mode = tensorcopy_fix("grads.py", cwd=tmp_path, cache=True)  # nothing to fix: served too
+    assert (fix_mode.stdout, fix_mode.returncode) == (second.stdout, 1)
+
+
+def test_edits_and_other_settings_miss(tmp_path):
+    (tmp_path / "safe.py").write_text(SAFE_FIXED)
+    clean = tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path, cache=True)
+    assert (clean.returncode, clean.stdout) == (0, "")
+    (tmp_path / "safe.py").write_text(SAFE)
+    edited = tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path, cache=True)
+    assert edited.returncode == 1 and edited.stdout.startswith("safe.py:5:12: TEN101")
+    other = tensorcopy_fix("--no-fix", "--select", "TEN3", "safe.py", cwd=tmp_path, cache=True)
+    assert (other.returncode, other.stdout) == (0, "")
+    assert len(entries(tmp_path / CACHE)) == 3
+
+
+def test_fix_mode_fixes_a_file_the_cache_has_seen(tmp_path):
+    (tmp_path / "safe.py").write_text(SAFE)
+    tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path, cache=True)
+    run = tensorcopy_fix("safe.py", cwd=tmp_path, cache=True)
+    assert (tmp_path / "safe.py").read_text() == SAFE_FIXED
+    assert run.stderr == "fixed 1 finding in 1 file, 0 left\n"
+    # the fixed text's findings were stored: the next run is a hit with nothing to report
+    again = tensorcopy_fix("--check", "safe.py", cwd=tmp_path, cache=True)
+    assert (again.returncode, again.stdout) == (0, "")
+
+
+def test_parallel_workers_leave_whole_entries(tmp_path):
+    for number in range(12):
+        copy_fixture(f"TEN20{number % 8 + 1}", tmp_path, f"m{number}.py")
+        (tmp_path / f"s{number}.py").write_text(SAFE + f"# {number}\n")
+    first = tensorcopy_fix("--no-fix", "-j", "2", "-q", ".", cwd=tmp_path, cache=True)
+    second = tensorcopy_fix("--no-fix", "-j", "2", "-q", ".", cwd=tmp_path, cache=True)
+    uncached = tensorcopy_fix("--no-fix", "-q", ".", cwd=tmp_path)
+    assert first.stdout == second.stdout == uncached.stdout != ""
+    cache = tmp_path / CACHE
+    assert not [path for path in cache.rglob("*") if path.name.endswith(".tmp")]
+    for entry in entries(cache):
+        assert isinstance(json.loads(entry.read_text()), list)
+
+
+def test_a_cache_that_cannot_be_created_is_a_warning(tmp_path):
+    (tmp_path / "blocker").write_text("a file, not a directory")
+    (tmp_path / "safe.py").write_text(SAFE)
+    run = tensorcopy_fix("--no-fix", "--cache-dir", "blocker/cache", "safe.py", cwd=tmp_path, cache=True)
+    assert run.returncode == 1 and run.stdout.startswith("safe.py:5:12: TEN101")
+    assert run.stderr.splitlines()[0].startswith("tensorcopy-fix: warning: no cache: cannot create blocker/cache")
