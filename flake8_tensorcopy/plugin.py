@@ -54,7 +54,7 @@ class TensorCopyChecker:
         if max(map(len, self.lines), default=0) <= MAX_LINE_CHARS:
             scanned = scan_statements(self.tree)
             if not scanned.file.may_hold_tensors:
-                return []  # no import of torch or numpy and no tensor-only call: no rule can know a tensor
+                return []  # the engine's own first gate (one answer for both faces), without importing it
         elif "torch" in source or "numpy" in source:
             scanned = None  # the engine refuses it at once: no walk of a huge line's tree
         else:

@@ -34,6 +34,9 @@ WRITE_CALLS = (
 # import of torch, so a file with neither these nor an import of torch or numpy is skipped.
 TENSOR_ONLY_METHODS = frozenset({"detach", "detach_", "new_tensor", "new_zeros", "new_ones", "new_empty",
                                  "new_full", "requires_grad_", "type_as"})
+# Calls whose results are tensors whatever the receiver's module imported: a model passed in
+# (``model.state_dict()``, ``model.parameters()``) is evidence of tensors without any import.
+TENSOR_SOURCE_METHODS = frozenset({"state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
 
 
 class Features:
@@ -46,7 +49,7 @@ class Features:
         self.called = called  # last names of every call, import aliases resolved
         self.attributes = attributes  # every attribute name read or written
         self.writes = writes  # some in-place write: ``x.add_()``, ``a[i] =``, ``a += ``, ...
-        self.may_hold_tensors = may_hold_tensors  # imports torch or numpy, or calls .detach()
+        self.may_hold_tensors = may_hold_tensors  # imports torch or numpy, calls .detach() or .state_dict()
         self.identity_tests = identity_tests  # some ``a is b`` / ``a is not b``
 
 
@@ -132,7 +135,8 @@ class _Collector:
             or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
             or any(training_call(name) for name in called)
         )
-        may_hold_tensors = imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)
+        may_hold_tensors = (imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)
+                            or not called.isdisjoint(TENSOR_SOURCE_METHODS))
         return Features(called, self.attributes, writes, may_hold_tensors, self.identity_tests)
 
 

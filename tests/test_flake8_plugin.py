@@ -1,9 +1,10 @@
 """The real flake8 executable, in a subprocess, with our plugin installed."""
 
+import re
 import subprocess
 import sys
 
-from conftest import expectations, mismatches, rule_fixtures
+from conftest import TENSORCOPY_FIX, checkout_env, expectations, mismatches, rule_fixtures
 
 
 def flake8(*args, cwd=None):
@@ -155,3 +156,22 @@ def test_a_line_beyond_the_limit_is_refused_without_walking_its_tree(monkeypatch
         (1, 0, "TEN001 flake8-tensorcopy could not analyse this file: a line of 11,206 characters is too long "
                "(the limit is 10,000)", plugin.TensorCopyChecker)
     ]
+
+
+# No import of torch or numpy: the tensors come from a model passed in.
+NO_IMPORT = 'def raw(model):\n    weights = model.state_dict()["weight"]\n    return weights.data\n'
+
+
+def test_one_file_gets_one_answer_from_both_faces(tmp_path):
+    """The plugin's early gate (taken before LibCST is imported) is the engine's own first gate:
+    flake8 and tensorcopy-fix report the same findings, also where only a state_dict() says
+    there are tensors."""
+    (tmp_path / "no_import.py").write_text(NO_IMPORT)
+    (tmp_path / "fixture.py").write_text(rule_fixtures()[0].read_text(encoding="utf-8"))
+    by_flake8 = flake8("--select", "TEN", "no_import.py", "fixture.py", cwd=tmp_path).stdout
+    by_cli = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "no_import.py", "fixture.py"],
+                            cwd=tmp_path, capture_output=True, text=True, env=checkout_env()).stdout
+    pattern = re.compile(r"^(\S+?):(\d+):(\d+): (TEN\d+) ", re.M)
+    assert [(path, line, column, code) for path, line, column, code in pattern.findall(by_flake8)
+            if path == "no_import.py"] == [("no_import.py", "3", "12", "TEN301")]
+    assert sorted(pattern.findall(by_flake8)) == sorted(pattern.findall(by_cli))
