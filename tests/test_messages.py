@@ -11,8 +11,8 @@ from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source
 from flake8_tensorcopy.fixes import bare, without_repeated_copies
 
-# Rules whose "use ..." names the code their fix writes (the alias rules advise in words).
-SUGGESTING = re.compile(r"TEN1\d\d|TEN30[125]")
+# Rules whose "use ..." names the code their fix writes.
+SUGGESTING = re.compile(r"TEN1\d\d|TEN2\d\d|TEN30[125]")
 SHORTENED = re.compile(r" \((t|x|tensor) = '")
 
 
