@@ -13,7 +13,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
 from flake8_tensorcopy.analysis.facts import Holder, SharingObserved
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
-from flake8_tensorcopy.rules.base import Rule
+from flake8_tensorcopy.rules.base import Rule, suggestion
 
 
 class AliasRule(Rule):
@@ -30,6 +30,8 @@ class AliasRule(Rule):
         """One side of an alias this rule makes was written and the other observed: a finding,
         worded once the lines of the write and the read are known."""
         fact = event.fact
+        fix = self.fix(fact, analysis)
+        advice = self.advice(fact, fix, analysis)
         refs = {"write": event.write}
         if event.read is not None:
             refs["read"] = event.read
@@ -44,12 +46,15 @@ class AliasRule(Rule):
             return (
                 f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): "
                 f"'{event.written_key}' is written in place on line {lines['write']} and "
-                f"'{event.observed_key}' {observation}; {self.advice(fact)}"
+                f"'{event.observed_key}' {observation}; {advice}"
             )
 
-        analysis.report(self.code, fact.node, message, self.fix(fact, analysis), refs=refs)
+        analysis.report(self.code, fact.node, message, fix, refs=refs)
 
-    def advice(self, fact) -> str:
+    def advice(self, fact, fix: Optional[Fix], analysis) -> str:
+        """The code the fix writes, or where there is none the rule's advice in general."""
+        if fix is not None:
+            return "use " + suggestion(analysis, fix.replacement, fact.node)
         return "use " + self.use_instead.format(alias=fact.alias_key, source=fact.source_key)
 
     def fix(self, fact, analysis) -> Optional[Fix]:

@@ -8,7 +8,7 @@ from flake8_tensorcopy.analysis.conventions import loss_named
 from flake8_tensorcopy.analysis.facts import ModuleInstance
 from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR, dotted_name
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
-from flake8_tensorcopy.rules.base import Rule, short_source
+from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 _NON_LEAVES = (NON_LEAF, MIXED, RETAINED)
 
@@ -57,12 +57,13 @@ class DataAttribute(Rule):
         if analysis.kind_of(base) != TENSOR and analysis.grad_of(base) is None:
             return
         source = short_source(analysis, base)
-        fix = None if store else Fix(keep_parentheses(node, chain(bare(base), "detach")), safe=False)
+        detached = chain(bare(base), "detach")
+        fix = None if store else Fix(keep_parentheses(node, detached), safe=False)
         analysis.report(
             self.code,
             node,
             f"{source}.data bypasses autograd's version check (writes through it give wrong gradients "
-            f"silently); use {source}.detach(), or write under torch.no_grad()",
+            f"silently); use {suggestion(analysis, detached, base)}, or write under torch.no_grad()",
             fix,
         )
 
@@ -129,7 +130,7 @@ class NumpyOfGradTensor(Rule):
         analysis.report(
             self.code,
             call,
-            f"{source}.numpy() raises because {reason}; use {source}.detach().cpu().numpy()",
+            f"{source}.numpy() raises because {reason}; use {suggestion(analysis, fixed, receiver)}",
             Fix(fixed, safe=True),
         )
 
@@ -362,12 +363,13 @@ class DeepcopyOfGraphTensor(Rule):
         argument = call.args[0].value
         source = short_source(analysis, argument)
         if analysis.grad_of(argument) in _NON_LEAVES:
+            copy = detached_copy(argument)
             analysis.report(
                 self.code,
                 call,
                 f"copy.deepcopy({source}) raises: it is a non-leaf that requires grad; "
-                f"use {source}.detach().clone()",
-                Fix(keep_parentheses(call, detached_copy(argument)), safe=False),
+                f"use {suggestion(analysis, copy, argument)}",
+                Fix(keep_parentheses(call, copy), safe=False),
             )
             return
         if type(argument) is cst.Name:
@@ -449,11 +451,12 @@ class GraphKeptAcrossIterations(Rule):
         if analysis.backward_uses(accumulator) or analysis.graph_returned(accumulator):
             return  # gradient accumulation on purpose: backward() runs through it, here or in the caller
         source = short_source(analysis, value)
+        item, detached = (suggestion(analysis, method(value, name), value) for name in ("item", "detach"))
         analysis.report(
             self.code,
             node,
             f"'{accumulator}' keeps {source} and its whole autograd graph alive across iterations; "
-            f"accumulate {source}.item() (or {source}.detach())",
+            f"accumulate {item} (or {detached})",
             self._fix(node, value),
         )
 

@@ -5,6 +5,8 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.fixes import bare, without_repeated_copies
+
 
 class Rule:
     """Base of all rules. A rule's class docstring is its documentation page.
@@ -74,6 +76,65 @@ def fix_evidence(analysis, node: cst.BaseExpression) -> Tuple[bool, str]:
 
 
 def short_source(analysis, node: cst.CSTNode, limit: int = 40) -> str:
-    """The node's source on one line, shortened for a message."""
+    """The node's source on one line, shortened for a message after a space (else after a dot
+    or an opening bracket), so no name, number or string is cut in two where it can be helped."""
     text = " ".join(analysis.source_of(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 3]
+    cut = head.rfind(" ")
+    if cut <= 0:
+        cut = max(head.rfind(mark) for mark in ".([{")
+    return (head[: cut + 1] if cut > 0 else head) + "..."
+
+
+_EMPTY = cst.Module([])
+SUGGESTION_LIMIT = 100  # longer "use ..." code names its subject by a placeholder instead
+PLACEHOLDERS = ("t", "x", "tensor")
+
+
+class _Placeholder(cst.CSTTransformer):
+    """Put ``name`` wherever ``subject`` is (with or without parentheses)."""
+
+    def __init__(self, subject: cst.BaseExpression, name: str):
+        self.subject = bare(subject)
+        self.name = name
+
+    def _is_subject(self, node) -> bool:
+        return isinstance(node, cst.BaseExpression) and bare(node).deep_equals(self.subject)
+
+    def on_visit(self, node) -> bool:
+        return not self._is_subject(node)
+
+    def on_leave(self, original_node, updated_node):
+        return cst.Name(self.name) if self._is_subject(original_node) else updated_node
+
+
+def written_code(replacement: cst.BaseExpression) -> str:
+    """The code the fixer writes for ``replacement`` (repeated copies folded), without the
+    parentheses the replaced node wore (they stay around it)."""
+    return _EMPTY.code_for_node(without_repeated_copies(bare(replacement)))
+
+
+def suggestion(analysis, replacement: cst.BaseExpression, subject: cst.BaseExpression) -> str:
+    """A message's "use ..." code: exactly what the fix writes. Longer than a line, a
+    placeholder stands for ``subject`` and the message says what it is; never cut mid-token."""
+    code = written_code(replacement)
+    if "\n" not in code and len(code) <= SUGGESTION_LIMIT:
+        return code
+    names = {node.value for node in _names_in(replacement)}
+    name = next((candidate for candidate in PLACEHOLDERS if candidate not in names), None)
+    if type(bare(subject)) is not cst.Name and name is not None:
+        short = written_code(replacement.visit(_Placeholder(subject, name)))
+        if "\n" not in short:
+            return f"{short} ({name} = '{short_source(analysis, subject)}')"
+    return code if "\n" not in code else "the rewrite tensorcopy-fix offers"
+
+
+def _names_in(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Name:
+            yield current
+        stack.extend(current.children)

@@ -20,7 +20,7 @@ from flake8_tensorcopy.fixes import (
     positional,
     torch_module,
 )
-from flake8_tensorcopy.rules.base import Rule, argument, fix_evidence, short_source
+from flake8_tensorcopy.rules.base import Rule, argument, fix_evidence, short_source, suggestion
 
 
 def _moves_and_grad(args, skip):
@@ -101,12 +101,13 @@ class TensorOfTensor(Rule):
         if data is not None and analysis.kind_of(data) == TENSOR:
             source = short_source(analysis, data)
             safe, note = fix_evidence(analysis, data)
+            fix = self._fix(call, data, safe)
+            use = suggestion(analysis, fix.replacement if fix else detached_copy(data), data)
             analysis.report(
                 self.code,
                 call,
-                f"torch.tensor() on tensor '{source}' copies it detached and warns; "
-                f"use {source}.detach().clone(){note}",
-                self._fix(call, data, safe),
+                f"torch.tensor() on tensor '{source}' copies it detached and warns; use {use}{note}",
+                fix,
             )
 
     def _fix(self, call: cst.Call, data, safe: bool) -> Optional[Fix]:
@@ -165,12 +166,17 @@ class NewTensorOfTensor(Rule):
             safe, note = fix_evidence(analysis, data)
             if bare(call.func.value).deep_equals(bare(data)):
                 safe, note = True, ""  # ``t.new_tensor(t)``: new_tensor, tensor-only, proves t
+            fix = self._fix(call, data, safe)
+            if fix is not None:
+                use = suggestion(analysis, fix.replacement, data)
+            else:
+                use = f"{suggestion(analysis, detached_copy(data), data)} or .detach().to(..., copy=True)"
             analysis.report(
                 self.code,
                 call,
                 f"new_tensor() on tensor '{source}' copies it with {receiver}'s dtype and device "
-                f"and warns; use {source}.detach().clone() or .detach().to(..., copy=True){note}",
-                self._fix(call, data, safe),
+                f"and warns; use {use}{note}",
+                fix,
             )
 
     def _fix(self, call: cst.Call, data, safe: bool) -> Optional[Fix]:
@@ -240,12 +246,13 @@ class LegacyConstructorOfTensor(Rule):
         data = call.args[0].value
         if analysis.kind_of(data) == TENSOR:
             source = short_source(analysis, data)
+            copy = chain(bare(data), "clone")
             analysis.report(
                 self.code,
                 call,
                 f"{constructor}() on tensor '{source}' is not a copy: it aliases its memory "
-                f"(or raises for another dtype); use {source}.clone()",
-                Fix(keep_parentheses(call, chain(bare(data), "clone")), safe=False),
+                f"(or raises for another dtype); use {suggestion(analysis, copy, data)}",
+                Fix(keep_parentheses(call, copy), safe=False),
             )
 
 
@@ -308,7 +315,7 @@ class CloneThenDetach(Rule):
                 self.code,
                 call,
                 f"{source}.clone().detach() copies inside the autograd graph first; "
-                f"use {source}.detach().clone()",
+                f"use {suggestion(analysis, new, tensor)}",
                 Fix(keep_parentheses(call, new), safe=True),
             )
 
@@ -377,11 +384,11 @@ class CopyIntoLikeBuffer(Rule):
         else:
             return
         name = short_source(analysis, source)
+        use = suggestion(analysis, fix.replacement if fix else detached_copy(source), source)
         analysis.report(
             self.code,
             call,
-            f"copying '{name}' into a *_like buffer keeps the copy in {name}'s autograd graph; "
-            f"use {name}.detach().clone()",
+            f"copying '{name}' into a *_like buffer keeps the copy in {name}'s autograd graph; use {use}",
             fix,
         )
 
@@ -444,12 +451,14 @@ class TensorOfTensorList(Rule):
             return
         data = argument(call, 0, "data")
         if data is not None and analysis.kind_of(data) == TENSOR_SEQ:
+            fix = self._fix(call, data, analysis)
+            use = suggestion(analysis, fix.replacement, data) if fix else "torch.stack(...)"
             analysis.report(
                 self.code,
                 call,
                 f"{constructor}() over a sequence of tensors builds a new leaf from their values "
-                f"(no grad_fn, warns or raises); use torch.stack(...)",
-                self._fix(call, data, analysis),
+                f"(no grad_fn, warns or raises); use {use}",
+                fix,
             )
 
     def _fix(self, call: cst.Call, data, analysis) -> Optional[Fix]:
