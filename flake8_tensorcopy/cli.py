@@ -22,7 +22,8 @@ from flake8_tensorcopy.cache import DIRECTORY_NAME, Cache
 from flake8_tensorcopy.config import Config, load_config
 from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
-                                     remove_stale_temporaries, remove_temporaries_and_exit, write_atomically)
+                                     remove_stale_temporaries, remove_temporaries_and_exit, silence_stdout,
+                                     write_atomically)
 from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
 from flake8_tensorcopy.output import FORMATS, applicable, finding_row
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
@@ -199,8 +200,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         status = _main(argv)
         sys.stdout.flush()
     except BrokenPipeError:
-        # the interpreter's last flush of stdout must not raise again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        silence_stdout()
         return 1
     return status
 

@@ -12,6 +12,7 @@ import io
 import os
 import re
 import stat
+import sys
 import tempfile
 import tokenize
 from collections import defaultdict
@@ -260,3 +261,9 @@ def _walk(root: Path, relative: Path, excluder: Excluder) -> Iterator[Path]:
         elif (entry.name.endswith(".py") and entry.is_file(follow_symlinks=False)
               and not excluder.excluded(child.as_posix(), False)):
             yield root / child
+
+
+def silence_stdout() -> None:
+    """The reader of stdout went away (``| head``): stop writing, as unix tools do, and keep the
+    interpreter from failing again when it flushes stdout at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -2,11 +2,12 @@
 
 import argparse
 import json
-import os
 import sys
 import warnings
 from datetime import datetime, timezone
 from typing import Dict, List, Optional, Sequence
+
+from flake8_tensorcopy.files import silence_stdout
 
 EXIT_HOLDS, EXIT_FAILED, EXIT_USAGE, EXIT_NOTHING_CHECKED = 0, 1, 2, 3
 EXIT_CODES = """\
@@ -66,7 +67,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         _print_verdicts(args, verdicts, skipped, harness)
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
     failed = [verdict for verdict in verdicts if verdict.failed]
     for verdict in failed:
         print(f"FAILED {verdict.rule} on {verdict.device}: {verdict.detail}", file=sys.stderr)
@@ -89,13 +90,6 @@ def _missing_requirements() -> List[str]:
             except ImportError:
                 missing.append(module)
     return missing
-
-
-def _silence_stdout() -> None:
-    """The reader went away (``| head``): stop writing, as unix tools do, and keep the interpreter
-    from failing again when it flushes stdout at exit."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _print_verdicts(args, verdicts, skipped: Dict[str, str], harness) -> None:
