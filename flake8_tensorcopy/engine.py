@@ -88,29 +88,35 @@ def as_source_error(error: BaseException) -> SourceError:
     return InternalError(f"internal error ({type(error).__name__}{': ' + text if text else ''})")
 
 
-def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules, keep_classes: bool) -> str:
-    """``source`` with the bodies of top-level defs and classes no rule wants replaced by
-    ``pass`` and blank lines, and inside wanted classes those of quiet methods that set no
-    ``self`` attribute: LibCST then parses little more than what can be reported.
-
-    ``keep_classes``: a rule needs facts from every method of the classes (``needs_class_bodies``)."""
+def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
+    """``source`` with the bodies of top-level defs and classes no rule wants (or reads, by
+    ``Rule.reads``) replaced by ``pass`` and blank lines, and inside wanted classes those of
+    quiet methods that set no ``self`` attribute: LibCST then parses little more than what can
+    be reported."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
+    file = scanned.file
     lines = _LINE.findall(source)
     changed = False
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    keep_classes = any(rule.reads_class_bodies(file) for rule in rules)
     for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         if type(statement) not in functions and type(statement) is not ast.ClassDef:
             continue
         if keep_classes and type(statement) is ast.ClassDef:
             continue
-        if not any(rule.wants(features) for rule in rules):
+        if not _kept(features, file, rules):
             changed = _blank_body(lines, statement) or changed
             continue
         for method, method_features, sets_self in methods:
-            if not sets_self and not any(rule.wants(method_features) for rule in rules):
+            if not sets_self and not _kept(method_features, file, rules):
                 changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
+
+
+def _kept(features, file_features, rules) -> bool:
+    """Whether a body is parsed: some rule may report in it, or reads it."""
+    return any(rule.wants(features) or rule.reads_body(file_features, features) for rule in rules)
 
 
 def _blank_body(lines: List[str], definition: ast.AST) -> bool:
@@ -224,8 +230,7 @@ def _lint_module(source, tree, rules, scanned, whole):
     if not features.may_hold_tensors or not any(rule.wants(features) for rule in rules):
         return None, []
     if not whole:
-        keep_classes = any(rule.needs_class_bodies(features) for rule in rules)
-        source = _without_quiet_bodies(source, tree, scanned, rules, keep_classes)
+        source = _without_quiet_bodies(source, tree, scanned, rules)
     _check_parsed_size(source)
     module = parse(source)
     reports = Analysis(module, rules).run()

@@ -1,13 +1,15 @@
 """The cheap first look at a file: a walk of the stdlib ast flake8 already built.
 
-It decides whether any rule could report, so that most files never reach LibCST; it imports
+It sees what the flow pass could offer the rules (the names of calls and attributes, the
+events of ``EVENTS``) and the traits of ``TRAITS``; a rule's ``wants`` (rules/base.py) matches
+them against what the rule subscribes to, so most files never reach LibCST. It imports
 neither LibCST nor torch (the flake8 plugin imports the engine only when a file needs it).
 """
 
 import ast
-from typing import Dict, Set
+from typing import Dict, FrozenSet, Set
 
-from flake8_tensorcopy.analysis.conventions import training_call
+from flake8_tensorcopy.analysis.conventions import any_loss_named, training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
 
 _ARRAY_LIBRARIES = frozenset({"torch", "numpy"})
@@ -39,18 +41,46 @@ TENSOR_ONLY_METHODS = frozenset({"detach", "detach_", "new_tensor", "new_zeros",
 TENSOR_SOURCE_METHODS = frozenset({"state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
 
 
+# The events the flow pass offers to the rules subscribed to them (``Rule.events``), each with
+# what the scan must see for it to happen: a rule's gate is derived from these, so a new event
+# needs an entry here, its dispatch in the flow pass, and an example in tests/test_gate.py.
+EVENTS = {
+    "sharing": "an in-place write: ``x.add_()``, ``a[i] =``, ``a +=``, ``out=``, ``opt.step()``, a "
+               "training call or a function of the module that writes (alias facts are observed "
+               "only after one)",
+    "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
+                           "with an ``id(...)`` operand",
+    "accumulation": "inside a loop, ``acc += v``, ``acc = acc <op> v`` or ``acc.append(v)``",
+}
+
+# What must hold of a file (or a body) for a rule to report there (``Rule.requires``).
+TRAITS = {
+    "tensors": "it may hold tensors: imports torch or numpy, or calls a tensor-only method "
+               "(``.detach()``) or a tensor source (``.state_dict()``, ``.parameters()``)",
+    "training": "it trains or names a loss: calls ``backward``/``step``, or a call or a name is "
+                "spelled as a loss (``val_loss``, ``F.mse_loss``)",
+}
+
+
 class Features:
     """What a cheap walk of the stdlib ast saw: enough to know which rules may report."""
 
-    __slots__ = ("called", "attributes", "writes", "may_hold_tensors", "identity_tests")
+    __slots__ = ("called", "attributes", "events", "traits")
 
-    def __init__(self, called: Set[str], attributes: Set[str], writes: bool, may_hold_tensors: bool,
-                 identity_tests: bool):
+    def __init__(self, called: Set[str], attributes: Set[str], events: FrozenSet[str], traits: FrozenSet[str]):
         self.called = called  # last names of every call, import aliases resolved
         self.attributes = attributes  # every attribute name read or written
-        self.writes = writes  # some in-place write: ``x.add_()``, ``a[i] =``, ``a += ``, ...
-        self.may_hold_tensors = may_hold_tensors  # imports torch or numpy, calls .detach() or .state_dict()
-        self.identity_tests = identity_tests  # some ``a is b`` / ``a is not b``
+        self.events = events  # the ``EVENTS`` that may happen
+        self.traits = traits  # the ``TRAITS`` that hold
+
+    @property
+    def may_hold_tensors(self) -> bool:
+        """Every rule requires it: the flake8 face checks it before importing the engine."""
+        return "tensors" in self.traits
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_IDENTITY = (ast.Is, ast.IsNot)
 
 
 class _Collector:
@@ -59,9 +89,12 @@ class _Collector:
     def __init__(self):
         self.called: Set[str] = set()
         self.attributes: Set[str] = set()
+        self.names: Set[str] = set()
         self.identity_tests = False
         self.renamed: Dict[str, str] = {}
         self.writes = False
+        self.loops = False
+        self.accumulates = False  # ``acc += v`` or ``acc = acc <op> v`` (``acc.append(v)``: in ``called``)
         self.imports_arrays = False
         self.sets_self = False  # for a method: assigns or registers attributes of its first parameter
 
@@ -87,7 +120,9 @@ class _Collector:
     def walk(self, tree: ast.AST) -> None:
         for node in ast.walk(tree):
             node_type = type(node)
-            if node_type is ast.Attribute:
+            if node_type is ast.Name:
+                self.names.add(node.id)
+            elif node_type is ast.Attribute:
                 self.attributes.add(node.attr)
             elif node_type is ast.Call:
                 func = node.func
@@ -98,15 +133,17 @@ class _Collector:
                 if not self.writes and node.keywords:
                     self.writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
             elif node_type is ast.Compare and not self.identity_tests:
-                # ``a is b`` between two values (``x is None`` and friends cannot be about tensors)
-                self.identity_tests = any(type(op) in (ast.Is, ast.IsNot) for op in node.ops) and not any(
-                    type(operand) is ast.Constant for operand in [node.left, *node.comparators]
-                )
+                self.identity_tests = _identity_test(node)
             elif node_type is ast.AugAssign:
                 self.writes = True
+                self.accumulates = self.accumulates or type(node.target) is ast.Name
             elif node_type is ast.Assign:
                 if not self.writes:
                     self.writes = any(type(target) is ast.Subscript for target in node.targets)
+                if not self.accumulates:
+                    self.accumulates = _accumulates(node)
+            elif node_type in _LOOPS:
+                self.loops = True
             elif node_type is ast.ImportFrom:
                 module = (node.module or "").split(".", 1)[0]
                 self.imports_arrays = self.imports_arrays or (module in _ARRAY_LIBRARIES and not node.level)
@@ -121,23 +158,60 @@ class _Collector:
     def absorb(self, other: "_Collector") -> None:
         self.called |= other.called
         self.attributes |= other.attributes
+        self.names |= other.names
         self.identity_tests = self.identity_tests or other.identity_tests
         self.renamed.update(other.renamed)
         self.writes = self.writes or other.writes
+        self.loops = self.loops or other.loops
+        self.accumulates = self.accumulates or other.accumulates
         self.imports_arrays = self.imports_arrays or other.imports_arrays
 
-    def features(self, renamed: Dict[str, str], imports_arrays: bool, writers: Set[str] = frozenset()) -> Features:
-        called = self.called | {renamed[name] for name in self.called.intersection(renamed)}
-        writes = (
+    def resolved_calls(self, renamed: Dict[str, str]) -> Set[str]:
+        return self.called | {renamed[name] for name in self.called.intersection(renamed)}
+
+    def writes_in_place(self, called: Set[str], writers: Set[str]) -> bool:
+        return (
             self.writes
             or not called.isdisjoint(WRITE_CALLS)
             or not called.isdisjoint(writers)
             or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
             or any(training_call(name) for name in called)
         )
-        may_hold_tensors = (imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)
-                            or not called.isdisjoint(TENSOR_SOURCE_METHODS))
-        return Features(called, self.attributes, writes, may_hold_tensors, self.identity_tests)
+
+    def features(self, renamed: Dict[str, str], imports_arrays: bool, writers: Set[str] = frozenset()) -> Features:
+        called = self.resolved_calls(renamed)
+        events = set()
+        if self.writes_in_place(called, writers):
+            events.add("sharing")
+        if self.identity_tests:
+            events.add("identity comparison")
+        if self.loops and (self.accumulates or "append" in called):
+            events.add("accumulation")
+        traits = set()
+        if (imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)
+                or not called.isdisjoint(TENSOR_SOURCE_METHODS)):
+            traits.add("tensors")
+        if not called.isdisjoint(("backward", "step")) or any_loss_named(called) or any_loss_named(self.names):
+            traits.add("training")
+        return Features(called, self.attributes, frozenset(events), frozenset(traits))
+
+
+def _identity_test(node: ast.Compare) -> bool:
+    """``a is b`` between two values (``x is None`` and friends cannot be about tensors), or
+    ``id(a) == id(b)``: the comparisons the flow pass offers as "identity comparison"."""
+    operands = [node.left, *node.comparators]
+    if any(type(operand) is ast.Call and type(operand.func) is ast.Name and operand.func.id == "id"
+           for operand in operands):
+        return True
+    return any(type(op) in _IDENTITY for op in node.ops) and not any(type(operand) is ast.Constant
+                                                                    for operand in operands)
+
+
+def _accumulates(node: ast.Assign) -> bool:
+    """``acc = acc + v`` (any binary operator)."""
+    value = node.value
+    return (type(value) is ast.BinOp and type(value.left) is ast.Name
+            and any(type(target) is ast.Name and target.id == value.left.id for target in node.targets))
 
 
 def scan(tree: ast.AST) -> Features:
@@ -192,7 +266,8 @@ def scan_statements(tree: ast.AST) -> Scanned:
     writers = {
         statement.name
         for statement, part in zip(statements, parts)
-        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and part.features(whole.renamed, False).writes
+        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)
+        and part.writes_in_place(part.resolved_calls(whole.renamed), frozenset())
     }
     statement_features = [part.features(whole.renamed, imports_arrays, writers) for part in parts]
     method_features = [

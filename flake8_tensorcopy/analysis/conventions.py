@@ -121,6 +121,13 @@ def loss_named(name: str) -> bool:
     return _has_phrase(words(name), _active.loss)
 
 
+def any_loss_named(names: Iterable[str]) -> bool:
+    """Whether one of ``names`` is spelled as a loss (for the scan: a name that cannot hold a
+    phrase's last word in its letters is not split into words)."""
+    stems = {phrase[-1] for phrase in _active.loss}
+    return any(loss_named(name) for name in names if any(stem in name.lower() for stem in stems))
+
+
 def inplace_named(name: str) -> bool:
     """``normalize_``, ``inplace_relu``, ``in_place_fill``: a function that writes its arguments
     on purpose. The phrase opens the name (``relu_inplace_on_view`` only describes one)."""

@@ -104,9 +104,9 @@ class Analysis:
                 self.rules_by_call.setdefault(name, []).append(rule)
             for name in rule.attributes:
                 self.rules_by_attribute.setdefault(name, []).append(rule)
-        self.comparison_rules = [rule for rule in rules if rule.checks_comparisons]
-        self.accumulation_rules = [rule for rule in rules if rule.checks_accumulations]
-        self.aliases = AliasTracker(self, {rule.code: rule for rule in rules if rule.tracks_aliases})
+        self.comparison_rules = [rule for rule in rules if "identity comparison" in rule.events]
+        self.accumulation_rules = [rule for rule in rules if "accumulation" in rule.events]
+        self.aliases = AliasTracker(self, {rule.code: rule for rule in rules if "sharing" in rule.events})
         self.provenance = GradProvenance(self)
         self._reports: Dict[tuple, Report] = {}
         self.scope = Scope()
@@ -755,8 +755,9 @@ class Analysis:
             rule.check_attribute(node, self, store)
 
     def _offer_comparison(self, node: cst.Comparison) -> None:
-        for rule in self.comparison_rules:
-            rule.check_comparison(node, self)
+        if self.comparison_rules and _identity_comparison(node):
+            for rule in self.comparison_rules:
+                rule.check_comparison(node, self)
 
     def _offer_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression) -> None:
         """``acc += v``, ``acc = acc + v`` or ``acc.append(v)`` inside a loop: the rules that
@@ -955,6 +956,22 @@ class Analysis:
     def _visit_named(self, node: cst.NamedExpr) -> None:
         self.visit(node.value)
         bind_target(node.target, self.kind_of(node.value), self.scope, evidence=self.evidence_of(node.value))
+
+
+def _identity_comparison(node: cst.Comparison) -> bool:
+    """``a is b`` between two non-constants, or a comparison with an ``id(...)`` operand (the
+    scan's "identity comparison": the same test on the stdlib ast)."""
+    operands = [node.left] + [comparison.comparator for comparison in node.comparisons]
+    if any(type(operand) is cst.Call and type(operand.func) is cst.Name and operand.func.value == "id"
+           for operand in operands):
+        return True
+    return any(type(comparison.operator) in (cst.Is, cst.IsNot) for comparison in node.comparisons) and not any(
+        type(operand) in _CONSTANTS or (type(operand) is cst.Name and operand.value in ("None", "True", "False"))
+        for operand in operands
+    )
+
+
+_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
 
 
 class Loop:

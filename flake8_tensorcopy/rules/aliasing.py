@@ -23,7 +23,7 @@ class AliasRule(Rule):
     unsafe: they remove an alias on purpose.
     """
 
-    tracks_aliases = True
+    events = ("sharing",)
     use_instead = ""
 
     def check_sharing(self, event: SharingObserved, analysis) -> None:

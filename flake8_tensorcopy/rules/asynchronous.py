@@ -497,10 +497,7 @@ class PinnedSourceWrittenBeforeSync(Rule):
     code = "TEN402"
     summary = "a pinned buffer written while its `non_blocking=True` copy to the device may still run; synchronize first"
     calls = ("to", "cuda", "copy_")
-
-    def wants(self, features) -> bool:
-        """Also a function that only writes: it may write a buffer another one copies from."""
-        return super().wants(features) or (features.writes and features.may_hold_tensors)
+    reads = ("sharing",)  # a function that only writes may write a buffer another one copies from
 
     def check_call(self, call: cst.Call, analysis) -> None:
         arg = non_blocking_argument(call)

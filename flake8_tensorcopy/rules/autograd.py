@@ -249,10 +249,7 @@ class IdentityAsSharingTest(Rule):
     code = "TEN304"
     summary = "`id()`/`is` as a memory-sharing test is wrong for aliases; compare `untyped_storage().data_ptr()`"
     calls = ("id",)
-    checks_comparisons = True
-
-    def wants(self, features) -> bool:
-        return features.may_hold_tensors and ("id" in features.called or features.identity_tests)
+    events = ("identity comparison",)
 
     def check_call(self, call: cst.Call, analysis) -> None:
         if type(call.func) is not cst.Name or analysis.lookup("id") is not None or len(call.args) != 1:
@@ -352,10 +349,7 @@ class DeepcopyOfGraphTensor(Rule):
     code = "TEN305"
     summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
     calls = ("deepcopy",)
-
-    def needs_class_bodies(self, features) -> bool:
-        """A deepcopy of a module needs to know what its forward stores on self."""
-        return "deepcopy" in features.called
+    reads = ("class bodies",)  # a deepcopy of a module needs to know what its forward stores on self
 
     def check_call(self, call: cst.Call, analysis) -> None:
         if analysis.qualname(call.func) != "copy.deepcopy" or len(call.args) != 1:
@@ -428,12 +422,8 @@ class GraphKeptAcrossIterations(Rule):
 
     code = "TEN306"
     summary = "a loss kept across loop iterations keeps every graph alive; use `loss.item()`/`.detach()`"
-    checks_accumulations = True
-
-    def wants(self, features) -> bool:
-        """A training step (``backward``/``step``) or a loss somewhere, and something accumulated."""
-        trains = not features.called.isdisjoint(("backward", "step")) or any(loss_named(name) for name in features.called)
-        return features.may_hold_tensors and trains and (features.writes or "append" in features.called)
+    events = ("accumulation",)
+    requires = ("tensors", "training")  # it reports in a loop that trains, or of a value spelled as a loss
 
     def check_accumulation(self, node, accumulator: str, value: cst.BaseExpression, analysis) -> None:
         """Report a value with a graph kept by an accumulator that lives across the iterations of

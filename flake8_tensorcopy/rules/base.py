@@ -1,4 +1,4 @@
-"""What every rule is: a code, a one-line summary, the call names it inspects, its doc."""
+"""What every rule is: a code, a one-line summary, what it subscribes to (the gate derives from it), its doc."""
 
 import inspect
 from typing import Optional, Tuple
@@ -6,42 +6,82 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.fixes import bare, without_repeated_copies
+from flake8_tensorcopy.scan import EVENTS, TRAITS
 
 
 class Rule:
     """Base of all rules. A rule's class docstring is its documentation page.
 
-    ``calls`` lists the names of the calls the rule inspects (the last part of the dotted
-    name: ``tensor`` for ``torch.tensor``). The engine uses them twice: a file that calls none
-    of them is never parsed by LibCST, and the shared walk offers a rule only those calls.
-    Rules reported by the alias analysis (``tracks_aliases``) need an in-place write instead.
+    A rule subscribes to what the flow pass offers it, and the gate that decides whether a
+    file (or a function, class or method body) is parsed by LibCST at all is derived from the
+    same declarations, so the two cannot drift apart (tests/test_gate.py checks it):
+
+    - ``calls``: the last part of the dotted names of the calls it inspects (``tensor`` for
+      ``torch.tensor``, import aliases resolved), offered to ``check_call``;
+    - ``attributes``: attribute names, offered to ``check_attribute``;
+    - ``events``: names from ``scan.EVENTS`` ("sharing": ``check_sharing``, "identity
+      comparison": ``check_comparison``, "accumulation": ``check_accumulation``);
+    - ``requires``: names from ``scan.TRAITS`` that must all hold where it reports (every rule
+      requires "tensors"; the flake8 face checks that one before importing the engine);
+    - ``reads``: what it reads beyond the code it is offered: "class bodies" (every method of
+      the file's classes) or an event name (every body where that event may happen).
+
+    A new rule declares these and needs no edit of the scan, the engine or the flow pass; a
+    new kind of event needs its scan condition in ``scan.EVENTS``, its dispatch in the flow
+    pass and an example in tests/test_gate.py. ``wants`` is not to be overridden: a condition
+    the declarations cannot say belongs in the rule's check, not in the gate.
     """
 
     code = ""
     summary = ""
     fix_safety = "unsafe"  # what tensorcopy-fix offers: "safe", "unsafe" or "none"
     calls: Tuple[str, ...] = ()
-    attributes: Tuple[str, ...] = ()  # attribute names offered to ``check_attribute``
-    tracks_aliases = False
-    checks_comparisons = False
-    checks_accumulations = False
+    attributes: Tuple[str, ...] = ()
+    events: Tuple[str, ...] = ()
+    requires: Tuple[str, ...] = ("tensors",)
+    reads: Tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "wants" in vars(cls):
+            raise TypeError(f"{cls.__name__} overrides wants(): declare calls, attributes, events or requires")
+        unknown = (set(cls.events) - set(EVENTS)) | (set(cls.requires) - set(TRAITS)) | (
+            set(cls.reads) - set(EVENTS) - {"class bodies"})
+        if unknown or "tensors" not in cls.requires:
+            raise TypeError(f"{cls.__name__}: unknown events, traits or reads {sorted(unknown)}, "
+                            "or it does not require 'tensors'")
 
     def wants(self, features) -> bool:
-        """Whether a file with these ``engine.Features`` may hold a finding of this rule."""
-        if self.tracks_aliases:
-            return features.writes and features.may_hold_tensors
-        return not features.called.isdisjoint(self.calls) or not features.attributes.isdisjoint(self.attributes)
+        """Whether a file (or a body) with these ``scan.Features`` may hold a finding of this rule."""
+        return features.traits.issuperset(self.requires) and (
+            not features.called.isdisjoint(self.calls)
+            or not features.attributes.isdisjoint(self.attributes)
+            or not features.events.isdisjoint(self.events)
+        )
 
-    def needs_class_bodies(self, features) -> bool:
-        """Whether the rule reads facts from every method of the file's classes (so no quiet
-        class body may be left out of the parse)."""
-        return False
+    def reads_class_bodies(self, features) -> bool:
+        """Whether no method of the file's classes may be left out of the parse for this rule."""
+        return "class bodies" in self.reads and self.wants(features)
+
+    def reads_body(self, file_features, body_features) -> bool:
+        """Whether the rule, wanting the file, reads a body with these features where it is
+        offered nothing (a function that writes a buffer another one copies from)."""
+        return not body_features.events.isdisjoint(self.reads) and self.wants(file_features)
 
     def check_call(self, call: cst.Call, analysis) -> None:
         """Called for every call whose name is in ``calls``."""
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
         """Called for every ``x.name`` with ``name`` in ``attributes`` (``store``: assigned to)."""
+
+    def check_sharing(self, event, analysis) -> None:
+        """Called for every ``facts.SharingObserved`` of an alias fact made for this rule ("sharing")."""
+
+    def check_comparison(self, node: cst.Comparison, analysis) -> None:
+        """Called for every identity comparison ("identity comparison")."""
+
+    def check_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression, analysis) -> None:
+        """Called for every accumulation inside a loop ("accumulation")."""
 
     @classmethod
     def documentation(cls) -> str:

@@ -1,0 +1,294 @@
+"""The gate (scan + ``Rule.wants`` + the engine's quiet bodies) is derived from what rules
+subscribe to, so it cannot drift from what the flow pass offers them.
+
+Three ways to show it: every subscription of every rule, reached by a minimal program, opens
+the gate; a rule written today, declaring subscriptions, is offered them and gated with no
+other edit; and on generated programs, every offer the flow pass makes lands in a body the
+gate keeps, and the gated engine finds exactly what the analysis finds with the gate forced open.
+"""
+
+import ast
+from collections import Counter
+
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import FIXTURES
+from flake8_tensorcopy import engine
+from flake8_tensorcopy.analysis.walker import Analysis
+from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy.rules import ALL_RULES
+from flake8_tensorcopy.rules.base import Rule
+from flake8_tensorcopy.scan import EVENTS, TRAITS, scan, scan_statements
+
+# What makes each trait hold, and a program where each event is offered (a new entry of
+# scan.EVENTS or scan.TRAITS fails test_every_event_and_trait_has_an_example until added here).
+TRAIT_LINES = {"tensors": "import torch", "training": "loss.backward()"}
+EVENT_PROGRAMS = {
+    "sharing": "import torch\n\n\ndef f(w: torch.Tensor):\n    backup = w.detach()\n    w.add_(1)\n    return backup\n",
+    "identity comparison": "import torch\n\n\ndef f(a, b):\n    return a is b\n",
+    "accumulation": "import torch\n\n\ndef f(xs):\n    total = 0\n    for x in xs:\n        total += x\n",
+}
+EVENT_METHODS = {"sharing": "check_sharing", "identity comparison": "check_comparison",
+                 "accumulation": "check_accumulation"}
+
+
+class Spy:
+    """A rule as the flow pass sees it, noting every offer before passing it on."""
+
+    def __init__(self, rule, offers: list):
+        self.rule = rule
+        self.offers = offers
+
+    def __getattr__(self, name):
+        return getattr(self.rule, name)
+
+    def check_call(self, call, analysis):
+        func = call.func
+        names = {func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None),
+                 (analysis.qualname(func) or "").rsplit(".", 1)[-1]}
+        self.offers.append((self.rule, "calls", names & set(self.rule.calls), call))
+        self.rule.check_call(call, analysis)
+
+    def check_attribute(self, node, analysis, store):
+        self.offers.append((self.rule, "attributes", {node.attr.value}, node))
+        self.rule.check_attribute(node, analysis, store)
+
+    def check_sharing(self, event, analysis):
+        self.offers.append((self.rule, "events", {"sharing"}, event.write))
+        self.rule.check_sharing(event, analysis)
+
+    def check_comparison(self, node, analysis):
+        self.offers.append((self.rule, "events", {"identity comparison"}, node))
+        self.rule.check_comparison(node, analysis)
+
+    def check_accumulation(self, node, accumulator, value, analysis):
+        self.offers.append((self.rule, "events", {"accumulation"}, node))
+        self.rule.check_accumulation(node, accumulator, value, analysis)
+
+
+def forced_open(source: str, rules=ALL_RULES):
+    """The whole analysis with no gate: (findings as (line, col, code), offers with their lines)."""
+    tree = ast.parse(source)
+    module = cst.parse_module(source)
+    offers = []
+    reports = Analysis(module, [Spy(rule, offers) for rule in rules]).run()
+    nodes = [report.node for report in reports] + [offer[3] for offer in offers]
+    positions = engine.positions_of(module, tree, nodes) if nodes else {}
+    findings = sorted((positions[r.node].start.line, positions[r.node].start.column, r.code) for r in reports)
+    return findings, [(rule, kind, names, positions[node].start.line) for rule, kind, names, node in offers]
+
+
+def subscribed(features, kind: str, names) -> bool:
+    """Whether the scan saw what an offer of ``kind`` (one of ``names``) needs."""
+    seen = {"calls": features.called, "attributes": features.attributes, "events": features.events}[kind]
+    return not seen.isdisjoint(names)
+
+
+def body_features(tree: ast.Module, scanned, line: int):
+    """The features the engine decides on for the body holding ``line``: its method's, its
+    top-level statement's, or the file's for module-level code."""
+    for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
+        first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
+        if first <= line <= statement.end_lineno:
+            for method, method_features, _sets_self in methods:
+                if min([method.lineno] + [d.lineno for d in method.decorator_list]) <= line <= method.end_lineno:
+                    return method_features
+            return features
+    return scanned.file
+
+
+def listener(event: str, code: str = "TEN999"):
+    """A rule written today: it declares one event and writes no gate code."""
+
+    class Listener(Rule):
+        events = (event,)
+
+    Listener.code = code
+    return Listener()
+
+
+# --- every subscription opens the gate ----------------------------------------------------
+
+
+def test_every_event_and_trait_has_an_example():
+    assert set(EVENT_PROGRAMS) == set(EVENTS) == set(EVENT_METHODS)
+    assert set(TRAIT_LINES) == set(TRAITS)
+
+
+def _prelude(rule) -> str:
+    return "\n".join(TRAIT_LINES[trait] for trait in rule.requires) + "\n\n\n"
+
+
+CALL_SHAPES = ("def f(x):\n    x.{name}()\n", "def f(x):\n    {name}(x)\n")
+ATTRIBUTE_SHAPES = ("def f(x):\n    return x.{name}\n", "def f(x):\n    x.{name} = 1\n")
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
+def test_every_call_and_attribute_a_rule_is_offered_opens_the_gate(rule):
+    cases = [("calls", name, shape) for name in rule.calls for shape in CALL_SHAPES]
+    cases += [("attributes", name, shape) for name in rule.attributes for shape in ATTRIBUTE_SHAPES]
+    for kind, name, shape in cases:
+        source = _prelude(rule) + shape.format(name=name)
+        tree = ast.parse(source)
+        _findings, offers = forced_open(source, [rule])
+        assert any(offered is rule and offered_kind == kind and name in names
+                   for offered, offered_kind, names, _line in offers), source
+        scanned = scan_statements(tree)
+        assert rule.wants(scanned.file) and rule.wants(scanned.statements[-1]), source
+
+
+@pytest.mark.parametrize("rule", [rule for rule in ALL_RULES if rule.events], ids=lambda rule: rule.code)
+def test_every_event_a_rule_is_offered_in_its_fixture_opens_the_gate(rule):
+    """The rule's own fixture reaches each event it subscribes to, and the gate is open there."""
+    source = (FIXTURES / f"{rule.code}.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    scanned = scan_statements(tree)
+    _findings, offers = forced_open(source, [rule])
+    for event in rule.events:
+        lines = [line for offered, kind, names, line in offers if kind == "events" and event in names]
+        assert lines, event
+        assert rule.wants(scanned.file)
+        for line in lines:
+            assert event in body_features(tree, scanned, line).events, (event, line)
+
+
+@pytest.mark.parametrize("event", sorted(EVENTS))
+def test_a_new_rule_is_offered_its_event_and_gated_with_no_other_edit(event):
+    # the alias analysis makes its facts for the TEN2xx codes: a listener to sharing takes one
+    rule = listener(event, "TEN203" if event == "sharing" else "TEN999")
+    source = EVENT_PROGRAMS[event]
+    _findings, offers = forced_open(source, [rule])
+    assert [kind for _rule, kind, names, _line in offers if event in names] != []
+    features = scan(ast.parse(source))
+    assert rule.wants(features)
+    assert not rule.wants(scan(ast.parse("import torch\n\n\ndef f(a, b):\n    return a == b\n")))
+
+
+def test_a_rule_that_writes_its_own_gate_is_refused():
+    with pytest.raises(TypeError, match="overrides wants"):
+        class Wanting(Rule):
+            def wants(self, features):
+                return True
+
+    with pytest.raises(TypeError, match="unknown events"):
+        class Misspelled(Rule):
+            events = ("comparisons",)
+
+    with pytest.raises(TypeError, match="does not require 'tensors'"):
+        class Untethered(Rule):
+            requires = ("training",)
+
+
+def test_an_accumulated_loss_without_a_write_is_reported():
+    """``total = total + F.mse_loss(...)`` is no in-place write: the gate written by hand for
+    TEN306 (a write or an ``append``) closed on it while the analysis reported it."""
+    source = (
+        "import torch.nn.functional as F\nfrom torch import nn\n\n\n"
+        "def evaluate(model: nn.Module, xs):\n    total = 0\n    for x in xs:\n"
+        "        total = total + F.mse_loss(model(x), x)\n    return float(total)\n"
+    )
+    assert [(f.line, f.col, f.code) for f in lint_source(source)] == [(8, 8, "TEN306")]
+
+
+# --- generated programs ---------------------------------------------------------------------
+
+NAMES = ("w", "x", "backup", "prev_w", "loss", "val_loss", "total", "host")
+STATEMENTS = (
+    "{a} = {b}.detach()", "{a} = {b}.clone()", "{a} = {b}.view(-1)", "{a} = {b}.numpy()",
+    "{a} = torch.from_numpy({b})", "{a} = {b}.cpu()", "{a} = {b}.to('cpu', non_blocking=True)",
+    "{a} = {b}.to('cuda', non_blocking=True)", "{a} = {b}.pin_memory()", "{a} = torch.zeros(3, pin_memory=True)",
+    "{a} = torch.tensor({b})", "{a} = {b}.new_tensor({b})", "{a} = torch.tensor([{b}, {b}])",
+    "{a} = {b}.clone().detach()", "{a} = {b}", "{a} = copy.copy({b})", "{a} = copy.deepcopy({b})",
+    "{a} = {b}.data", "{a} = {b}.grad", "{a} = model.state_dict()", "{a} = {b} * 2", "{a} = model({b})",
+    "{a} = F.mse_loss(model({b}), {b})", "{a} = torch.ones(3, requires_grad=True)", "{a}.add_(1)",
+    "{a}[0] = 1", "{a} += {b}", "{a} = {a} + {b}", "{a}.append({b})", "{a}.copy_({b}, non_blocking=True)",
+    "{a}.backward()", "opt.step()", "model.load_state_dict({a})", "train_one_epoch(model)",
+    "np.copyto({a}, {b})", "scale({a})", "print({a}.item())", "{a} = int({b}[0])", "torch.cuda.synchronize()",
+    "same = {a} is {b}", "same = id({a}) == id({b})", "key = id({a}.detach())", "{a}.data.mul_(2)",
+    "{a}.grad.zero_()", "{a} = self.buf", "self.buf.copy_({a})", "self.buf = {a}", "{a} = [{b}, {b}]",
+    "{a} = {b}[1:]", "{a} = {b}.reshape(-1)", "{a} = {b}.double()", "{a} = torch.as_tensor({b})",
+    # a few shapes of known hazards, so that most rules get to decide something
+    "for batch in x:\n    {a} = F.mse_loss(model(batch), batch)\n    {a}.backward()\n    {b} += {a}",
+    "{a} = copy.deepcopy(model({b}))", "{a} = model({b})\nprint({a}.grad)", "{a} = torch.empty_like({b}).copy_({b})",
+    "{a} = torch.FloatTensor({b})", "{a} = copy.copy(w)\nw.add_(1)\nprint({a})",
+    "{a} = w.view(-1)\nw.add_(1)\nprint({a})",
+    "{a} = w.detach()\nw.add_(1)\nprint({a})",
+    "{a} = torch.from_numpy(x)\nx[0] = 1",
+    "{a} = torch.zeros(3, pin_memory=True)\n{b} = {a}.to('cuda', non_blocking=True)\n{a}.add_(1)",
+)
+IMPORTS = ("import numpy as np", "import copy")
+SIGNATURES = ("(w: torch.Tensor, x: torch.Tensor, model: nn.Module, opt)", "(w, x, model, opt)",
+              "(x: np.ndarray, model: nn.Module)", "(self, x: torch.Tensor, model: nn.Module, opt)")
+
+
+@st.composite
+def statements(draw, depth: int = 0):
+    """A list of statements, maybe nested in a loop, a branch or ``torch.no_grad()``."""
+    lines = []
+    for _ in range(draw(st.integers(2, 7))):
+        if depth < 2 and draw(st.integers(0, 4)) == 0:
+            header = draw(st.sampled_from(("for _ in range(3):", "if x is not None:", "with torch.no_grad():",
+                                           "while True:")))
+            body = draw(statements(depth + 1))
+            lines.append(header)
+            lines.extend("    " + line for line in body)
+            if header == "while True:":
+                lines.append("    break")
+        else:
+            template = draw(st.sampled_from(STATEMENTS))
+            lines.extend(template.format(a=draw(st.sampled_from(NAMES)), b=draw(st.sampled_from(NAMES))).split("\n"))
+    if draw(st.booleans()):
+        lines.append(f"return {draw(st.sampled_from(NAMES))}")
+    return lines
+
+
+@st.composite
+def programs(draw):
+    imports = ["import torch", "import torch.nn.functional as F", "from torch import nn"]
+    imports += draw(st.lists(st.sampled_from(IMPORTS), unique=True))
+    parts = ["\n".join(imports)]
+    for index in range(draw(st.integers(1, 3))):
+        body = "\n".join("    " + line for line in draw(statements()))
+        kind = draw(st.sampled_from(("function", "method", "helper")))
+        if kind == "helper":
+            parts.append("def scale(t):\n    t.mul_(2)")
+        elif kind == "method":
+            init = "    def __init__(self):\n        self.buf = torch.zeros(3, pin_memory=True)\n"
+            method = body.replace("\n", "\n    ")
+            parts.append(f"class Holder{index}:\n{init}\n    def run{SIGNATURES[3]}:\n    {method}")
+        else:
+            parts.append(f"def step{index}{draw(st.sampled_from(SIGNATURES[:3]))}:\n{body}")
+    return "\n\n\n".join(parts) + "\n"
+
+
+@pytest.mark.parametrize("examples, codes", [(60, 10), pytest.param(600, 18, marks=pytest.mark.slow)])
+def test_on_generated_programs_the_gate_keeps_every_offer_and_finding(examples, codes):
+    """Every offer the flow pass makes lands where the scan saw its subscription (the file
+    and the body the engine decides on), and the gated, sparse engine finds exactly what the
+    whole analysis with the gate forced open finds. Prints how far the programs reached."""
+    reached = Counter()
+
+    @settings(max_examples=examples, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(programs())
+    def check(source):
+        tree = ast.parse(source)
+        scanned = scan_statements(tree)
+        whole, offers = forced_open(source)
+        for rule, kind, names, line in offers:
+            reached[kind if kind != "events" else next(iter(names))] += 1
+            assert subscribed(scanned.file, kind, names), (rule.code, kind, names, source)
+            assert subscribed(body_features(tree, scanned, line), kind, names), (rule.code, kind, names, line, source)
+        gated = sorted((f.line, f.col, f.code) for f in lint_source(source))
+        assert gated == whole, source
+        reached["programs"] += 1
+        reached["with findings"] += bool(whole)
+        reached.update(code for _line, _col, code in whole)
+
+    check()
+    print(dict(reached))
+    assert reached["with findings"] >= reached["programs"] / 3, reached
+    assert all(reached[event] for event in EVENTS), reached  # every event offered at least once
+    assert len({code for code in reached if code.startswith("TEN")}) >= codes, reached
