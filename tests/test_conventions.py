@@ -1,12 +1,16 @@
 """Naming conventions: every table entry gives a finding where its name says so and none on a
-look-alike name; names are matched by words; the tables extend from configuration."""
+look-alike name, here and on a flagged and a clean fixture line; names are matched by words; the
+tables extend from configuration."""
 
+import fnmatch
+import functools
 import re
 import subprocess
 import sys
 
 import pytest
 
+from conftest import MARKER, rule_fixtures
 from flake8_tensorcopy.analysis import conventions
 from flake8_tensorcopy.analysis.conventions import Conventions, configure, snapshot_named, words
 from flake8_tensorcopy.engine import lint_source
@@ -218,3 +222,60 @@ def test_cli_reads_the_tables_from_pyproject(tmp_path):
     assert run() == []
     (tmp_path / "pyproject.toml").write_text('[tool.tensorcopy]\nextend-snapshot-names = ["ckpt"]\n')
     assert run() == [("5", "TEN203")]
+
+
+# --- every entry has a flagged and a clean fixture line ------------------------------------
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+_LAYER_BINDING = re.compile(r"^\s*(\w+) = nn\.(\w+)\(")
+
+
+@functools.lru_cache(maxsize=None)
+def _fixture_lines():
+    """(flagged?, names) for every flagged line and every ``# clean`` line of the fixtures: the
+    names on its code, the name of the function holding it, and the ``nn`` class a name on it
+    is bound to (``relu = nn.ReLU()``: ``relu(x)`` names ``ReLU``)."""
+    lines = []
+    for path in rule_fixtures():
+        text = path.read_text(encoding="utf-8")
+        layers = dict(match.groups() for match in map(_LAYER_BINDING.match, text.splitlines()) if match)
+        functions = []  # (indent, name) of the defs open at this line
+        for line in text.splitlines():
+            code = line.split("#", 1)[0]
+            opened = _DEF.match(line)
+            indent = len(line) - len(line.lstrip())
+            if code.strip():
+                functions = [(depth, name) for depth, name in functions if depth < indent]
+            if opened:
+                functions.append((len(opened.group(1)), opened.group(2)))
+            flagged = bool(MARKER.search(line))
+            if not flagged and "# clean" not in line:
+                continue
+            names = set(_IDENTIFIER.findall(code)) | {name for _depth, name in functions}
+            lines.append((flagged, names | {layers[name] for name in names if name in layers}))
+    return lines
+
+
+def _matches(table: str, entry: str, name: str) -> bool:
+    if table == "PARAMETER_FREE_LAYERS":
+        return fnmatch.fnmatchcase(name, entry)
+    phrase = words(entry)
+    if table == "INPLACE_NAMES":
+        return words(name)[:len(phrase)] == phrase
+    return conventions._has_phrase(words(name), (phrase,))
+
+
+def _spelled_inside(entry: str, name: str) -> bool:
+    """The entry's letters inside a name it does not match (``prevent`` for ``prev``)."""
+    return entry.replace("*", "").replace("?", "").lower() in name.lower()
+
+
+@pytest.mark.parametrize("table, entry", [(table, entry) for table in Conventions.KEYS.values()
+                                          for entry in getattr(Conventions, table)])
+def test_every_entry_has_a_flagged_and_a_clean_fixture_line(table, entry):
+    lines = _fixture_lines()
+    assert any(flagged and any(_matches(table, entry, name) for name in names) for flagged, names in lines), \
+        f"no flagged fixture line uses {entry!r} ({table})"
+    assert any(not flagged and any(_matches(table, entry, name) or _spelled_inside(entry, name) for name in names)
+               for flagged, names in lines), f"no clean fixture line uses {entry!r} or a look-alike ({table})"

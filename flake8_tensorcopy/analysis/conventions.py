@@ -43,7 +43,8 @@ def _has_phrase(name_words: Phrase, phrases: Tuple[Phrase, ...]) -> bool:
 
 
 class Conventions:
-    """The tables in force. Each entry has a flagged and a clean case in tests/test_conventions.py."""
+    """The tables in force. Each entry has a flagged and a clean case in tests/test_conventions.py,
+    and a flagged and a clean line in fixtures/ (a test checks both)."""
 
     # A name that says it keeps an earlier value: observed by intent (TEN2xx).
     SNAPSHOT_NAMES = ("orig", "original", "old", "prev", "previous", "init", "initial", "best", "backup",
