@@ -1,8 +1,10 @@
 """One source file in, findings out: the pipeline flake8 and tensorcopy-fix share.
 
-source + the stdlib ast (flake8 already built it) -> candidate scan on that ast -> no
-candidate: done -> else one ``libcst.parse_module`` -> one shared walk where every rule runs
--> positions, computed only when something was found.
+source + the stdlib ast (flake8 already built it) -> the gate: ``scan`` on that ast, matched
+with what each rule subscribes to (``Rule.wants``) -> no rule wants it: done -> else one
+``libcst.parse_module`` of the bodies some rule wants or reads -> the flow pass, which offers
+the rules what they subscribe to -> positions, computed only when something was found. Nothing
+here knows a rule by its code.
 
 Whatever the input, ``lint_source`` and ``lint_module`` raise nothing but ``SourceError``, whose
 message is one line: a source that does not parse, one too large for the limits below, one
