@@ -227,9 +227,9 @@ def _lint_module(source, tree, rules, scanned, whole):
             raise SourceError(str(error)) from error
     scanned = scanned if scanned is not None else scan_statements(tree)
     features = scanned.file
-    # the flake8 face stops at ``may_hold_tensors`` before importing this module: the same gate
-    # here gives both faces one answer for one file
-    if not features.may_hold_tensors or not any(rule.wants(features) for rule in rules):
+    # every rule requires the "tensors" trait, which the flake8 face checks before importing this
+    # module: both faces give one answer for one file
+    if not any(rule.wants(features) for rule in rules):
         return None, []
     if not whole:
         source = _without_quiet_bodies(source, tree, scanned, rules)
