@@ -65,12 +65,13 @@ def venv(name: str, packages) -> Path:
     return path
 
 
-def run(command, cwd=None) -> dict:
+def run(command, cwd=None, env=None) -> dict:
     """Wall seconds, CPU seconds and peak RSS (MB) of one process."""
     start = time.perf_counter()
     # A neutral working directory: from the repository root, a venv's flake8 would find our
     # plugin through the editable install's metadata in the current directory.
-    process = subprocess.Popen(command, cwd=cwd or CACHE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=cwd or CACHE, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
     _pid, _status, usage = os.wait4(process.pid, 0)
     return {
         "wall": time.perf_counter() - start,
