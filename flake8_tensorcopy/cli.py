@@ -103,7 +103,7 @@ def process_source(path: str, source: str, options: Options) -> Tuple[FileResult
             result.remaining = _report_rows(source, options)
             _remember(options, source, result.remaining)
         if options.mode == "diff" and result.changed:
-            result.diff = _diff(path, source, fixed.source)
+            result.diff = unified_diff(path, source, fixed.source)
         return result, fixed.source
     except SourceError as error:
         message = f"cannot parse: {one_line(error)}"
@@ -123,6 +123,10 @@ def _remember(options: Options, source: str, rows: List[dict]) -> None:
 
 def process_file(path: str, options: Options) -> FileResult:
     """Read, fix and (in fix mode) write one file. Never raises: a crash is this file's error."""
+    if path.endswith(".ipynb"):
+        from flake8_tensorcopy.notebooks import process_notebook  # imports this module
+
+        return process_notebook(path, options)
     try:
         raw = read_regular_file(Path(path))
         source, encoding = decode(raw)
@@ -421,12 +425,12 @@ def _report_file(result: FileResult, options: Options, args, stream: Optional[Te
     if args.show_fixes:
         verb = "fixed" if options.mode == "fix" else "would fix"
         for row in result.applied:
-            print(f"{result.path}:{row['line']}:{row['column']}: {verb} {row['code']}", file=sys.stderr)
+            print(f"{output.location(result.path, row)}: {verb} {row['code']}", file=sys.stderr)
     if result.unstable:
         print(f"{result.path}: fixes did not settle after several passes; some are left", file=sys.stderr)
 
 
-def _diff(path: str, source: str, fixed: str) -> List[str]:
+def unified_diff(path: str, source: str, fixed: str) -> List[str]:
     """A unified diff ``patch`` and ``git apply`` accept: lines split where they split them, at
     ``\\n`` only (a lone CR or a form feed is inside a line), a last line without newline marked."""
     lines = difflib.unified_diff(
