@@ -225,7 +225,7 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
     try:
         config = load_config(Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd())
-        options = _options(args, mode, config)
+        options = options_for(config, mode, args.select, args.ignore, args.unsafe_fixes)
     except ValueError as error:  # ConfigError is one
         if stdin and mode == "fix":
             _echo_stdin()  # an editor replacing its buffer with our output loses nothing
@@ -265,15 +265,16 @@ def _explain(code: str, output_format: str) -> int:
     return 0
 
 
-def _options(args, mode: str, config: Config) -> "Options":
-    """Options from the flags and ``[tool.tensorcopy]``; ValueError says what is wrong."""
+def options_for(config: Config, mode: str, select=None, ignore=None, unsafe_fixes=None) -> "Options":
+    """Options from ``[tool.tensorcopy]`` and the flags given (which win), its naming
+    conventions put in force; ValueError says what is wrong."""
     configure_conventions(config.conventions)
-    select = _codes(args.select) or _codes(config.select)
-    ignore = _codes(args.ignore) + _codes(config.ignore)
+    select = _codes(select) or _codes(config.select)
+    ignore = _codes(ignore) + _codes(config.ignore)
     unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
     if unknown:
         raise ValueError(f"unknown code or prefix: {', '.join(unknown)}")
-    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else config.unsafe_fixes
+    unsafe = unsafe_fixes if unsafe_fixes is not None else config.unsafe_fixes
     return Options(_selected_rules(select, ignore), unsafe, mode, tuple(config.exclude))
 
 
