@@ -4,6 +4,7 @@ magics kept)."""
 
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -207,3 +208,16 @@ def test_what_is_not_a_notebook_says_why(raw, reason):
     with pytest.raises(NotANotebook) as error:
         read_notebook(raw)
     assert str(error.value) == reason
+
+
+def test_the_readme_nbqa_command_runs_the_flake8_plugin_on_a_notebook(tmp_path):
+    pytest.importorskip("nbqa", reason="nbqa is not installed (the test extras install it)")
+    (tmp_path / "train.ipynb").write_text(as_jupyter_writes(TRAINING), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "nbqa", "flake8", "train.ipynb", "--select", "TEN"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, env=checkout_env())
+    # nbqa numbers code cells only and reads the body of a %%timeit cell as Python; lines named
+    # inside a message are those of its temporary file
+    assert [line.split(" '")[0] for line in run.stdout.splitlines()] == [
+        "train.ipynb:cell_1:5:10: TEN203", "train.ipynb:cell_2:4:5: TEN101 torch.tensor() on tensor",
+        "train.ipynb:cell_3:2:5: TEN101 torch.tensor() on tensor"]
+    assert run.returncode == 1
