@@ -3,12 +3,13 @@
 magics kept)."""
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import TENSORCOPY_FIX, checkout_env
+from conftest import ROOT, TENSORCOPY_FIX, checkout_env
 from flake8_tensorcopy.notebooks import NotANotebook, read_notebook
 
 KERNEL = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
@@ -213,8 +214,10 @@ def test_what_is_not_a_notebook_says_why(raw, reason):
 def test_the_readme_nbqa_command_runs_the_flake8_plugin_on_a_notebook(tmp_path):
     pytest.importorskip("nbqa", reason="nbqa is not installed (the test extras install it)")
     (tmp_path / "train.ipynb").write_text(as_jupyter_writes(TRAINING), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "nbqa", "flake8", "train.ipynb", "--select", "TEN"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120, env=checkout_env())
+    (command,) = re.findall(r"^nbqa flake8 .*$", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.M)
+    arguments = command.replace("notebooks/", "train.ipynb").split()
+    run = subprocess.run([sys.executable, "-m", *arguments], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env=checkout_env())
     # nbqa numbers code cells only and reads the body of a %%timeit cell as Python; lines named
     # inside a message are those of its temporary file
     assert [line.split(" '")[0] for line in run.stdout.splitlines()] == [
