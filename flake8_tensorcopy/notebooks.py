@@ -30,6 +30,7 @@ _ASSIGNED_MAGIC = re.compile(r"[ \t]*[\w.,()\[\] \t*]*\w[\]) \t]*=[ \t]*[%!](?!=
 _HELP = re.compile(r"[ \t]*(?:\?+[ \t]*[A-Za-z_*][\w.*]*|%{0,2}[A-Za-z_*][\w.*]*\?\??)[ \t]*")
 _LINE_WITH_END = re.compile(r"[^\n]*\n|[^\n]+$")
 _ON_LINE = re.compile(r"\bon line (\d+)\b")
+_LINE = re.compile(r"\bline (\d+)\b")
 
 
 class NotANotebook(ValueError):
@@ -167,7 +168,8 @@ def process_notebook(path: str, options: Options) -> FileResult:
     except NotANotebook as error:
         return FileResult(path, error=f"cannot parse: {error}")
     result, fixed = process_source(path, notebook.source, options)
-    if result.error is not None:
+    if result.error is not None:  # ``line 7`` of the module is ``cell 3, line 2``
+        result.error = _LINE.sub(lambda match: _cell_and_line(notebook, int(match.group(1))), result.error)
         return result
     result.applied = [_in_cells(row, notebook) for row in result.applied]
     result.remaining = [_in_cells(row, notebook) for row in result.remaining]
@@ -208,6 +210,13 @@ def _in_cells(row: dict, notebook: NotebookModule) -> dict:
                  for edit in row["fix"]["edits"]]
         mapped["fix"] = dict(row["fix"], edits=edits)
     return mapped
+
+
+def _cell_and_line(notebook: NotebookModule, module_line: int) -> str:
+    if not notebook.cells or module_line < notebook.cells[0].first_line:
+        return f"line {module_line}"
+    cell, line = notebook.cell_of(module_line)
+    return f"cell {cell.index + 1}, line {line}"
 
 
 def _line_in_cell(notebook: NotebookModule, module_line: int, home: CodeCell) -> str:

@@ -115,6 +115,15 @@ def test_invalid_json_is_reported_and_left_untouched(tmp_path):
     assert run.returncode == 2
 
 
+def test_a_cell_that_does_not_parse_is_named_and_the_notebook_left_untouched(tmp_path):
+    text = as_jupyter_writes(notebook(code("import torch\nx = torch.ones(2)"), code("def f(:\n    pass\n")))
+    path = tmp_path / "nb.ipynb"
+    path.write_text(text, encoding="utf-8")
+    run = tensorcopy_fix("nb.ipynb", cwd=tmp_path)
+    assert run.stderr.splitlines()[0] == "nb.ipynb: cannot parse: invalid syntax (<unknown>, cell 2, line 1)"
+    assert (run.returncode, path.read_text(encoding="utf-8")) == (2, text)
+
+
 def test_directories_are_searched_for_notebooks_but_not_their_checkpoints(tmp_path):
     text = as_jupyter_writes(notebook(code("import torch\nx = torch.ones(2)\ny = torch.tensor(x)\n")))
     (tmp_path / "work" / ".ipynb_checkpoints").mkdir(parents=True)
