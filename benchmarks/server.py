@@ -6,20 +6,22 @@ file (target: at most 1.2 times the file's time).
 
 The server is driven by pygls's own LSP client over stdio, as an editor drives it: each
 measure is from sending a change and a save (a save lints at once, without the debounce delay)
-to receiving the diagnostics of that version. Two files: the corpus's 500-line torch file
-(lightning's ``finetuning.py``, the editor case of ``speed.md``; ``python benchmarks/corpus.py``
-fetches the corpus) and a generated 500-line module with a finding every 18 lines, where every
+to receiving the diagnostics of that version (wall time), and the CPU the server spent per
+run (Linux's /proc: on a shared machine the wall time mostly measures the others). Two files:
+the corpus's 500-line torch file (lightning's ``finetuning.py``, the editor case of
+``speed.md``; ``python benchmarks/corpus.py`` fetches the corpus) and a generated 500-line module with a finding every 18 lines, where every
 statement holds one (the worst case: nothing is left out of the parse or of positions).
 
 The notebook and the same code as one file are processed in this process by
 ``tensorcopy-fix``'s own ``process_file`` (``--no-fix`` and ``--check`` modes, no cache),
-alternately, so the noise of a shared machine falls on both. Medians of ``--repeat`` runs
-after three warm-ups. Results: ``benchmarks/results/server.md``.
+alternately, so the noise of a shared machine falls on both; their CPU time is compared.
+Medians of ``--repeat`` runs after three warm-ups. Results: ``benchmarks/results/server.md``.
 """
 
 import argparse
 import asyncio
 import json
+import os
 import platform
 import re
 import statistics
@@ -42,8 +44,15 @@ DEFAULT_CORPUS = Path(__file__).resolve().parent / ".cache" / "corpus"
 REAL_FILE = Path("lightning/lightning/pytorch/callbacks/finetuning.py")
 
 
-async def server_relint_times(path: Path, text: str, repeat: int) -> list:
-    """Seconds from a change and save to that version's diagnostics, each run."""
+def server_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) the server process has used so far (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def server_relint_times(path: Path, text: str, repeat: int) -> tuple:
+    """(seconds from a change and save to that version's diagnostics, each run; the server's
+    mean CPU seconds per run; the number of findings)."""
     client = LanguageClient("benchmark", "1")
     published = {}
 
@@ -59,7 +68,10 @@ async def server_relint_times(path: Path, text: str, repeat: int) -> list:
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri=uri, language_id="python", version=0, text=text)))
     times = []
+    cpu_before = 0.0
     for version in range(1, repeat + WARM_UPS + 1):
+        if version == WARM_UPS + 1:
+            cpu_before = server_cpu_seconds(client._server.pid)
         edited = text + f"# edit {version}\n"  # a new text each time: nothing answers from a cache
         started = time.perf_counter()
         client.text_document_did_change(types.DidChangeTextDocumentParams(
@@ -70,24 +82,26 @@ async def server_relint_times(path: Path, text: str, repeat: int) -> list:
             await asyncio.sleep(0.0005)
         if version > WARM_UPS:
             times.append(published[version][0] - started)
+    cpu = (server_cpu_seconds(client._server.pid) - cpu_before) / repeat
     findings = published[repeat + WARM_UPS][1]
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return times, findings
+    return times, cpu, findings
 
 
-def in_process_times(functions, repeat: int) -> list:
-    """Seconds of each function per run, the functions called in turn (warm-ups first)."""
+def in_process_times(functions, repeat: int, clock=time.process_time) -> list:
+    """CPU seconds of each function per run (the machine's load barely moves them), the
+    functions called in turn (warm-ups first)."""
     for _ in range(WARM_UPS):
         for function in functions:
             function()
     times = [[] for _ in functions]
     for _ in range(repeat):
         for function, taken in zip(functions, times):
-            started = time.perf_counter()
+            started = clock()
             function()
-            taken.append(time.perf_counter() - started)
+            taken.append(clock() - started)
     return times
 
 
@@ -119,11 +133,11 @@ def main() -> None:
         for name, text in files:
             path = root / "model.py"
             path.write_text(text, encoding="utf-8")
-            times, findings = asyncio.run(server_relint_times(path, text, arguments.repeat))
+            times, cpu, findings = asyncio.run(server_relint_times(path, text, arguments.repeat))
             (lint_times,) = in_process_times([lambda: lint_text(text, root)], arguments.repeat)
             lines.append(f"- {name}, {text.count(chr(10))} lines, {findings} findings: warm server, change + save "
-                         f"to diagnostics **{milliseconds(times)}**; the lint alone (`server.lint_text`) "
-                         f"{milliseconds(lint_times)}")
+                         f"to diagnostics {milliseconds(times)} wall, **{cpu * 1000:.1f} ms of the server's CPU** per "
+                         f"re-lint; the lint alone (`server.lint_text`) {milliseconds(lint_times)} CPU")
         code = module_text(1300)
         notebook = notebook_of(code, 100)
         (root / "nb.ipynb").write_text(json.dumps(notebook, indent=1) + "\n", encoding="utf-8")
@@ -135,9 +149,10 @@ def main() -> None:
                 max(3, arguments.repeat // 3))
             ratio = statistics.median(book_times) / statistics.median(file_times)
             lines.append(f"- {flag}: {len(notebook['cells'])}-cell notebook {milliseconds(book_times)}, the same "
-                         f"{code.count(chr(10))} lines as one file {milliseconds(file_times)}: **{ratio:.2f}x**")
-    print(f"Python {platform.python_version()}, {platform.machine()}, {arguments.repeat} runs each "
-          f"({max(3, arguments.repeat // 3)} for the notebook) after {WARM_UPS} warm-ups")
+                         f"{code.count(chr(10))} lines as one file {milliseconds(file_times)} (CPU): **{ratio:.2f}x**")
+    print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}; {arguments.repeat} runs each ({max(3, arguments.repeat // 3)} for the "
+          f"notebook) after {WARM_UPS} warm-ups")
     print("\n".join(lines))
 
 
