@@ -12,6 +12,7 @@ import pytest
 
 from conftest import FIXTURES, checkout_env, expectations, mismatches
 from flake8_tensorcopy.output import rule_url
+from flake8_tensorcopy.server import edit_for_fixed
 
 pytest.importorskip("pygls.lsp.server", reason="the language server needs pygls 2 (pip install '.[server]')")
 
@@ -261,3 +262,15 @@ def test_without_pygls_the_command_says_what_to_install(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT, env=checkout_env())
     assert (run.returncode, run.stdout) == (2, "")
     assert run.stderr == "tensorcopy-lsp: lsprotocol is missing: pip install 'flake8-tensorcopy[server]'\n"
+
+
+@pytest.mark.parametrize("source, fixed, edit", [
+    ("a\nb\nc\n", "a\nB\nc\n", ((1, 0), (2, 0), "B\n")),
+    ("a\nb", "a\nB", ((1, 0), (1, 1), "B")),  # the last line has no newline: the range ends inside it
+    ("a\r\nb\r\n", "a\r\nb2\r\nc\r\n", ((1, 0), (2, 0), "b2\r\nc\r\n")),
+    ("same\n", "same\n", None),
+    ("x = torch.tensor(t)\n", "", None),  # never an edit that empties the buffer
+    ("x = torch.tensor(t)\n", "\n\n", None),
+])
+def test_the_fix_all_edit_is_the_smallest_run_of_lines_and_never_empties_the_buffer(source, fixed, edit):
+    assert edit_for_fixed(source, fixed) == edit
