@@ -107,9 +107,11 @@ def in_process_times(functions, repeat: int, clock=time.process_time) -> list:
 
 def notebook_of(text: str, cells: int) -> dict:
     """``text`` split before top-level definitions into ``cells`` code cells (the last one
-    takes the rest), as Jupyter would save it."""
+    takes the rest), as Jupyter would save it; every tenth cell starts with a shell line (which
+    the ``.py`` file has not)."""
     chunks = re.split(r"(?m)^(?=class |def )", text)
     chunks = chunks[: cells - 1] + ["".join(chunks[cells - 1:])]
+    chunks = [("!nvidia-smi\n" if number % 10 == 0 else "") + chunk for number, chunk in enumerate(chunks)]
     return {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                        "source": re.findall(r"[^\n]*\n|[^\n]+$", chunk)} for chunk in chunks],
             "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}

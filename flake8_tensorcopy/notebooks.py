@@ -14,11 +14,13 @@ cannot reproduce is an error, never a reformatted file.
 """
 
 import bisect
+import io
 import json
 import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from flake8_tensorcopy.cli import FileResult, Options, one_line, process_source, unified_diff
 from flake8_tensorcopy.files import read_regular_file, write_atomically
@@ -140,16 +142,57 @@ def _masked(text: str, token: str, magics: List[str]) -> str:
     """The cell with each IPython line (and the lines its trailing ``\\`` continues) replaced
     by a numbered ``pass`` placeholder at its indentation."""
     lines = _LINE_WITH_END.findall(text)
+    candidates = {number for number, line in enumerate(lines) if _is_ipython(line.rstrip("\r\n"))}
+    if not candidates:
+        return text
+    inside = _lines_inside_statements(lines, candidates)
     continued = False
     for number, line in enumerate(lines):
         content = line.rstrip("\r\n")
-        if not (continued or _is_ipython(content)):
+        if not (continued or (number in candidates and number not in inside)):
             continue
         continued = content.endswith("\\")
-        indent = content[: len(content) - len(content.lstrip(" \t"))]
-        lines[number] = f"{indent}pass  # {token}-magic {len(magics)}{line[len(content):]}"
+        lines[number] = _placeholder(line, f"pass  # {token}-magic {len(magics)}")
         magics.append(content)
     return "".join(lines)
+
+
+def _placeholder(line: str, code: str) -> str:
+    """``code`` in place of the line, at its indentation and with its line ending."""
+    content = line.rstrip("\r\n")
+    return content[: len(content) - len(content.lstrip(" \t"))] + code + line[len(content):]
+
+
+def _lines_inside_statements(lines: List[str], candidates: Set[int]) -> Set[int]:
+    """The lines (0-based) that continue a statement: inside brackets (``% x)`` continuing a
+    formatted string), inside a string, or after a backslash. IPython reads an escape only at
+    the start of a statement. The candidate IPython lines are a name ``_`` when tokenizing (a
+    bracket they close stays open to the end of the cell); lines past a point where the cell
+    does not tokenize are not taken for continuations."""
+    source = "".join(_placeholder(line, "_") if number in candidates else line for number, line in enumerate(lines))
+    inside: Set[int] = set()
+    openings: List[int] = []
+    previous_end, newline = 0, True
+    try:
+        for kind, string, start, end, _ in tokenize.generate_tokens(io.StringIO(source).readline):
+            if kind in (tokenize.NL, tokenize.NEWLINE):
+                newline = True
+                continue
+            if kind in (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+                continue
+            if not newline and start[0] > previous_end:  # a backslash continued the line
+                inside.update(range(previous_end, start[0]))
+            inside.update(range(start[0], end[0]))  # the lines a string token runs on into
+            if kind == tokenize.OP and string in "([{":
+                openings.append(start[0])
+            elif kind == tokenize.OP and string in ")]}" and openings:
+                inside.update(range(openings.pop(), start[0]))
+            previous_end, newline = end[0], False
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the end of the cell inside brackets, or bad indentation: what was read stands
+    for opened in openings:  # never closed: the rest of the cell
+        inside.update(range(opened, len(lines)))
+    return inside
 
 
 def _is_ipython(line: str) -> bool:

@@ -189,6 +189,16 @@ def test_python_lines_are_not_masked(line):
     assert module.source.splitlines()[1] == line
 
 
+@pytest.mark.parametrize("cell", [
+    'message = ("%d tensors"\n           % count)\n',  # a continuation inside brackets
+    'total = 1 + \\\n    !flag\n',  # after a backslash (Python would refuse it, IPython too)
+    'doc = """\n!not a shell line\nwhat?\n"""\n',  # inside a string
+])
+def test_a_line_that_continues_a_statement_is_python_whatever_it_starts_with(cell):
+    module = read_notebook(json.dumps(notebook(code(cell))).encode())
+    assert module.source == "# tensorcopy0-cell\n" + cell
+
+
 def test_a_continued_shell_line_is_masked_whole_and_a_cell_magic_left_out():
     module = read_notebook(json.dumps(notebook(code("!pip install \\\n    torch\nx = 1\n"),
                                                code("%%bash\necho 1\n"))).encode())
