@@ -103,7 +103,7 @@ def process_source(path: str, source: str, options: Options) -> Tuple[FileResult
             result.remaining = _report_rows(source, options)
             _remember(options, source, result.remaining)
         if options.mode == "diff" and result.changed:
-            result.diff = _diff(path, source, fixed.source)
+            result.diff = unified_diff(path, source, fixed.source)
         return result, fixed.source
     except SourceError as error:
         message = f"cannot parse: {one_line(error)}"
@@ -123,6 +123,10 @@ def _remember(options: Options, source: str, rows: List[dict]) -> None:
 
 def process_file(path: str, options: Options) -> FileResult:
     """Read, fix and (in fix mode) write one file. Never raises: a crash is this file's error."""
+    if path.endswith(".ipynb"):
+        from flake8_tensorcopy.notebooks import process_notebook  # imports this module
+
+        return process_notebook(path, options)
     try:
         raw = read_regular_file(Path(path))
         source, encoding = decode(raw)
@@ -221,7 +225,7 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
     try:
         config = load_config(Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd())
-        options = _options(args, mode, config)
+        options = options_for(config, mode, args.select, args.ignore, args.unsafe_fixes)
     except ValueError as error:  # ConfigError is one
         if stdin and mode == "fix":
             _echo_stdin()  # an editor replacing its buffer with our output loses nothing
@@ -261,15 +265,16 @@ def _explain(code: str, output_format: str) -> int:
     return 0
 
 
-def _options(args, mode: str, config: Config) -> "Options":
-    """Options from the flags and ``[tool.tensorcopy]``; ValueError says what is wrong."""
+def options_for(config: Config, mode: str, select=None, ignore=None, unsafe_fixes=None) -> "Options":
+    """Options from ``[tool.tensorcopy]`` and the flags given (which win), its naming
+    conventions put in force; ValueError says what is wrong."""
     configure_conventions(config.conventions)
-    select = _codes(args.select) or _codes(config.select)
-    ignore = _codes(args.ignore) + _codes(config.ignore)
+    select = _codes(select) or _codes(config.select)
+    ignore = _codes(ignore) + _codes(config.ignore)
     unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
     if unknown:
         raise ValueError(f"unknown code or prefix: {', '.join(unknown)}")
-    unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else config.unsafe_fixes
+    unsafe = unsafe_fixes if unsafe_fixes is not None else config.unsafe_fixes
     return Options(_selected_rules(select, ignore), unsafe, mode, tuple(config.exclude))
 
 
@@ -421,12 +426,12 @@ def _report_file(result: FileResult, options: Options, args, stream: Optional[Te
     if args.show_fixes:
         verb = "fixed" if options.mode == "fix" else "would fix"
         for row in result.applied:
-            print(f"{result.path}:{row['line']}:{row['column']}: {verb} {row['code']}", file=sys.stderr)
+            print(f"{output.location(result.path, row)}: {verb} {row['code']}", file=sys.stderr)
     if result.unstable:
         print(f"{result.path}: fixes did not settle after several passes; some are left", file=sys.stderr)
 
 
-def _diff(path: str, source: str, fixed: str) -> List[str]:
+def unified_diff(path: str, source: str, fixed: str) -> List[str]:
     """A unified diff ``patch`` and ``git apply`` accept: lines split where they split them, at
     ``\\n`` only (a lone CR or a form feed is inside a line), a last line without newline marked."""
     lines = difflib.unified_diff(

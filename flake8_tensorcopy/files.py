@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
 
 _SKIPPED_DIRECTORIES = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".mypy_cache",
-                                  ".pytest_cache", ".ruff_cache", ".tensorcopy_cache", "node_modules", ".eggs"})
+                                  ".pytest_cache", ".ruff_cache", ".tensorcopy_cache", "node_modules", ".eggs",
+                                  ".ipynb_checkpoints"})
 
 # ``.NAME.py.tensorcopy-PID-XXXXXXXX.tmp``: ours by name, and the writer's pid tells whether it is stale
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.tensorcopy-(?P<pid>\d+)-[a-z0-9_]+\.tmp")
@@ -230,7 +231,7 @@ def _match(path: str, pattern: str) -> bool:
 
 def python_files(paths: Sequence[str], excluder: Excluder, force_exclude: bool = True) -> Iterator[Path]:
     """Files to process: given files as they are (unless excluded, with ``force_exclude``),
-    ``*.py`` under given directories, skipping VCS/cache/virtualenv folders, .gitignore'd paths,
+    ``*.py`` and ``*.ipynb`` under given directories, skipping VCS/cache/virtualenv folders, .gitignore'd paths,
     symlinks and what is not a regular file. A named symlink to a directory is not walked
     (reading it says why)."""
     for given in paths:
@@ -258,7 +259,7 @@ def _walk(root: Path, relative: Path, excluder: Excluder) -> Iterator[Path]:
             if excluder.excluded(child.as_posix(), True):
                 continue
             yield from _walk(root, child, excluder.with_file(Path(entry.path) / ".gitignore", child))
-        elif (entry.name.endswith(".py") and entry.is_file(follow_symlinks=False)
+        elif (entry.name.endswith((".py", ".ipynb")) and entry.is_file(follow_symlinks=False)
               and not excluder.excluded(child.as_posix(), False)):
             yield root / child
 

@@ -89,15 +89,26 @@ def write_document(results: Sequence, mode: str, output_format: str, stream: Tex
     _dump(_json_document(results, mode) if output_format == "json" else _sarif(results), stream)
 
 
+def location(path: str, row: dict) -> str:
+    """``path:line:col``; in a notebook ``nb.ipynb:cell 3:2:8`` (lines counted inside the cell)."""
+    cell = f"cell {row['cell']}:" if "cell" in row else ""
+    return f"{path}:{cell}{row['line']}:{row['column']}"
+
+
 def _text_line(path: str, row: dict) -> str:
     mark = " [*]" if applicable(row) else ""
-    return f"{path}:{row['line']}:{row['column']}: {row['code']} {row['message']}{mark}"
+    return f"{location(path, row)}: {row['code']} {row['message']}{mark}"
 
 
 def _github_line(path: str, row: dict) -> str:
-    """A GitHub Actions workflow command: an annotation on the file's line in a pull request."""
-    properties = (f"file={_escape_property(path)},line={row['line']},col={row['column']},"
-                  f"endLine={row['end_line']},endColumn={row['end_column']},title={row['code']}")
+    """A GitHub Actions workflow command: an annotation on the file's line in a pull request
+    (a notebook's finding on the whole file, its cell and lines in the title: the lines of the
+    ``.ipynb`` are JSON, not the cell's)."""
+    if "cell" in row:
+        properties = f"file={_escape_property(path)},title={_escape_property(_in_cell(row))}"
+    else:
+        properties = (f"file={_escape_property(path)},line={row['line']},col={row['column']},"
+                      f"endLine={row['end_line']},endColumn={row['end_column']},title={row['code']}")
     return f"::warning {properties}::{_escape_data(row['message'])}"
 
 
@@ -174,13 +185,24 @@ def _region(row: dict, prefix: str = "") -> dict:
             "endLine": row[prefix + "end_line"], "endColumn": row[prefix + "end_column"]}
 
 
+def _in_cell(row: dict) -> str:
+    return f"{row['code']} (cell {row['cell']}:{row['line']}:{row['column']})"
+
+
 def _sarif_result(artifact: dict, row: dict) -> dict:
+    """A finding as a SARIF result; a notebook's has no region (the file's lines are JSON):
+    its cell and lines are in the message and in ``properties``, and its fix is left out."""
     result = {
         "ruleId": row["code"],
         "level": "warning",
         "message": {"text": row["message"]},
         "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": _region(row)}}],
     }
+    if "cell" in row:
+        result["message"]["text"] = f"cell {row['cell']}:{row['line']}:{row['column']}: {row['message']}"
+        result["locations"] = [{"physicalLocation": {"artifactLocation": artifact}}]
+        result["properties"] = {"cell": row["cell"], **_region(row)}
+        return result
     if row["fix"] is not None:
         safety = "safe fix" if row["fix"]["safe"] else "unsafe fix (applied with --unsafe-fixes)"
         result["fixes"] = [{

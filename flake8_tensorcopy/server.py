@@ -1,0 +1,237 @@
+"""``tensorcopy-lsp``: the language server editors start once and keep (stdio, on pygls).
+
+An editor that runs flake8 per save pays a fresh process and LibCST's import each time; this
+server pays them once. It publishes diagnostics on open, on save and, debounced, on change;
+offers a quick fix per finding that has one (unsafe ones labelled) and a source action fixing
+every safe finding; reads the ``[tool.tensorcopy]`` nearest to each document. A buffer that
+does not parse gets no diagnostics (the editor's Python support reports syntax) and no edit:
+an edit is only ever computed from a source that parsed, so it never empties a buffer.
+Needs the ``server`` extra (pygls); nothing here imports or runs the code it reads.
+"""
+
+import argparse
+import ast
+import asyncio
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from flake8_tensorcopy import __version__
+from flake8_tensorcopy.cli import Options, options_for
+from flake8_tensorcopy.config import load_config
+from flake8_tensorcopy.engine import SourceError, lint_source
+from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
+from flake8_tensorcopy.output import finding_row, rule_url
+
+NAME = "tensorcopy"
+DEBOUNCE_SECONDS = 0.25  # after the last keystroke, before linting a changed buffer
+FIX_ALL_KIND = "source.fixAll.tensorcopy"
+CANNOT_ANALYSE = "flake8-tensorcopy could not analyse this file: {}"
+_LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+@dataclass
+class Linted:
+    """One version of a document as last linted: its finding rows (1-based columns, with
+    their fixes' edits), or the one problem that stopped linting."""
+
+    version: Optional[int]
+    source: str
+    directory: Path  # where its configuration is looked for
+    rows: List[dict] = field(default_factory=list)
+    problem: Optional[str] = None  # a configuration error, or why the source cannot be analysed
+    options: Optional[Options] = None
+
+
+def configured(directory: Path) -> Options:
+    """The options of ``directory``'s ``[tool.tensorcopy]``, its naming conventions put in
+    force (they are global: every lint and fix asks again); ValueError when it is wrong."""
+    return options_for(load_config(directory), "report")
+
+
+def lint_text(source: str, directory: Optional[Path], version: Optional[int] = None) -> Linted:
+    """Lint a buffer with the configuration of ``directory`` (the working directory's when it
+    is None); never raises."""
+    linted = Linted(version, source, directory or Path.cwd())
+    try:
+        linted.options = configured(linted.directory)
+    except ValueError as error:  # ConfigError is one
+        linted.problem = str(error)
+        return linted
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return linted  # mid-edit: no diagnostics, no edits
+    try:
+        lines = source_lines(source)
+        findings = lint_source(source, tree, linted.options.rules)
+        linted.rows = [finding_row(f, linted.options.unsafe, lines) for f in findings if not suppressed(f, lines)]
+    except SourceError as error:
+        linted.problem = CANNOT_ANALYSE.format(error)
+    return linted
+
+
+def edit_for_fixed(source: str, fixed: str) -> Optional[tuple]:
+    """((start line, start column), (end line, end column), new text): the smallest run of
+    whole lines to replace, 0-based; None when nothing changes or the result would be empty."""
+    if fixed == source or not fixed.strip():
+        return None
+    old, new = _LINE_WITH_END.findall(source), _LINE_WITH_END.findall(fixed)
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    kept_end = 0
+    while kept_end < min(len(old), len(new)) - start and old[-1 - kept_end] == new[-1 - kept_end]:
+        kept_end += 1
+    end_line = len(old) - kept_end
+    if end_line == len(old) and old and old[-1] == old[-1].rstrip("\r\n"):  # ends inside the last line
+        end = (end_line - 1, len(old[-1]))
+    else:
+        end = (end_line, 0)
+    return (start, 0), end, "".join(new[start:len(new) - kept_end])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="tensorcopy-lsp", description="flake8-tensorcopy's language server "
+                                     "(diagnostics and quick fixes for editors), over stdin and stdout.")
+    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default; accepted "
+                        "because some clients always pass it)")
+    parser.add_argument("--version", action="version", version=f"tensorcopy-lsp {__version__}")
+    parser.parse_args(argv)
+    try:
+        server = build_server()
+    except ImportError as error:
+        print(f"tensorcopy-lsp: {error.name or 'pygls'} is missing: pip install 'flake8-tensorcopy[server]'",
+              file=sys.stderr)
+        return 2
+    server.start_io()
+    return 0
+
+
+def build_server():
+    """The pygls server with its features (imports pygls: ImportError without the extra)."""
+    from lsprotocol import types
+    from pygls.lsp.server import LanguageServer
+
+    server = LanguageServer(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+    pending: Dict[str, asyncio.TimerHandle] = {}
+    linted: Dict[str, Linted] = {}
+
+    def current(uri: str) -> Linted:
+        """The document's findings for its current text, linting it again if it changed."""
+        document = server.workspace.get_text_document(uri)
+        known = linted.get(uri)
+        if known is None or known.version != document.version or known.source != document.source:
+            directory = Path(document.path).parent if document.path else None
+            known = linted[uri] = lint_text(document.source, directory, document.version)
+        return known
+
+    def client_range(uri: str, source: str, start: tuple, end: tuple):
+        """A 0-based (line, character) range in the units the client counts in (UTF-16 by default)."""
+        codec = server.workspace.get_text_document(uri).position_codec
+        lines = source_lines(source)
+        return codec.range_to_client_units(lines, types.Range(types.Position(*start), types.Position(*end)))
+
+    def row_range(uri: str, source: str, row: dict):
+        return client_range(uri, source, (row["line"] - 1, row["column"] - 1),
+                            (row["end_line"] - 1, row["end_column"] - 1))
+
+    def publish(uri: str) -> None:
+        pending.pop(uri, None)
+        result = current(uri)
+        diagnostics = [
+            types.Diagnostic(
+                range=row_range(uri, result.source, row), message=row["message"],
+                severity=types.DiagnosticSeverity.Warning, code=row["code"], source=NAME,
+                code_description=types.CodeDescription(href=rule_url(row["code"])),
+            )
+            for row in result.rows
+        ]
+        if result.problem is not None:
+            diagnostics.append(types.Diagnostic(
+                range=types.Range(types.Position(0, 0), types.Position(0, 0)), message=result.problem,
+                severity=types.DiagnosticSeverity.Error, code="TEN001", source=NAME))
+        server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version))
+
+    def cancel_pending(uri: str) -> None:
+        handle = pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        cancel_pending(uri)
+        pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, publish, uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        cancel_pending(params.text_document.uri)
+        linted.pop(params.text_document.uri, None)  # pyproject.toml may have changed: read it again
+        publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        cancel_pending(uri)
+        linted.pop(uri, None)
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]))
+    def code_action(params: types.CodeActionParams) -> List[types.CodeAction]:
+        uri = params.text_document.uri
+        result = current(uri)
+        wanted = params.context.only
+        actions = []
+        if not wanted or any(types.CodeActionKind.QuickFix.value.startswith(kind) for kind in wanted):
+            first, last = params.range.start.line + 1, params.range.end.line + 1
+            actions.extend(quick_fix(uri, result, row) for row in result.rows
+                           if row["fix"] is not None and row["line"] <= last and first <= row["end_line"])
+        if not wanted or any(FIX_ALL_KIND.startswith(kind) for kind in wanted):
+            actions.extend(fix_all(uri, result))
+        return actions
+
+    def quick_fix(uri: str, result: Linted, row: dict) -> types.CodeAction:
+        edits = [types.TextEdit(range=client_range(uri, result.source, (edit["line"] - 1, edit["column"] - 1),
+                                                   (edit["end_line"] - 1, edit["end_column"] - 1)),
+                                new_text=edit["content"])
+                 for edit in row["fix"]["edits"]]
+        replacement = row["fix"]["edits"][0]["content"].splitlines()[0]
+        safety = "" if row["fix"]["safe"] else " (unsafe fix: it changes what the code shares on purpose)"
+        return types.CodeAction(
+            title=f"{row['code']}: use {replacement}{safety}", kind=types.CodeActionKind.QuickFix,
+            is_preferred=row["fix"]["safe"], edit=types.WorkspaceEdit(changes={uri: edits}),
+            diagnostics=[types.Diagnostic(range=row_range(uri, result.source, row), message=row["message"],
+                                          code=row["code"], source=NAME)],
+        )
+
+    def fix_all(uri: str, result: Linted) -> List[types.CodeAction]:
+        if result.options is None or not any(row["fix"] is not None and row["fix"]["safe"] for row in result.rows):
+            return []
+        try:
+            fixed = fix_source(result.source, configured(result.directory).rules, unsafe=False)
+        except (SourceError, ValueError):
+            return []
+        edit = edit_for_fixed(result.source, fixed.source)
+        if edit is None:
+            return []
+        start, end, text = edit
+        return [types.CodeAction(
+            title="Fix all safe tensorcopy findings", kind=FIX_ALL_KIND,
+            edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(range=client_range(uri, result.source, start, end),
+                                                                   new_text=text)]}),
+        )]
+
+    return server
+
+
+if __name__ == "__main__":
+    sys.exit(main())

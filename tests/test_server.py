@@ -1,0 +1,276 @@
+"""``tensorcopy-lsp`` driven as an editor drives it: the server in a subprocess, JSON-RPC
+messages (LSP's framing) over its stdin and stdout, exact diagnostics and edits asserted."""
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import FIXTURES, checkout_env, expectations, mismatches
+from flake8_tensorcopy.output import rule_url
+from flake8_tensorcopy.server import edit_for_fixed
+
+pytest.importorskip("pygls.lsp.server", reason="the language server needs pygls 2 (pip install '.[server]')")
+
+TIMEOUT = 30
+DEBOUNCE_SLACK = 1.0  # seconds without a message that show no further diagnostics are coming
+
+TORCH_COPY = "import torch\n\n\nt = torch.ones(3)\nt_copied = torch.tensor(t)\n"
+COPY_MESSAGE = "torch.tensor() on tensor 't' copies it detached and warns; use t.detach().clone()"
+
+
+class Client:
+    """A minimal LSP client: requests wait for their response, notifications are queued."""
+
+    def __init__(self, cwd, capabilities=None):
+        self.process = subprocess.Popen([sys.executable, "-m", "flake8_tensorcopy.server"], cwd=cwd,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        env=checkout_env())
+        self.incoming = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+        self.request("initialize", {"processId": None, "rootUri": (cwd).as_uri(),
+                                    "capabilities": capabilities or {}})
+        self.notify("initialized", {})
+
+    def _read(self):
+        stream = self.process.stdout
+        while True:
+            length = None
+            while True:
+                header = stream.readline()
+                if not header:
+                    return
+                if header in (b"\r\n", b"\n"):
+                    break
+                name, _, value = header.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            self.incoming.put(json.loads(stream.read(length)))
+
+    def _send(self, message):
+        body = json.dumps(dict(jsonrpc="2.0", **message)).encode("utf-8")
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def notify(self, method, params):
+        self._send({"method": method, "params": params})
+
+    def request(self, method, params):
+        self.next_id += 1
+        self._send({"id": self.next_id, "method": method, "params": params})
+        message = self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+        assert "error" not in message, message["error"]
+        return message["result"]
+
+    def wait(self, wanted, timeout=TIMEOUT):
+        """The first message ``wanted`` accepts; the others before it are dropped."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.incoming.get(timeout=max(deadline - time.monotonic(), 0.01))
+            if wanted(message):
+                return message
+
+    def diagnostics(self, uri, timeout=TIMEOUT):
+        message = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                            and m["params"]["uri"] == uri, timeout)
+        return message["params"]
+
+    def quiet(self, seconds=DEBOUNCE_SLACK):
+        """Every message that arrives within ``seconds``."""
+        messages = []
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                messages.append(self.incoming.get(timeout=max(deadline - time.monotonic(), 0.01)))
+            except queue.Empty:
+                break
+        return messages
+
+    def open(self, path, text, version=1):
+        self.notify("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "python",
+                                                              "version": version, "text": text}})
+
+    def change(self, path, text, version):
+        self.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version},
+                                               "contentChanges": [{"text": text}]})
+
+    def code_actions(self, path, start_line, end_line, only=None):
+        context = {"diagnostics": [], **({"only": only} if only else {})}
+        return self.request("textDocument/codeAction", {
+            "textDocument": {"uri": path.as_uri()},
+            "range": {"start": {"line": start_line, "character": 0}, "end": {"line": end_line, "character": 0}},
+            "context": context,
+        })
+
+    def close(self):
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.process.wait(timeout=TIMEOUT)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.process.stdin.close()
+            self.process.stdout.close()
+            self.process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    """One server for the module (starting one costs about two seconds); each test opens its
+    own documents in its own directory."""
+    started = Client(tmp_path_factory.mktemp("workspace"))
+    yield started
+    started.close()
+    assert started.process.returncode == 0
+
+
+def span(diagnostic):
+    where = diagnostic["range"]
+    return (where["start"]["line"], where["start"]["character"], where["end"]["line"], where["end"]["character"])
+
+
+def apply(text, edits):
+    """``text`` with LSP TextEdits applied (ASCII text: characters are UTF-16 units)."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def offset(position):
+        return offsets[position["line"]] + position["character"]
+
+    for edit in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        text = text[:offset(edit["range"]["start"])] + edit["newText"] + text[offset(edit["range"]["end"]):]
+    return text
+
+
+def test_diagnostics_on_open_carry_code_range_message_and_link(client, tmp_path):
+    path = tmp_path / "model.py"
+    client.open(path, TORCH_COPY)
+    published = client.diagnostics(path.as_uri())
+    assert published["version"] == 1
+    assert published["diagnostics"] == [{
+        "range": {"start": {"line": 4, "character": 11}, "end": {"line": 4, "character": 26}},
+        "severity": 2, "code": "TEN101", "codeDescription": {"href": rule_url("TEN101")},
+        "source": "tensorcopy", "message": COPY_MESSAGE,
+    }]
+    assert rule_url("TEN101") == "https://github.com/flake8-tensorcopy/flake8-tensorcopy#ten101"
+
+
+def test_a_fixtures_diagnostics_are_its_markers_and_fix_all_gives_its_golden(client, tmp_path):
+    text = (FIXTURES / "TEN104.py").read_text(encoding="utf-8")
+    path = tmp_path / "TEN104.py"
+    client.open(path, text)
+    diagnostics = client.diagnostics(path.as_uri())["diagnostics"]
+    found = [(d["range"]["start"]["line"] + 1, d["code"], d["range"]["start"]["character"] + 1, d["message"])
+             for d in diagnostics]
+    assert found and mismatches(found, expectations(text)) == []
+    (fix_all,) = client.code_actions(path, 0, 0, only=["source.fixAll"])
+    assert fix_all["title"] == "Fix all safe tensorcopy findings"
+    assert fix_all["kind"] == "source.fixAll.tensorcopy"
+    (edits,) = fix_all["edit"]["changes"].values()
+    assert apply(text, edits) == (FIXTURES / "TEN104.fixed.py").read_text(encoding="utf-8")
+
+
+def test_quick_fix_of_one_finding_and_the_unsafe_label(client, tmp_path):
+    path = tmp_path / "train.py"
+    text = ("import torch\n\n\ndef step(w: torch.Tensor):\n    backup = w.detach()\n    w.mul_(2)\n"
+            "    return backup, torch.tensor(w)\n")
+    client.open(path, text)
+    codes = [(d["code"], span(d)) for d in client.diagnostics(path.as_uri())["diagnostics"]]
+    assert codes == [("TEN203", (4, 13, 4, 23)), ("TEN101", (6, 19, 6, 34))]
+    unsafe, = client.code_actions(path, 4, 4, only=["quickfix"])
+    assert unsafe["title"] == "TEN203: use w.detach().clone() (unsafe fix: it changes what the code shares on purpose)"
+    assert unsafe["kind"] == "quickfix" and unsafe["isPreferred"] is False
+    assert unsafe["edit"] == {"changes": {path.as_uri(): [{
+        "range": {"start": {"line": 4, "character": 13}, "end": {"line": 4, "character": 23}},
+        "newText": "w.detach().clone()"}]}}
+    safe, = client.code_actions(path, 6, 6, only=["quickfix"])
+    assert (safe["title"], safe["isPreferred"]) == ("TEN101: use w.detach().clone()", True)
+    assert safe["edit"]["changes"][path.as_uri()] == [{
+        "range": {"start": {"line": 6, "character": 19}, "end": {"line": 6, "character": 34}},
+        "newText": "w.detach().clone()"}]
+    (fix_all,) = client.code_actions(path, 0, 0, only=["source"])
+    assert apply(text, fix_all["edit"]["changes"][path.as_uri()]) == text.replace("torch.tensor(w)",
+                                                                                  "w.detach().clone()")
+
+
+def test_changes_are_debounced_and_the_last_version_is_linted(client, tmp_path):
+    path = tmp_path / "model.py"
+    client.open(path, "import torch\n")
+    assert client.diagnostics(path.as_uri())["diagnostics"] == []
+    for version in (2, 3, 4):
+        client.change(path, TORCH_COPY.replace("t_copied", f"t_copied_{version}"), version)
+    published = client.diagnostics(path.as_uri())
+    assert (published["version"], [span(d) for d in published["diagnostics"]]) == (4, [(4, 13, 4, 28)])
+    assert [m for m in client.quiet() if m.get("method") == "textDocument/publishDiagnostics"] == []
+
+
+def test_save_lints_at_once_and_close_clears(client, tmp_path):
+    path = tmp_path / "model.py"
+    client.open(path, "import torch\n")
+    client.diagnostics(path.as_uri())
+    client.change(path, TORCH_COPY, 2)
+    client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+    published = client.diagnostics(path.as_uri(), timeout=0.2)  # before the debounce delay ends
+    assert [d["code"] for d in published["diagnostics"]] == ["TEN101"]
+    client.notify("textDocument/didClose", {"textDocument": {"uri": path.as_uri()}})
+    assert client.diagnostics(path.as_uri())["diagnostics"] == []
+
+
+def test_a_buffer_that_does_not_parse_gets_no_diagnostic_and_no_edit(client, tmp_path):
+    path = tmp_path / "model.py"
+    client.open(path, TORCH_COPY)
+    assert len(client.diagnostics(path.as_uri())["diagnostics"]) == 1
+    client.change(path, TORCH_COPY + "def broken(:\n", 2)
+    published = client.diagnostics(path.as_uri())
+    assert (published["version"], published["diagnostics"]) == (2, [])
+    assert client.code_actions(path, 0, 10) == []
+
+
+def test_configuration_comes_from_the_documents_pyproject(client, tmp_path):
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.tensorcopy]\nignore = ["TEN101"]\n', encoding="utf-8")
+    path = project / "src" / "model.py"
+    client.open(path, TORCH_COPY)
+    assert client.diagnostics(path.as_uri())["diagnostics"] == []
+    (project / "pyproject.toml").write_text('[tool.tensorcopy]\nignroe = ["TEN101"]\n', encoding="utf-8")
+    client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+    (problem,) = client.diagnostics(path.as_uri())["diagnostics"]
+    assert (problem["code"], problem["severity"], span(problem)) == ("TEN001", 1, (0, 0, 0, 0))
+    assert problem["message"].endswith("[tool.tensorcopy] unknown key 'ignroe' (did you mean 'ignore'?)")
+
+
+def test_columns_are_counted_in_utf16_units_as_lsp_asks(client, tmp_path):
+    path = tmp_path / "model.py"
+    client.open(path, "import torch\n\nt = torch.ones(3)\nlabel, y = '\U0001F600', torch.tensor(t)\n")
+    (diagnostic,) = client.diagnostics(path.as_uri())["diagnostics"]
+    assert span(diagnostic) == (3, 17, 3, 32)  # 16 characters before the call, the emoji two units
+
+
+def test_without_pygls_the_command_says_what_to_install(tmp_path):
+    run = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pygls'] = sys.modules['lsprotocol'] = None; "
+                          "from flake8_tensorcopy.server import main; sys.exit(main([]))"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT, env=checkout_env())
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == "tensorcopy-lsp: lsprotocol is missing: pip install 'flake8-tensorcopy[server]'\n"
+
+
+@pytest.mark.parametrize("source, fixed, edit", [
+    ("a\nb\nc\n", "a\nB\nc\n", ((1, 0), (2, 0), "B\n")),
+    ("a\nb", "a\nB", ((1, 0), (1, 1), "B")),  # the last line has no newline: the range ends inside it
+    ("a\r\nb\r\n", "a\r\nb2\r\nc\r\n", ((1, 0), (2, 0), "b2\r\nc\r\n")),
+    ("same\n", "same\n", None),
+    ("x = torch.tensor(t)\n", "", None),  # never an edit that empties the buffer
+    ("x = torch.tensor(t)\n", "\n\n", None),
+])
+def test_the_fix_all_edit_is_the_smallest_run_of_lines_and_never_empties_the_buffer(source, fixed, edit):
+    assert edit_for_fixed(source, fixed) == edit
