@@ -25,6 +25,8 @@ class Rule:
     tracks_aliases = False
     checks_comparisons = False
     checks_accumulations = False
+    checks_bindings = False  # offered ``check_binding`` for every assignment and loop target
+    checks_writes = False  # offered ``check_write`` for ``a[i] = v`` and ``a op= v``
 
     def wants(self, features) -> bool:
         """Whether a file with these ``engine.Features`` may hold a finding of this rule."""
@@ -42,6 +44,13 @@ class Rule:
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
         """Called for every ``x.name`` with ``name`` in ``attributes`` (``store``: assigned to)."""
+
+    def check_binding(self, target: cst.BaseExpression, value: cst.BaseExpression, analysis, iterated: bool) -> None:
+        """Called once ``target = value`` is bound (``iterated``: ``for target in value``)."""
+
+    def check_write(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression, analysis) -> None:
+        """Called for a statement ``node`` writing ``target`` in place (``a[i] = value``, ``a += value``)
+        before the walk rebinds anything."""
 
     @classmethod
     def documentation(cls) -> str:
