@@ -10,7 +10,6 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.facts import PARAMETER
 from flake8_tensorcopy.analysis.scope import INSTANCE, NDARRAY, TENSOR, TENSOR_SEQ
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.walker import BACKWARD_FUNCTIONS
@@ -139,6 +138,7 @@ class _WriteRule(Rule):
 EXPAND_METHODS = frozenset({"expand", "expand_as", "broadcast_to"})
 SPLIT_METHODS = frozenset({"chunk", "split", "unbind", "split_with_sizes"})
 SPLIT_FUNCTIONS = frozenset("torch." + name for name in SPLIT_METHODS)
+ITERATION = "unbind() (iterating over it)"
 # Writes of one value everywhere: measured to succeed on an expanded tensor (nothing overlaps wrongly).
 UNIFORM_WRITES = frozenset({"fill_", "zero_"})
 
@@ -309,8 +309,8 @@ class UnwritableView(_WriteRule):
         for item, source in pairs:
             if type(item) is not cst.Name:
                 continue
-            if analysis.kind_of(source) == TENSOR:
-                fact = self._graph_split("unbind() (iterating it)", source, analysis, SplitOutput)
+            if analysis.kind_of(source) == TENSOR or analysis.grad_of(source) is not None:
+                fact = self._graph_split(ITERATION, source, analysis, SplitOutput)
             else:
                 held = self._held(source, analysis) if analysis.kind_of(source) == TENSOR_SEQ else None
                 fact = SplitOutput(held.op, held.waits_for) if isinstance(held, SplitOutputs) else None
@@ -332,8 +332,14 @@ class UnwritableView(_WriteRule):
         if fact is None:
             return
         subject = short_source(analysis, written)
-        fix, code = self.fix_for(node)
-        use = f"use {code}" if fix is not None else "write a .clone() of it instead"
+        # a loop variable rebound out of place no longer writes the rows it was meant to change
+        fix, code = self.fix_for(node) if getattr(fact, "op", None) != ITERATION else (None, "")
+        if fix is not None:
+            use = f"use {code}"
+        elif isinstance(fact, Expanded):
+            use = "clone() it where it is made"
+        else:
+            use = "compute it out of place (or write the whole tensor under torch.no_grad() to initialise it)"
         if isinstance(fact, Expanded):
             if how in UNIFORM_WRITES:
                 return
@@ -417,9 +423,7 @@ def _parameters_behind(analysis, name: str) -> Tuple[str, ...]:
             continue
         seen.add(current)
         if current in parameters:
-            binding = analysis.lookup(current)
-            if binding is None or binding.origin is PARAMETER:
-                found.add(current)
+            found.add(current)
             continue
         for value in sources.get(current, ()):
             stack.extend(_names_read(value))
@@ -497,25 +501,29 @@ def _compare_dimension(written: cst.BaseSlice, read: cst.BaseSlice) -> Optional[
     return None
 
 
-def _elements(node: cst.BaseExpression) -> Optional[List[cst.BaseSlice]]:
-    if type(node) is not cst.Subscript:
-        return []
-    parts = [element.slice for element in node.slice]
-    if any(type(part) is cst.Index and type(part.value) in (cst.Ellipsis,) for part in parts):
-        return None
-    return parts
+def _elements(node: cst.BaseExpression) -> List[cst.BaseSlice]:
+    return [element.slice for element in node.slice] if type(node) is cst.Subscript else []
+
+
+def _is_ellipsis(part: cst.BaseSlice) -> bool:
+    return type(part) is cst.Index and type(part.value) is cst.Ellipsis
 
 
 def _overlap(written: cst.Subscript, read: cst.BaseExpression) -> Optional[str]:
     """RIGHT for a right shift, SAME for a full overlap, else None (safe, or not known)."""
     written_parts, read_parts = _elements(written), _elements(read)
-    if written_parts is None or read_parts is None:
-        return None
-    whole = cst.Slice(lower=None, upper=None)
-    length = max(len(written_parts), len(read_parts))
-    written_parts += [whole] * (length - len(written_parts))
-    read_parts += [whole] * (length - len(read_parts))
-    classes = [_compare_dimension(first, second) for first, second in zip(written_parts, read_parts)]
+    if any(map(_is_ellipsis, written_parts + read_parts)):
+        if len(written_parts) != len(read_parts):
+            return None  # ``...`` stands for other dimensions on each side
+    else:
+        whole = cst.Slice(lower=None, upper=None)
+        length = max(len(written_parts), len(read_parts))
+        written_parts += [whole] * (length - len(written_parts))
+        read_parts += [whole] * (length - len(read_parts))
+    classes = [
+        SAME if _is_ellipsis(first) and _is_ellipsis(second) else _compare_dimension(first, second)
+        for first, second in zip(written_parts, read_parts)
+    ]
     if None in classes or DISJOINT in classes:
         return None
     shifts = [kind for kind in classes if kind != SAME]
@@ -583,7 +591,7 @@ class OverlappingSliceAssignment(Rule):
             name = _method_name(read) if type(read) is cst.Call else read.attr.value
             if name not in REARRANGING_METHODS:
                 break
-            rearranged = name
+            rearranged = f"{name}()" if type(read) is cst.Call else f".{name}"
             read = bare(read.func.value if type(read) is cst.Call else read.value)
         source = read.value if type(read) is cst.Subscript else read
         if not bare(source).deep_equals(bare(base)):
@@ -595,8 +603,8 @@ class OverlappingSliceAssignment(Rule):
         fix = Fix(node.with_changes(value=method(value, "clone")), safe=safe)
         written, source_text = short_source(analysis, target), short_source(analysis, value)
         if overlap == SAME:
-            effect = f"the same elements {rearranged}d: it raises 'some elements of the input tensor and the " \
-                     "written-to tensor refer to a single memory location'"
+            effect = (f"the same elements rearranged by {rearranged}: it raises 'some elements of the input tensor "
+                      "and the written-to tensor refer to a single memory location'")
         else:
             effect = ("a right shift: it raises where the views are contiguous, elsewhere CPU propagates the values "
                       "already shifted while CUDA shifts them")
