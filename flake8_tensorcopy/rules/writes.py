@@ -14,8 +14,8 @@ from flake8_tensorcopy.analysis.scope import INSTANCE, NDARRAY, TENSOR, TENSOR_S
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.walker import BACKWARD_FUNCTIONS
 from flake8_tensorcopy.data import INPLACE_METHODS, METHODS_RETURNING_TENSOR, SAVED_FOR_BACKWARD, VIEW_METHODS
-from flake8_tensorcopy.fixes import Fix, bare, method
-from flake8_tensorcopy.rules.base import Rule, fix_evidence, short_source, written_code
+from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
+from flake8_tensorcopy.rules.base import Rule, fix_evidence, short_source, suggestion, written_code
 
 WRITE_CALLS = tuple(sorted(INPLACE_METHODS))
 
@@ -600,7 +600,7 @@ class OverlappingSliceAssignment(Rule):
         if overlap is None or (overlap == SAME and rearranged is None) or (overlap == RIGHT and rearranged):
             return
         safe, note = fix_evidence(analysis, base)
-        fix = Fix(node.with_changes(value=method(value, "clone")), safe=safe)
+        copied = method(bare(value), "clone")
         written, source_text = short_source(analysis, target), short_source(analysis, value)
         if overlap == SAME:
             effect = (f"the same elements rearranged by {rearranged}: it raises 'some elements of the input tensor "
@@ -609,10 +609,10 @@ class OverlappingSliceAssignment(Rule):
             effect = ("a right shift: it raises where the views are contiguous, elsewhere CPU propagates the values "
                       "already shifted while CUDA shifts them")
         analysis.report(
-            self.code, node,
+            self.code, value,
             f"'{written} = {source_text}' reads an overlapping view of what it writes, {effect}; "
-            f"use {source_text}.clone(){note}",
-            fix)
+            f"use {suggestion(analysis, copied, value)}{note}",
+            Fix(keep_parentheses(value, copied), safe=safe))
 
 
 # ----- TEN307 -------------------------------------------------------------------------------
@@ -702,7 +702,8 @@ class WriteToSavedTensor(_WriteRule):
             name = _OPERATORS.get(type(value.operator))
             if name is None:
                 return None
-            return f"'{name}'", SAVED_FOR_BACKWARD.get("torch.Tensor." + name, ()), [value.left, value.right]
+            symbol = cst.Module([]).code_for_node(value.operator).strip()
+            return f"'{symbol}' ({name})", SAVED_FOR_BACKWARD.get("torch.Tensor." + name, ()), [value.left, value.right]
         if type(value) is not cst.Call:
             return None
         func = value.func
@@ -746,16 +747,16 @@ class WriteToSavedTensor(_WriteRule):
             return
         name = short_source(analysis, root)
         fix, code = (None, "") if through_data else self.fix_for(node)
-        use = f"use {code}" if fix is not None else f"write a {name}.clone() instead"
+        use = f"use {code}" if fix is not None else f"compute it out of place or write a {name}.clone()"
         if through_data:
-            effect = "through .data backward does not raise: it computes wrong gradients silently"
+            effect = "through .data backward does not raise but computes wrong gradients silently"
         else:
             effect = ("backward raises 'one of the variables needed for gradient computation has been modified by "
                       "an inplace operation'")
         analysis.report(
             self.code, node,
-            lambda lines: (f"'{name}' is saved for backward by {fact.op} on line {lines['saved']} (as its {fact.what}): "
-                           f"written in place before that backward, {effect}; {use}"),
+            lambda lines: (f"'{name}' was saved for backward by {fact.op} on line {lines['saved']} (its {fact.what}) "
+                           f"and is written in place before that backward: {effect}; {use}"),
             fix, refs={"saved": fact.node})
 
 
