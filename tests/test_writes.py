@@ -3,7 +3,7 @@ measured torch behaviour their boundaries rest on (CPU here; CUDA runs where pre
 
 import pytest
 
-from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy.engine import lint_module, lint_source
 
 torch = pytest.importorskip("torch")
 DEVICES = [
@@ -175,3 +175,25 @@ def logs(layer: torch.nn.Linear, x):
     return y
 """
     assert codes(source) == [("TEN307", 7)]
+
+
+def test_a_graph_is_followed_only_in_the_function_that_built_it():
+    source = """import torch
+import torch.nn.functional as F
+from torch import nn
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(2, 2))
+
+    def forward(self, x):
+        out = F.linear(x, self.weight)
+        return out
+
+    def renormalize(self):
+        self.weight.data.div_(2.0)
+        return self.weight
+"""
+    # tensorcopy-fix parses every method (the flake8 face leaves the quiet forward out)
+    assert [finding.code for finding in lint_module(source)[1]] == ["TEN301"]

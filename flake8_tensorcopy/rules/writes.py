@@ -622,15 +622,16 @@ _OPERATORS = {cst.Multiply: "mul", cst.Divide: "div", cst.MatrixMultiply: "matmu
 
 class Saved:
     """Saved for backward by ``op`` at ``node`` (``what``: "output" or "input"), after small
-    statement ``statement``."""
+    statement ``statement`` of ``function`` (a graph is followed within the function that built it)."""
 
-    __slots__ = ("op", "node", "what", "statement")
+    __slots__ = ("op", "node", "what", "statement", "function")
 
-    def __init__(self, op: str, node: cst.CSTNode, what: str, statement: int):
+    def __init__(self, op: str, node: cst.CSTNode, what: str, analysis):
         self.op = op
         self.node = node
         self.what = what
-        self.statement = statement
+        self.statement = analysis.statement_index
+        self.function = analysis.function
 
 
 class WriteToSavedTensor(_WriteRule):
@@ -728,17 +729,16 @@ class WriteToSavedTensor(_WriteRule):
                 remember(analysis, self.code, target, None)
             return
         op, saved, inputs = saving
-        index = analysis.statement_index
-        remember(analysis, self.code, target, Saved(op, value, "output", index) if "output" in saved else None)
+        remember(analysis, self.code, target, Saved(op, value, "output", analysis) if "output" in saved else None)
         for position in saved:
             if position != "output" and position < len(inputs) and not bare(inputs[position]).deep_equals(target):
-                remember(analysis, self.code, inputs[position], Saved(op, value, "input", index))
+                remember(analysis, self.code, inputs[position], Saved(op, value, "input", analysis))
 
     # ----- writes -------------------------------------------------------------------------
     def check_written(self, node, written, how, analysis) -> None:
         root, through_data = _memory_of(written)
         fact = recall(analysis, self.code, root)
-        if fact is None:
+        if fact is None or fact.function is not analysis.function:
             return
         last_backward = analysis.facts_for(self.code).get(("backward", id(analysis.function)))
         if last_backward is not None and last_backward[1] > fact.statement:
