@@ -197,3 +197,19 @@ class Layer(nn.Module):
 """
     # tensorcopy-fix parses every method (the flake8 face leaves the quiet forward out)
     assert [finding.code for finding in lint_module(source)[1]] == ["TEN301"]
+
+
+def test_a_returned_prediction_carries_no_graph_to_the_caller():
+    source = """import torch
+
+def predict(model: torch.nn.Module, x):
+    probs = torch.softmax(model(x), dim=-1)
+    probs[:, 0] = 0.0
+    return probs.argmax(dim=-1)
+
+def keep(model: torch.nn.Module, x):
+    probs = torch.softmax(model(x), dim=-1)
+    probs[:, 0] = 0.0
+    return {"probs": probs}
+"""
+    assert codes(source) == [("TEN307", 10)]

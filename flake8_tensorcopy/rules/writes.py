@@ -10,7 +10,8 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.scope import INSTANCE, NDARRAY, TENSOR, TENSOR_SEQ
+from flake8_tensorcopy.analysis.provenance import GRAD_STOPS
+from flake8_tensorcopy.analysis.scope import INSTANCE, TENSOR, TENSOR_SEQ
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.walker import BACKWARD_FUNCTIONS
 from flake8_tensorcopy.data import INPLACE_METHODS, METHODS_RETURNING_TENSOR, SAVED_FOR_BACKWARD, VIEW_METHODS
@@ -794,15 +795,33 @@ def _backward_follows(analysis) -> bool:
 
 
 def _returns_a_value(function: Optional[cst.FunctionDef]) -> bool:
-    """Whether the function returns something computed (its graph may go on to the caller)."""
+    """Whether the function returns something that may carry its graph to the caller."""
     if function is None:
         return False
-    for small in small_statements(suite_statements(function.body)):
-        if type(small) is cst.Return and small.value is not None and _names_read(small.value):
-            value = bare(small.value)
-            if not (type(value) is cst.Name and value.value in ("None", "True", "False")):
-                return True
-    return False
+    return any(
+        type(small) is cst.Return and small.value is not None and _may_carry_graph(small.value)
+        for small in small_statements(suite_statements(function.body))
+    )
+
+
+_AS_NUMBERS = frozenset({"float", "int", "bool", "len", "round", "str"})
+
+
+def _may_carry_graph(node: cst.CSTNode) -> bool:
+    """Whether a returned expression may hold a tensor with a graph: it reads a name, and not
+    only through a conversion to a number or a result that never requires grad (``argmax()``)."""
+    node_type = type(node)
+    if node_type is cst.Name:
+        return node.value not in ("None", "True", "False")
+    if node_type is cst.Call:
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value in GRAD_STOPS:
+            return False
+        if type(func) is cst.Name and func.value in _AS_NUMBERS:
+            return False
+    if node_type is cst.Attribute:
+        return _may_carry_graph(node.value)
+    return any(_may_carry_graph(child) for child in node.children)
 
 
 RULES = (UnwritableView(), OverlappingSliceAssignment(), WriteToSavedTensor())
