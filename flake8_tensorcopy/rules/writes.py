@@ -145,6 +145,8 @@ UNIFORM_WRITES = frozenset({"fill_", "zero_"})
 
 
 class Expanded:
+    """Made by ``op`` (``expand()``...): one memory location stands at many positions."""
+
     __slots__ = ("op",)
 
     def __init__(self, op: str):
@@ -330,7 +332,9 @@ class UnwritableView(_WriteRule):
     # ----- writes -------------------------------------------------------------------------
     def check_written(self, node, written, how, analysis) -> None:
         fact = self._written_fact(written, analysis)
-        if fact is None:
+        if fact is None or (isinstance(fact, Expanded) and how in UNIFORM_WRITES):
+            return
+        if isinstance(fact, SplitOutput) and analysis.no_grad_depth:
             return
         subject = short_source(analysis, written)
         # a loop variable rebound out of place no longer writes the rows it was meant to change
@@ -342,8 +346,6 @@ class UnwritableView(_WriteRule):
         else:
             use = "compute it out of place (or write the whole tensor under torch.no_grad() to initialise it)"
         if isinstance(fact, Expanded):
-            if how in UNIFORM_WRITES:
-                return
             if how == "masked_fill_":
                 effect = ("does not raise on CPU: it fills every position that shares the masked element "
                           "(silently wrong)")
@@ -351,8 +353,6 @@ class UnwritableView(_WriteRule):
                 effect = "raises 'more than one element of the written-to tensor refers to a single memory location'"
             message = f"'{subject}' is made by {fact.op}: this in-place write {effect}; {use}"
             analysis.report(self.code, node, message, fix)
-            return
-        if analysis.no_grad_depth:
             return
         message = (f"'{subject}' is an output of {fact.op} of a tensor in an autograd graph: this in-place write "
                    f"raises 'Output ... is a view and is being modified inplace'; {use}")
@@ -377,12 +377,13 @@ class UnwritableView(_WriteRule):
 
     def _called(self, call: cst.Call, analysis) -> None:
         """A call of a function whose writes wait for a caller passing a graph tensor."""
-        if type(call.func) is not cst.Name:
-            return
+        if type(call.func) is not cst.Name or analysis.no_grad_depth:
+            return  # under no_grad the callee's views are made outside any graph
+        binding = analysis.lookup(call.func.value)
+        called = getattr(binding.origin, "node", None) if binding is not None else None
         for function, waits_for, node, message, fix in analysis.facts_for(self.code).get("pending", {}).get(
                 call.func.value, ()):
-            binding = analysis.lookup(call.func.value)
-            if binding is None or getattr(binding.origin, "node", None) is not function:
+            if called is not function:
                 continue
             passed = _arguments_by_parameter(function, call)
             if any(name in passed and analysis.grad_of(passed[name]) is not None for name in waits_for):
