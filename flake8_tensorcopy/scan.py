@@ -51,6 +51,8 @@ EVENTS = {
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
     "accumulation": "inside a loop, ``acc += v``, ``acc = acc <op> v`` or ``acc.append(v)``",
+    "in-place write": "a statement that writes in place: ``a[i] = v``, ``a op= v`` (or a call with "
+                      "``out=``/``inplace=``); in-place methods are subscribed to as ``calls``",
 }
 
 # What must hold of a file (or a body) for a rule to report there (``Rule.requires``).
@@ -183,6 +185,8 @@ class _Collector:
         events = set()
         if self.writes_in_place(called, writers):
             events.add("sharing")
+        if self.writes:
+            events.add("in-place write")
         if self.identity_tests:
             events.add("identity comparison")
         if self.loops and (self.accumulates or "append" in called):

@@ -467,6 +467,111 @@ def _views(torch: Any) -> tuple[set, set]:
     return methods, attributes
 
 
+# Operations probed for what they save for backward (TEN307): (name, call, input shapes).
+# ``call`` takes torch and the inputs. Inputs are positive, so that log, sqrt, pow and
+# division are defined; a module (a ``torch.nn`` class) is built once per probe.
+_UNARY = ("abs", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "sin", "cos",
+          "tan", "tanh", "sigmoid", "reciprocal", "neg", "square", "erf", "relu", "clamp_min", "sum",
+          "mean", "prod", "amax", "amin", "max", "min", "norm", "std", "var", "logsumexp", "cumsum",
+          "cumprod", "softmax", "log_softmax")
+_ARGUMENTS = {"clamp_min": (0.7,), "logsumexp": (-1,), "cumsum": (-1,), "cumprod": (-1,), "softmax": (-1,),
+              "log_softmax": (-1,)}
+_BINARY = {"add": ((3, 4), (3, 4)), "sub": ((3, 4), (3, 4)), "mul": ((3, 4), (3, 4)), "div": ((3, 4), (3, 4)),
+           "pow": ((3, 4), (3, 4)), "matmul": ((3, 4), (4, 2)), "mm": ((3, 4), (4, 2)), "bmm": ((2, 3, 4), (2, 4, 2)),
+           "mv": ((3, 4), (4,)), "dot": ((4,), (4,))}
+_FUNCTIONAL = {
+    "relu": ((3, 4),), "leaky_relu": ((3, 4),), "elu": ((3, 4),), "selu": ((3, 4),), "gelu": ((3, 4),),
+    "silu": ((3, 4),), "mish": ((3, 4),), "softplus": ((3, 4),), "hardtanh": ((3, 4),), "relu6": ((3, 4),),
+    "logsigmoid": ((3, 4),), "softsign": ((3, 4),), "sigmoid": ((3, 4),), "tanh": ((3, 4),),
+    "softmax": ((3, 4),), "log_softmax": ((3, 4),), "normalize": ((3, 4),), "linear": ((3, 4), (2, 4), (2,)),
+    "conv1d": ((1, 2, 5), (3, 2, 3)), "conv2d": ((1, 2, 5, 5), (3, 2, 3, 3)),
+    "conv3d": ((1, 2, 4, 4, 4), (3, 2, 3, 3, 3)), "conv_transpose2d": ((1, 2, 4, 4), (2, 3, 3, 3)),
+    "layer_norm": ((3, 4),), "group_norm": ((2, 4, 3),), "instance_norm": ((2, 3, 5),),
+    "batch_norm": ((4, 3),), "mse_loss": ((3, 4), (3, 4)), "cross_entropy": ((3, 4),),
+}
+_FUNCTIONAL_ARGUMENTS = {"softmax": {"dim": -1}, "log_softmax": {"dim": -1}, "layer_norm": {"normalized_shape": (4,)},
+                         "group_norm": {"num_groups": 2}, "batch_norm": {"running_mean": None, "running_var": None,
+                                                                          "training": True}}
+_MODULES = {
+    "ReLU": (), "LeakyReLU": (), "ELU": (), "SELU": (), "GELU": (), "SiLU": (), "Mish": (), "Softplus": (),
+    "Sigmoid": (), "Tanh": (), "Hardtanh": (), "ReLU6": (), "LogSigmoid": (), "Softmax": (-1,),
+    "LogSoftmax": (-1,), "Linear": (4, 2), "Bilinear": (4, 4, 2), "Conv1d": (2, 3, 3), "Conv2d": (2, 3, 3),
+    "Conv3d": (2, 3, 3), "ConvTranspose1d": (2, 3, 3), "ConvTranspose2d": (2, 3, 3), "BatchNorm1d": (3,),
+    "BatchNorm2d": (2,), "LayerNorm": (4,), "GroupNorm": (1, 2), "InstanceNorm1d": (3,), "Embedding": (),
+}
+_MODULE_INPUTS = {"Linear": ((3, 4),), "Bilinear": ((3, 4), (3, 4)), "Conv1d": ((1, 2, 5),),
+                  "Conv2d": ((1, 2, 5, 5),), "Conv3d": ((1, 2, 4, 4, 4),), "ConvTranspose1d": ((1, 2, 5),),
+                  "ConvTranspose2d": ((1, 2, 4, 4),), "BatchNorm1d": ((4, 3),), "BatchNorm2d": ((2, 2, 3, 3),),
+                  "GroupNorm": ((2, 2, 3),), "InstanceNorm1d": ((2, 3, 5),)}
+
+
+def _saving_probes(torch: Any) -> dict:
+    """Name in the table -> (call on inputs, input shapes, which inputs require grad)."""
+    functional = torch.nn.functional
+    probes = {}
+    for name in _UNARY:
+        extra = _ARGUMENTS.get(name, ())
+        if hasattr(torch, name):
+            probes["torch." + name] = (lambda x, f=getattr(torch, name), a=extra: f(x, *a), ((3, 4),), None)
+        probes["torch.Tensor." + name] = (lambda x, n=name, a=extra: getattr(x, n)(*a), ((3, 4),), None)
+    for name, shapes in _BINARY.items():
+        probes["torch." + name] = (getattr(torch, name), shapes, None)
+        probes["torch.Tensor." + name] = (getattr(torch.Tensor, name), shapes, None)
+    for name, shapes in _FUNCTIONAL.items():
+        keywords = _FUNCTIONAL_ARGUMENTS.get(name, {})
+        if name == "cross_entropy":
+            call = lambda x, f=functional.cross_entropy: f(x, torch.tensor([0, 1, 3]))  # noqa: E731
+        else:
+            call = lambda *x, f=getattr(functional, name), k=keywords: f(*x, **k)  # noqa: E731
+        probes["torch.nn.functional." + name] = (call, shapes, None)
+    for name, arguments in _MODULES.items():
+        torch.manual_seed(0)
+        if name == "Embedding":
+            module = torch.nn.Embedding(5, 3)
+            probes["torch.nn.Embedding"] = (lambda: module(torch.tensor([1, 2])), (), ())
+            continue
+        module = getattr(torch.nn, name)(*arguments).double()
+        shapes = _MODULE_INPUTS.get(name, ((3, 4),))
+        # a module with parameters records its call (and saves what it needs) whatever its input
+        grads = () if any(True for _ in module.parameters()) else None
+        probes["torch.nn." + name] = (module, shapes, grads)
+    return probes
+
+
+def _write_raises(torch: Any, call: Any, shapes: tuple, grads: Any, written: Any) -> bool:
+    """Run ``call`` on fresh inputs, write input ``written`` (or the output) in place, backward:
+    True when backward says a value it needed was modified by an inplace operation."""
+    torch.manual_seed(0)
+    leaves = [
+        (torch.rand(shape, dtype=torch.float64) + 0.5).requires_grad_(grads is None or index in grads)
+        for index, shape in enumerate(shapes)
+    ]
+    inputs = [leaf.clone() if leaf.requires_grad else leaf for leaf in leaves]  # non-leaves: writable
+    output = call(*inputs)
+    target = output if written == "output" else inputs[written]
+    with torch.no_grad():  # the write itself is not recorded; it still bumps the version counter
+        target.mul_(1.5)
+    try:
+        output.sum().backward()
+    except RuntimeError as error:
+        if "modified by an inplace operation" in str(error):
+            return True
+        raise
+    return False
+
+
+def _saved_for_backward(torch: Any) -> set:
+    """``name:output`` and ``name:N`` (input N) for every probed operation that saves it."""
+    saved = set()
+    for name, (call, shapes, grads) in _saving_probes(torch).items():
+        for written in [*range(len(shapes)), "output"]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if _write_raises(torch, call, shapes, grads, written):
+                    saved.add("%s:%s" % (name, written))
+    return saved
+
+
 def build_tables() -> dict:
     """Compute every table from the installed torch; writes nothing."""
     import torch
@@ -507,6 +612,7 @@ def build_tables() -> dict:
         ),
         "view_attributes": view_attributes,
         "view_methods": view_methods,
+        "saved_for_backward": _saved_for_backward(torch),
     }
     result: dict = {key: sorted(values) for key, values in tables.items()}
     result["torch_version"] = torch.__version__

@@ -30,9 +30,10 @@ EVENT_PROGRAMS = {
     "sharing": "import torch\n\n\ndef f(w: torch.Tensor):\n    backup = w.detach()\n    w.add_(1)\n    return backup\n",
     "identity comparison": "import torch\n\n\ndef f(a, b):\n    return a is b\n",
     "accumulation": "import torch\n\n\ndef f(xs):\n    total = 0\n    for x in xs:\n        total += x\n",
+    "in-place write": "import torch\n\n\ndef f(buf):\n    buf[0] = 1\n",
 }
 EVENT_METHODS = {"sharing": "check_sharing", "identity comparison": "check_comparison",
-                 "accumulation": "check_accumulation"}
+                 "accumulation": "check_accumulation", "in-place write": "check_write"}
 
 
 class Spy:
@@ -67,6 +68,10 @@ class Spy:
     def check_accumulation(self, node, accumulator, value, analysis):
         self.offers.append((self.rule, "events", {"accumulation"}, node))
         self.rule.check_accumulation(node, accumulator, value, analysis)
+
+    def check_write(self, node, target, value, analysis):
+        self.offers.append((self.rule, "events", {"in-place write"}, node))
+        self.rule.check_write(node, target, value, analysis)
 
 
 def forced_open(source: str, rules=ALL_RULES):

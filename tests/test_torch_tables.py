@@ -137,6 +137,28 @@ def test_alias_probe_tells_views_from_copies(generator):
         ("view_attributes", "mH", True),
         ("legacy_constructors", "torch.FloatTensor", True),
         ("legacy_constructors", "torch.cuda.LongTensor", True),
+        # what operations save for backward (TEN307), one or more per family the rule covers
+        ("saved_for_backward", "torch.sigmoid:output", True),
+        ("saved_for_backward", "torch.sigmoid:0", False),
+        ("saved_for_backward", "torch.Tensor.exp:output", True),
+        ("saved_for_backward", "torch.log:0", True),
+        ("saved_for_backward", "torch.add:0", False),
+        ("saved_for_backward", "torch.mul:1", True),
+        ("saved_for_backward", "torch.nn.functional.relu:output", True),
+        ("saved_for_backward", "torch.nn.functional.gelu:0", True),
+        ("saved_for_backward", "torch.nn.functional.gelu:output", False),
+        ("saved_for_backward", "torch.prod:0", True),
+        ("saved_for_backward", "torch.sum:0", False),
+        ("saved_for_backward", "torch.softmax:output", True),
+        ("saved_for_backward", "torch.matmul:0", True),
+        ("saved_for_backward", "torch.nn.functional.linear:0", True),
+        ("saved_for_backward", "torch.nn.functional.conv2d:0", True),
+        ("saved_for_backward", "torch.nn.functional.layer_norm:0", True),
+        ("saved_for_backward", "torch.nn.ReLU:output", True),
+        ("saved_for_backward", "torch.nn.Sigmoid:output", True),
+        ("saved_for_backward", "torch.nn.Linear:0", True),
+        ("saved_for_backward", "torch.nn.Conv1d:0", True),  # for the weight's gradient: the input needs none
+        ("saved_for_backward", "torch.nn.BatchNorm2d:0", True),
     ],
 )
 def test_shipped_sanity(shipped, key, name, present):
@@ -147,3 +169,12 @@ def test_shipped_lists_are_sorted_and_unique(shipped):
     for key, value in shipped.items():
         if key != "torch_version":
             assert value == sorted(set(value)), key
+
+
+def test_saving_probe_tells_saved_values_from_others(generator):
+    """A write to what an operation saved breaks backward; a write to anything else does not."""
+    torch = pytest.importorskip("torch")
+    shapes = ((3,),)
+    assert generator._write_raises(torch, torch.sigmoid, shapes, None, "output")
+    assert not generator._write_raises(torch, torch.sigmoid, shapes, None, 0)
+    assert not generator._write_raises(torch, lambda x: x + 1, shapes, None, "output")

@@ -90,7 +90,7 @@ class GradProvenance:
             return NON_LEAF if self.grad_of(node.body) or self.grad_of(node.orelse) else None
         return None
 
-    def _layer_of(self, func: cst.BaseExpression) -> Optional[str]:
+    def layer_of(self, func: cst.BaseExpression) -> Optional[str]:
         """The torch.nn class a called module was made from (``nn.ZeroPad2d``), if known."""
         binding = None
         if type(func) is cst.Name:
@@ -120,7 +120,7 @@ class GradProvenance:
                 return NON_LEAF
             return None
         if analysis.kind_of(func) == MODULE:
-            layer = self._layer_of(func)
+            layer = self.layer_of(func)
             if layer is not None and parameter_free_layer(layer):
                 return NON_LEAF if any(self.grad_of(arg.value) for arg in node.args) else None
             return NON_LEAF  # a module's forward output: its parameters require grad

@@ -106,6 +106,9 @@ class Analysis:
                 self.rules_by_attribute.setdefault(name, []).append(rule)
         self.comparison_rules = [rule for rule in rules if "identity comparison" in rule.events]
         self.accumulation_rules = [rule for rule in rules if "accumulation" in rule.events]
+        self.write_rules = [rule for rule in rules if "in-place write" in rule.events]
+        self.binding_rules = [rule for rule in rules if rule.binds]
+        self.rule_facts: Dict[str, dict] = {}  # a rule's own facts about this module, by code
         self.aliases = AliasTracker(self, {rule.code: rule for rule in rules if "sharing" in rule.events})
         self.provenance = GradProvenance(self)
         self._reports: Dict[tuple, Report] = {}
@@ -154,6 +157,17 @@ class Analysis:
         first, up to the body of the function being walked: ``statements[index]`` is the
         statement that holds the current point. What follows it is what runs next."""
         return [(statements, index) for statements, index in reversed(self._blocks)]
+
+    def facts_for(self, code: str) -> dict:
+        """A rule's own store of facts for this module (empty at first)."""
+        return self.rule_facts.setdefault(code, {})
+
+    def offer_calls(self, name: str, rule) -> None:
+        """Offer the calls named ``name`` from here on to ``rule`` too (a fact about a function's
+        parameter waits for the function's callers)."""
+        offered = self.rules_by_call.setdefault(name, [])
+        if rule not in offered:
+            offered.append(rule)
 
     def source_of(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -426,7 +440,11 @@ class Analysis:
         )
         grad = LEAF if parameters else None
         evidence = self.evidence_of(iterable)
-        self._walk_loop(node, lambda: bind_target(node.target, item_kind, self.scope, grad, evidence), parameters)
+        def bind_item():
+            bind_target(node.target, item_kind, self.scope, grad, evidence)
+            self._offer_binding(node.target, iterable, iterated=True)
+
+        self._walk_loop(node, bind_item, parameters)
 
     def _walk_while(self, node: cst.While) -> None:
         self.visit(node.test)
@@ -579,6 +597,7 @@ class Analysis:
                     self._offer_accumulation(node, target.value, value)
                 self.scope.bind(target.value, Binding(kind, origin=origin, grad=grad, evidence=evidence))
                 aliases.made(target.value, value)
+                self._offer_binding(target, value)
             elif target_type in (cst.Tuple, cst.List):
                 if type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
                     kinds = tuple(self.kind_of(element.value) for element in value.elements)
@@ -586,6 +605,7 @@ class Analysis:
                 else:
                     bind_target(target, kind, self.scope, grad, evidence)
                     aliases.made_sequence(target, value)
+                self._offer_binding(target, value)
             elif target_type is cst.Attribute:
                 self.visit(target.value)
                 self._offer_attribute(target, store=True)
@@ -596,8 +616,10 @@ class Analysis:
                     self.scope.frame.forget(key)
                     self._escape(value)
                     aliases.made(key, value)
+                self._offer_binding(target, value)
             elif target_type is cst.Subscript:
                 self._visit_store_target(target)
+                self._offer_write(node, target, value)
                 root = _root_name(target.value)
                 if root is not None:
                     self.aliases.written_directly(root)
@@ -656,6 +678,7 @@ class Analysis:
         self.visit(node.value)
         target = node.target
         self._visit_store_target(target)
+        self._offer_write(node, target, node.value)
         current = self.kind_of(target)
         added = self.kind_of(node.value)
         if type(target) is cst.Name:
@@ -753,6 +776,14 @@ class Analysis:
     def _offer_attribute(self, node: cst.Attribute, store: bool = False) -> None:
         for rule in self.rules_by_attribute.get(node.attr.value, ()):
             rule.check_attribute(node, self, store)
+
+    def _offer_binding(self, target: cst.BaseExpression, value: cst.BaseExpression, iterated: bool = False) -> None:
+        for rule in self.binding_rules:
+            rule.check_binding(target, value, self, iterated)
+
+    def _offer_write(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        for rule in self.write_rules:
+            rule.check_write(node, target, value, self)
 
     def _offer_comparison(self, node: cst.Comparison) -> None:
         if self.comparison_rules and _identity_comparison(node):

@@ -22,3 +22,16 @@ INPLACE_METHODS = frozenset(_TABLES["inplace_methods"])
 VIEW_METHODS = frozenset(_TABLES["view_methods"])
 VIEW_ATTRIBUTES = frozenset(_TABLES["view_attributes"])
 LEGACY_CONSTRUCTORS = frozenset(_TABLES["legacy_constructors"])
+
+
+def _saved_for_backward(entries) -> dict:
+    """``{"torch.sigmoid": ("output",), "torch.mul": (0, 1)}`` from ``name:output`` / ``name:N``."""
+    saved: dict = {}
+    for entry in entries:
+        name, what = entry.rsplit(":", 1)
+        saved[name] = saved.get(name, ()) + ((what,) if what == "output" else (int(what),))
+    return saved
+
+
+# What an operation keeps for its backward: input positions and/or "output" (probed from torch).
+SAVED_FOR_BACKWARD = _saved_for_backward(_TABLES["saved_for_backward"])

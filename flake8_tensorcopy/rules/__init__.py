@@ -2,10 +2,10 @@
 
 from typing import Dict, Tuple
 
-from flake8_tensorcopy.rules import aliasing, asynchronous, autograd, copying
+from flake8_tensorcopy.rules import aliasing, asynchronous, autograd, copying, writes
 from flake8_tensorcopy.rules.base import Rule
 
 ALL_RULES: Tuple[Rule, ...] = tuple(
-    sorted(copying.RULES + aliasing.RULES + autograd.RULES + asynchronous.RULES, key=lambda rule: rule.code)
+    sorted(copying.RULES + aliasing.RULES + autograd.RULES + asynchronous.RULES + writes.RULES, key=lambda rule: rule.code)
 )
 RULES_BY_CODE: Dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}

@@ -20,7 +20,10 @@ class Rule:
       ``torch.tensor``, import aliases resolved), offered to ``check_call``;
     - ``attributes``: attribute names, offered to ``check_attribute``;
     - ``events``: names from ``scan.EVENTS`` ("sharing": ``check_sharing``, "identity
-      comparison": ``check_comparison``, "accumulation": ``check_accumulation``);
+      comparison": ``check_comparison``, "accumulation": ``check_accumulation``, "in-place
+      write": ``check_write``);
+    - ``check_binding``, where a rule overrides it, is offered every assignment and loop target
+      of the files the rule wants: a binding alone opens no gate;
     - ``requires``: names from ``scan.TRAITS`` that must all hold where it reports (every rule
       requires "tensors"; the flake8 face checks that one before importing the engine);
     - ``reads``: what it reads beyond the code it is offered: "class bodies" (every method of
@@ -40,6 +43,7 @@ class Rule:
     events: Tuple[str, ...] = ()
     requires: Tuple[str, ...] = ("tensors",)
     reads: Tuple[str, ...] = ()
+    binds = False  # it overrides ``check_binding`` (set by ``__init_subclass__``)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -50,6 +54,7 @@ class Rule:
         if unknown or "tensors" not in cls.requires:
             raise TypeError(f"{cls.__name__}: unknown events, traits or reads {sorted(unknown)}, "
                             "or it does not require 'tensors'")
+        cls.binds = cls.check_binding is not Rule.check_binding
 
     def wants(self, features) -> bool:
         """Whether a file (or a body) with these ``scan.Features`` may hold a finding of this rule."""
@@ -82,6 +87,14 @@ class Rule:
 
     def check_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression, analysis) -> None:
         """Called for every accumulation inside a loop ("accumulation")."""
+
+    def check_write(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression, analysis) -> None:
+        """Called for a statement ``node`` writing ``target`` in place (``a[i] = value``, ``a += value``)
+        before the walk rebinds anything ("in-place write")."""
+
+    def check_binding(self, target: cst.BaseExpression, value: cst.BaseExpression, analysis, iterated: bool) -> None:
+        """Called once ``target = value`` is bound (``iterated``: ``for target in value``), for a
+        rule that overrides it, wherever the rule wants the file: a binding alone opens no gate."""
 
     @classmethod
     def documentation(cls) -> str:

@@ -1,0 +1,215 @@
+"""TEN209, TEN210, TEN307: what the detectors decide on shapes the fixtures do not pin, and the
+measured torch behaviour their boundaries rest on (CPU here; CUDA runs where present)."""
+
+import pytest
+
+from flake8_tensorcopy.engine import lint_module, lint_source
+
+torch = pytest.importorskip("torch")
+DEVICES = [
+    "cpu",
+    pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")),
+]
+MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def codes(source: str):
+    return [(finding.code, finding.line) for finding in lint_source(source)]
+
+
+# ----- TEN209 -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_chunk_of_a_graph_tensor_cannot_be_written(device):
+    layer = torch.nn.Linear(4, 4).to(device)
+    _, gate = layer(torch.randn(2, 4, device=device)).chunk(2, -1)
+    with pytest.raises(RuntimeError, match="is a view and is being modified inplace"):
+        gate.clamp_(min=0.0)
+
+
+def test_a_chunk_written_under_no_grad_is_allowed_and_not_reported():
+    w = torch.nn.Parameter(torch.zeros(8))
+    with torch.no_grad():
+        w.chunk(4)[1].fill_(1.0)
+    assert w.tolist() == [0, 0, 1, 1, 0, 0, 0, 0]
+    source = """import torch
+
+def reset(w: torch.nn.Parameter):
+    with torch.no_grad():
+        w.chunk(4)[1].fill_(1.0)
+    w.chunk(4)[2].fill_(1.0)
+"""
+    assert codes(source) == [("TEN209", 6)]
+
+
+def test_fill_of_an_expanded_tensor_succeeds_and_is_not_reported():
+    base = torch.zeros(3)
+    base.expand(2, 3).fill_(1.0)
+    assert base.tolist() == [1.0, 1.0, 1.0]
+    source = """import torch
+
+def ones(n: int):
+    grid = torch.zeros(3).expand(n, 3)
+    grid.fill_(1.0)
+    grid.add_(1.0)
+    return grid
+"""
+    assert codes(source) == [("TEN209", 6)]
+
+
+def test_a_rebound_name_no_longer_holds_the_expanded_tensor():
+    source = """import torch
+
+def steps(n: int, start: torch.Tensor):
+    grid = torch.arange(4).expand(n, 4)
+    grid = grid.clone()
+    grid += start
+    return grid
+"""
+    assert codes(source) == []
+
+
+# ----- TEN210 -------------------------------------------------------------------------------
+
+
+def test_a_left_shift_of_several_rows_gives_the_intended_values_on_cpu():
+    rows = torch.arange(24.0).reshape(2, 12)
+    meant = torch.cat([rows[:, 3:], rows[:, 9:]], dim=1)
+    rows[:, :-3] = rows[:, 3:]
+    assert torch.equal(rows, meant)
+
+
+@pytest.mark.parametrize("written, read, reported", [
+    ("x[:, k:]", "x[:, :-k]", True),
+    ("x[:, :-k]", "x[:, k:]", False),
+    ("x[k:]", "x[:-k]", True),
+    ("x[-k:]", "x[:k]", True),
+    ("x[:k]", "x[-k:]", False),
+    ("x[3:6]", "x[1:4]", True),
+    ("x[1:4]", "x[3:6]", False),
+    ("x[0:2]", "x[2:4]", False),
+    ("x[::2, 1:]", "x[::2, :-1]", True),
+    ("x[::2, 1:]", "x[1::2, :-1]", False),
+    ("x[i]", "x[i].t()", True),
+    ("x[i]", "x[j].t()", False),
+    ("x[i, 1:]", "x[j, :-1]", False),
+    ("x[1:]", "x[:-1].clone()", False),
+    ("x[mask]", "x[:-1]", False),
+])
+def test_which_slice_pairs_are_reported(written, read, reported):
+    source = f"""import torch
+
+def shift(k: int, i: int, j: int, mask):
+    x = torch.zeros(8, 8)
+    {written} = {read}
+    return x
+"""
+    assert codes(source) == ([("TEN210", 5)] if reported else [])
+
+
+# ----- TEN307 -------------------------------------------------------------------------------
+
+
+def test_a_write_under_no_grad_still_breaks_backward_and_is_reported():
+    x = torch.randn(3, requires_grad=True)
+    y = torch.sigmoid(x)
+    with torch.no_grad():
+        y.mul_(2.0)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        y.sum().backward()
+    source = """import torch
+
+def step(x: torch.nn.Parameter):
+    y = torch.sigmoid(x)
+    with torch.no_grad():
+        y.mul_(2.0)
+    y.sum().backward()
+"""
+    assert codes(source) == [("TEN307", 6)]
+
+
+def test_through_data_backward_gives_wrong_gradients_silently():
+    x = torch.linspace(-1.0, 1.0, 5, requires_grad=True)
+    y = torch.exp(x)
+    y.data.mul_(2.0)
+    y.sum().backward()
+    assert not torch.allclose(x.grad, torch.exp(x.detach()))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_convolution_saves_an_input_that_needs_no_gradient(device):
+    conv = torch.nn.Conv1d(2, 2, 3, padding=1).to(device)
+    frames = torch.randn(1, 2, 5, device=device)
+    hidden = conv(frames)
+    frames.masked_fill_(frames > 0, 0.0)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        hidden.sum().backward()
+
+
+def test_the_write_must_come_before_a_backward_or_a_return():
+    source = """import torch
+
+def step(w: torch.nn.Parameter):
+    y = torch.exp(w)
+    y.add_(1.0)
+    loss = y.sum()
+    loss.backward()
+
+def stats(w: torch.nn.Parameter):
+    y = torch.exp(w)
+    y.add_(1.0)
+    print(float(y.sum()))
+"""
+    assert codes(source) == [("TEN307", 5)]
+
+
+def test_an_operation_that_saves_its_input_makes_only_the_input_a_finding():
+    source = """import torch
+
+def logs(layer: torch.nn.Linear, x):
+    h = layer(x)
+    y = torch.log(h)
+    y.add_(1.0)
+    h.mul_(2.0)
+    return y
+"""
+    assert codes(source) == [("TEN307", 7)]
+
+
+def test_a_graph_is_followed_only_in_the_function_that_built_it():
+    source = """import torch
+import torch.nn.functional as F
+from torch import nn
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(2, 2))
+
+    def forward(self, x):
+        out = F.linear(x, self.weight)
+        return out
+
+    def renormalize(self):
+        self.weight.data.div_(2.0)
+        return self.weight
+"""
+    # tensorcopy-fix parses every method (the flake8 face leaves the quiet forward out)
+    assert [finding.code for finding in lint_module(source)[1]] == ["TEN301"]
+
+
+def test_a_returned_prediction_carries_no_graph_to_the_caller():
+    source = """import torch
+
+def predict(model: torch.nn.Module, x):
+    probs = torch.softmax(model(x), dim=-1)
+    probs[:, 0] = 0.0
+    return probs.argmax(dim=-1)
+
+def keep(model: torch.nn.Module, x):
+    probs = torch.softmax(model(x), dim=-1)
+    probs[:, 0] = 0.0
+    return {"probs": probs}
+"""
+    assert codes(source) == [("TEN307", 10)]
