@@ -24,6 +24,7 @@ from flake8_tensorcopy.analysis.facts import (
     LikeBuffer,
     Optimizer,
     SharingObserved,
+    WriteContext,
 )
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
@@ -52,6 +53,10 @@ MOVE_METHODS = frozenset(
 )
 SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
 SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
+# The operations that make a view of part of a tensor (the others view all of it).
+PARTIAL_VIEW_OPS = frozenset({"indexing", "narrow()", "select()", "diagonal()", "unfold()", "as_strided()"}) | frozenset(
+    method + "()" for method in SEQUENCE_VIEW_METHODS
+)
 
 # Blank buffers (constant or uninitialised content): filling one through a view is what it
 # is for, so writes through its aliases are not observations of anything it held before.
@@ -314,10 +319,18 @@ class AliasTracker:
         return None
 
     def written(self, key: str, node: cst.CSTNode, training: bool = False) -> None:
-        """``key`` was written in place at ``node`` (``training``: only a model trained)."""
+        """``key`` was written in place at ``node`` (``training``: only a model trained).
+
+        Writing an alias of the whole source writes the source: its other aliases see the write
+        as a write of their source (``flat = x.view(-1); y = x.t(); flat[0] = 1``). A part of
+        it (a slice, a chunk) may not overlap another part, so its writes stay its own.
+        """
         frame = self.analysis.scope.frame
         if not training and key not in frame.aliases:
-            self.written_directly(key.split(".", 1)[0])
+            self.written_directly(key)
+        shared = set() if training else {
+            fact.source_key for fact in frame.aliases.get(key, ()) if fact.op not in PARTIAL_VIEW_OPS
+        }
         for alias_key, facts in list(frame.aliases.items()):
             updated = []
             for fact in facts:
@@ -326,16 +339,20 @@ class AliasTracker:
                     continue
                 to_alias = _closeness(key, alias_key)
                 to_source = _closeness(key, fact.source_key)
+                if not to_alias and not to_source and alias_key != key and fact.source_key in shared:
+                    to_source = 3
                 if to_alias > to_source and not training:
                     fact = fact.with_write("alias", node)
-                    holder = self._source_outlives(fact, frame)
+                    holder = self._outlives(fact.source_key, frame)
                     if holder is not None:
-                        self._observed(SharingObserved(fact, node, fact.source_key, holder=holder))
+                        self._observed(SharingObserved(fact, node, fact.source_key, holder=holder,
+                                                       context=self._context(fact, node)))
                 elif to_source > to_alias:
                     fact = fact.with_write("source", node)
                     holder = self._alias_outlives(fact, frame)
                     if holder is not None:
-                        self._observed(SharingObserved(fact, node, fact.alias_key, holder=holder))
+                        self._observed(SharingObserved(fact, node, fact.alias_key, holder=holder,
+                                                       context=self._context(fact, node)))
                 updated.append(fact)
             frame.aliases[alias_key] = tuple(updated)
 
@@ -351,15 +368,14 @@ class AliasTracker:
                 to_source = _closeness(key, fact.source_key)
                 if to_alias >= 2 and to_alias > to_source:
                     write = fact.first_write("source")
-                    # a view read inside the function after its base changed is a window onto it,
-                    # usually on purpose; returned (or named as a snapshot) it was taken for a copy
-                    window = fact.code == VIEW and not snapshot_named(alias_key) and not self.analysis.returning
-                    if write is not None and not window:
-                        self._observed(SharingObserved(fact, write, alias_key, read=node))
-                elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
+                    observed = alias_key
+                elif to_source >= 2 and to_source > to_alias:
                     write = fact.first_write("alias")
-                    if write is not None and not self._mutated_on_purpose(fact.source_key, frame):
-                        self._observed(SharingObserved(fact, write, fact.source_key, read=node))
+                    observed = fact.source_key
+                else:
+                    continue
+                if write is not None:
+                    self._observed(SharingObserved(fact, write, observed, read=node, context=self._context(fact, write)))
 
     def escaped(self, key: str) -> None:
         """``key`` was stored where it outlives the function (an attribute, a container)."""
@@ -377,26 +393,24 @@ class AliasTracker:
             return Holder.SNAPSHOT_NAME
         return None
 
-    def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[Holder]:
-        if fact.fills_source or fact.source_key.startswith(f"{frame.receiver}."):
-            return None  # a method writing its own object's state through an alias means it
-        if self._mutated_on_purpose(fact.source_key, frame):
-            return None
-        return self._outlives(fact.source_key, frame)
+    def _context(self, fact: AliasFact, write: cst.CSTNode) -> WriteContext:
+        """What the function says about a write of ``fact``'s sides (the rules weigh it)."""
+        analysis = self.analysis
+        frame = analysis.scope.frame
+        source = fact.source_key
+        parameter = self._is_parameter(source, frame)
+        return WriteContext(
+            returned=analysis.returning,
+            source_written_directly=parameter and any(
+                written == source or written.startswith(source + ".") for written in frame.written_directly),
+            source_returned=parameter and source.split(".", 1)[0] in analysis.returned_names(),
+            on_purpose=frame.writes_params_on_purpose,
+            undone=analysis.undone(write),
+        )
 
-    def _mutated_on_purpose(self, source_key: str, frame: Scope) -> bool:
-        """A parameter the function changes in place by design: its name says so (``normalize_``,
-        an ``inplace`` argument), it returns that parameter, or it writes it directly too."""
-        if frame.writes_params_on_purpose:
-            return True
-        if not self._is_parameter(source_key, frame):
-            return False
-        root = source_key.split(".", 1)[0]
-        return root in frame.written_directly or root in self.analysis.returned_names()
-
-    def written_directly(self, name: str) -> None:
-        """``name`` itself (not an alias of it) was written in place in the current frame."""
-        self.analysis.scope.frame.written_directly.add(name)
+    def written_directly(self, key: str) -> None:
+        """``key`` itself (not an alias of it) was written in place in the current frame."""
+        self.analysis.scope.frame.written_directly.add(key)
 
     def _is_parameter(self, key: str, frame: Scope) -> bool:
         binding = frame.names.get(key.split(".", 1)[0])

@@ -8,7 +8,7 @@ dotted paths of names and attributes (``w``, ``self.w``, ``model.fc.weight``).
 """
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple
 
 import libcst as cst
@@ -19,6 +19,7 @@ class ClassFacts:
     """What the walk learns about a module class of this file as it walks its methods."""
 
     stores_graph_tensor: bool = False  # a method stores a grad-requiring non-leaf on self
+    methods: dict = field(default_factory=dict)  # name -> FunctionDef of its instance methods
 
 
 @dataclass(frozen=True)
@@ -148,11 +149,53 @@ class SharingObserved:
     observed_key: str
     read: Optional[cst.CSTNode] = None
     holder: Optional[Holder] = None
+    context: Optional["WriteContext"] = None
 
     @property
     def written_key(self) -> str:
         fact = self.fact
         return fact.source_key if self.observed_key == fact.alias_key else fact.alias_key
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """What the function around a write says about it, for the rules to weigh.
+
+    ``returned``: the observing read is part of a return value. ``source_written_directly``:
+    the source's root was also written in place through its own name in this function.
+    ``source_returned``: the function ends by returning the source's root. ``on_purpose``: its
+    name or a parameter says it writes its arguments (``normalize_``, ``inplace=``).
+    ``undone``: the written element is later set back to a value read from it (a perturbation
+    that the function restores, as finite differences do).
+    """
+
+    returned: bool = False
+    source_written_directly: bool = False
+    source_returned: bool = False
+    on_purpose: bool = False
+    undone: bool = False
+
+
+NO_CONTEXT = WriteContext()
+
+
+@dataclass(frozen=True)
+class ReturnedAlias:
+    """A function returns memory of its parameter ``parameter`` (``path``: an attribute under it,
+    ``""`` for the parameter itself), made by ``code``/``op`` (``op`` None: returned as is)."""
+
+    parameter: int
+    path: str
+    code: str
+    op: Optional[str]
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """What a function of this module does to its parameters, as its call sites need it."""
+
+    returned_aliases: Tuple[ReturnedAlias, ...] = ()
+    written_parameters: Tuple[int, ...] = ()
 
 
 def merge_alias_facts(*tables) -> dict:

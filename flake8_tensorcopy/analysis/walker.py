@@ -122,6 +122,7 @@ class Analysis:
         self._loops: List[Loop] = []  # the loops around the point of the walk, innermost last
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
+        self._restored: Dict[int, frozenset] = {}
         self._backward_names: Dict[int, frozenset] = {}
 
     # ----- the queries rules use -------------------------------------------------------
@@ -598,9 +599,9 @@ class Analysis:
                     aliases.made(key, value)
             elif target_type is cst.Subscript:
                 self._visit_store_target(target)
-                root = _root_name(target.value)
-                if root is not None:
-                    self.aliases.written_directly(root)
+                written_key = _written_key(target.value)
+                if written_key is not None:
+                    self.aliases.written_directly(written_key)
                 if self.scope.frame.aliases:
                     self._escape(value)
                     if self.kind_of(target.value) in (TENSOR, NDARRAY):
@@ -726,9 +727,9 @@ class Analysis:
                 for key, training in self.aliases.call_writes(node):
                     self.aliases.written(key, node, training)
             elif type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
-                root = _root_name(node.func.value)
-                if root is not None:
-                    self.aliases.written_directly(root)
+                written_key = _written_key(node.func.value)
+                if written_key is not None:
+                    self.aliases.written_directly(written_key)
             if type(node.func) is cst.Name:
                 self._note_module_call(node.func.value)
             return
@@ -809,6 +810,18 @@ class Analysis:
                 names.update(returned.value for returned in values if type(returned) is cst.Name)
             cached = self._returned[id(function)] = frozenset(names)
         return cached
+
+    def undone(self, write: cst.CSTNode) -> bool:
+        """Whether an element written at ``write`` (``flat[i] = v``) is later set back by the
+        function to a value it read from that element first (``orig = flat[i].item()`` ...
+        ``flat[i] = orig``): a perturbation the caller never sees."""
+        function = self._function
+        if function is None or type(write) is not cst.Subscript:
+            return False
+        restored = self._restored.get(id(function))
+        if restored is None:
+            restored = self._restored[id(function)] = _restored_targets(function, self.source_of)
+        return self.source_of(write) in restored
 
     def graph_returned(self, name: str) -> bool:
         """Whether the function returns something built from ``name`` as a tensor (its graph goes on
@@ -1019,11 +1032,34 @@ def _tensor_uses(node: cst.CSTNode) -> set:
     return found
 
 
-def _root_name(node: cst.BaseExpression) -> Optional[str]:
-    """``x`` for ``x``, ``x[0]``, ``x.data[1:]``: the name a written chain starts from."""
-    while type(node) in (cst.Subscript, cst.Attribute):
+def _written_key(node: cst.BaseExpression) -> Optional[str]:
+    """``x`` for ``x`` and ``x[0]``, ``self.buf`` for ``self.buf[:, 1:]``: what a written chain writes."""
+    while type(node) is cst.Subscript:
         node = node.value
-    return node.value if type(node) is cst.Name else None
+    return dotted_name(node)
+
+
+def _restored_targets(function: cst.FunctionDef, source_of) -> frozenset:
+    """Source text of the subscripts ``T`` that the function saves (``v = T``, ``v = T.item()``,
+    ``v = T.clone()``) and later assigns that saved name back to (``T = v``)."""
+    saved: Dict[str, str] = {}  # name -> the subscript text it saved
+    restored = set()
+    for small in small_statements(suite_statements(function.body)):
+        if type(small) is not cst.Assign or len(small.targets) != 1:
+            continue
+        target, value = small.targets[0].target, small.value
+        if type(target) is cst.Name:
+            saved_from = value
+            if type(value) is cst.Call and not value.args and type(value.func) is cst.Attribute and (
+                    value.func.attr.value in ("item", "clone")):
+                saved_from = value.func.value
+            if type(saved_from) is cst.Subscript:
+                saved[target.value] = source_of(saved_from)
+            else:
+                saved.pop(target.value, None)
+        elif type(target) is cst.Subscript and type(value) is cst.Name and saved.get(value.value) == source_of(target):
+            restored.add(saved[value.value])
+    return frozenset(restored)
 
 
 def _names_in(nodes) -> Iterator[str]:
