@@ -93,24 +93,58 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules, keep_class
     ``pass`` and blank lines, and inside wanted classes those of quiet methods that set no
     ``self`` attribute: LibCST then parses little more than what can be reported.
 
-    ``keep_classes``: a rule needs facts from every method of the classes (``needs_class_bodies``)."""
+    ``keep_classes``: a rule needs facts from every method of the classes (``needs_class_bodies``).
+    A function or method whose summary call sites may need (it returns something made from a
+    parameter) keeps its body while an alias rule is enabled: ``analysis.summaries`` reads it."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     lines = _LINE.findall(source)
     changed = False
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    summaries = any(rule.tracks_aliases for rule in rules)
     for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         if type(statement) not in functions and type(statement) is not ast.ClassDef:
             continue
         if keep_classes and type(statement) is ast.ClassDef:
             continue
         if not any(rule.wants(features) for rule in rules):
-            changed = _blank_body(lines, statement) or changed
+            if not (summaries and type(statement) in functions and returns_from_parameters(statement)):
+                changed = _blank_body(lines, statement) or changed
             continue
         for method, method_features, sets_self in methods:
-            if not sets_self and not any(rule.wants(method_features) for rule in rules):
+            if sets_self or any(rule.wants(method_features) for rule in rules):
+                continue
+            if not (summaries and returns_from_parameters(method)):
                 changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
+
+
+def returns_from_parameters(function: ast.AST) -> bool:
+    """Whether a ``return`` of ``function`` may hand back memory of one of its parameters
+    (``return x``, ``return x.t()``, ``return self.buf[:n]``, ``return np.asarray(a)``): what
+    its summary would say at call sites."""
+    arguments = function.args
+    names = {arg.arg for arg in arguments.posonlyargs + arguments.args}
+    for node in ast.walk(function):
+        if type(node) is ast.Return and node.value is not None and _memory_roots(node.value) & names:
+            return True
+    return False
+
+
+def _memory_roots(node: ast.AST) -> set:
+    """Names whose memory an expression may be: followed through attributes, indexing,
+    method calls (the receiver), calls on one argument (the argument) and tuple items."""
+    if type(node) is ast.Name:
+        return {node.id}
+    if type(node) in (ast.Attribute, ast.Subscript):
+        return _memory_roots(node.value)
+    if type(node) is ast.Call:
+        if type(node.func) is ast.Attribute:
+            return _memory_roots(node.func.value) | (_memory_roots(node.args[0]) if node.args else set())
+        return _memory_roots(node.args[0]) if node.args else set()
+    if type(node) in (ast.Tuple, ast.List):
+        return set().union(*(_memory_roots(element) for element in node.elts))
+    return set()
 
 
 def _blank_body(lines: List[str], definition: ast.AST) -> bool:

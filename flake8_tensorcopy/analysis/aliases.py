@@ -27,7 +27,7 @@ from flake8_tensorcopy.analysis.facts import (
     WriteContext,
 )
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
-from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
 from flake8_tensorcopy.data import (
     INPLACE_METHODS,
@@ -117,13 +117,16 @@ class AliasTracker:
     def __init__(self, analysis, rules_by_code):
         self.analysis = analysis
         self.rules_by_code = rules_by_code
-        self._param_writes_cache = {}
+        self.summaries = Summaries(analysis, self)
 
     # ----- what an expression aliases ----------------------------------------------------
-    def _step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
+    def step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
         """(code, operation, inner expression) when ``node`` returns memory of ``inner``."""
         node_type = type(node)
         if node_type is cst.Call:
+            returned = self._returned_by_call(node)
+            if returned is not None:
+                return returned
             func = node.func
             if type(func) is cst.Attribute:
                 method = func.attr.value
@@ -183,7 +186,7 @@ class AliasTracker:
         steps = []
         node = value
         while True:
-            step = self._step(node)
+            step = self.step(node)
             if step is None:
                 break
             steps.append(step)
@@ -201,12 +204,73 @@ class AliasTracker:
         if FROM_NUMPY in codes:
             if kind != NDARRAY:
                 return None
-            code = FROM_NUMPY
         elif kind != TENSOR and not any(step[1] == "detach()" for step in steps):
             return None  # only detach() proves a tensor by itself (``.data`` does not)
-        else:
-            code = NUMPY_VIEW if NUMPY_VIEW in codes else codes[0]
-        return code, steps[0][1], key
+        return self.code_of(codes), steps[0][1], key
+
+    @staticmethod
+    def code_of(codes) -> str:
+        """The code of an alias made by a chain of operations (outermost first)."""
+        if FROM_NUMPY in codes:
+            return FROM_NUMPY
+        return NUMPY_VIEW if NUMPY_VIEW in codes else codes[0]
+
+    def _callee(self, call: cst.Call):
+        """(function node, receiver expression or None) for a call to a function or an own
+        method of this module."""
+        func = call.func
+        if type(func) is cst.Name:
+            binding = self.analysis.lookup(func.value)
+            if binding is not None and type(binding.origin) is Function:
+                return binding.origin.node, None
+        elif type(func) is cst.Attribute and self.analysis.is_receiver(func.value):
+            method = self.analysis.own_method(func.attr.value)
+            if method is not None:
+                return method, func.value
+        return None, None
+
+    def _argument(self, call: cst.Call, function: cst.FunctionDef, receiver, index: int):
+        """The expression a call passes for positional parameter ``index`` of ``function``."""
+        if receiver is not None:
+            if index == 0:
+                return receiver
+            index -= 1
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if len(positional) != len([arg for arg in call.args if arg.keyword is None]):
+            return None  # ``f(*args)``: positions unknown
+        if index < len(positional):
+            return positional[index].value
+        name = positional_names(function)[index + (receiver is not None)]
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == name:
+                return arg.value
+        return None
+
+    def summarized_kind(self, call: cst.Call) -> Optional[str]:
+        """What a call to a same-module callee returns when its summary says it returns memory
+        of a known tensor or array argument (the array for a ``numpy()`` alias)."""
+        if self._returned_by_call(call) is None:
+            return None
+        description = self.describe(call)
+        if description is None or description[0] == STATE_DICT_SNAPSHOT:
+            return None
+        return NDARRAY if description[0] == NUMPY_VIEW else TENSOR
+
+    def _returned_by_call(self, call: cst.Call):
+        """(code, operation, argument) when a same-module callee may return memory of an argument."""
+        function, receiver = self._callee(call)
+        if function is None:
+            return None
+        for returned in self.summaries.of(function).returned_aliases:
+            argument = self._argument(call, function, receiver, returned.parameter)
+            if argument is None:
+                continue
+            for attr in filter(None, returned.path.split(".")):
+                argument = cst.Attribute(value=argument, attr=cst.Name(attr))
+            if returned.code is None:
+                return ASSIGNMENT, f"{function.name.value}() returning its argument", argument
+            return returned.code, returned.op, argument
+        return None
 
     def _state_dict_source(self, node: cst.BaseExpression) -> Optional[str]:
         """``model`` for ``model.state_dict()`` and ``{k: v for k, v in model.state_dict().items()}``."""
@@ -223,7 +287,7 @@ class AliasTracker:
                 value_name = loop.target.elements[1].value
                 inner = node.value
                 while True:
-                    step = self._step(inner)
+                    step = self.step(inner)
                     if step is None or step[0] not in (DETACH, MOVE):
                         break
                     inner = step[2]
@@ -245,7 +309,7 @@ class AliasTracker:
             if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
                 node = node.func.value  # ``t.sub_(m).div_(s)``: in-place methods return their receiver
                 continue
-            step = self._step(node)
+            step = self.step(node)
             if step is None:
                 return node
             node = step[2]
@@ -471,12 +535,13 @@ class AliasTracker:
                             yield key, False
             return
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
-        if type(func) is cst.Name:
-            for index in self.param_writes(func.value):
-                if index < len(arguments):
-                    key = self.root_key(arguments[index].value)
-                    if key is not None:
-                        yield key, False
+        function, receiver = self._callee(call)
+        if function is not None:
+            for index in self.summaries.of(function).written_parameters:
+                argument = self._argument(call, function, receiver, index)
+                key = self.root_key(argument) if argument is not None else None
+                if key is not None:
+                    yield key, False
         if training_call(name):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:
@@ -497,26 +562,4 @@ class AliasTracker:
         binding = self.analysis.lookup(function_name)
         if binding is None or type(binding.origin) is not Function:
             return ()
-        node = binding.origin.node
-        cached = self._param_writes_cache.get(id(node))
-        if cached is not None:
-            return cached
-        names = [param.name.value for param in list(node.params.posonly_params) + list(node.params.params)]
-        written = set()
-        for small in small_statements(suite_statements(node.body)):
-            key = None
-            if type(small) is cst.Expr and type(small.value) is cst.Call:
-                func = small.value.func
-                if type(func) is cst.Attribute and func.attr.value in INPLACE_METHODS:
-                    key = self.root_key(func.value)
-            elif type(small) is cst.Assign:
-                for target in small.targets:
-                    if type(target.target) is cst.Subscript:
-                        key = self.root_key(target.target.value)
-            elif type(small) is cst.AugAssign and type(small.target) is cst.Subscript:
-                key = self.root_key(small.target.value)
-            if key in names:
-                written.add(names.index(key))
-        result = tuple(sorted(written))
-        self._param_writes_cache[id(node)] = result
-        return result
+        return self.summaries.of(binding.origin.node).written_parameters

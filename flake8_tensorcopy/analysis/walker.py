@@ -231,7 +231,11 @@ class Analysis:
             self.visit(decorator.decorator)
         for argument in list(node.bases) + list(node.keywords):
             self.visit(argument.value)
-        facts = ClassFacts()
+        facts = ClassFacts(methods={
+            statement.name.value: statement
+            for statement in suite_statements(node.body)
+            if type(statement) is cst.FunctionDef and not _is_static(statement)
+        })
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
         self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
@@ -572,6 +576,9 @@ class Analysis:
         origin = self._origin_of(value)
         evidence = self.evidence_of(value) if kind is not None else None
         aliases = self.aliases
+        if kind is None and type(value) is cst.Call:
+            kind = aliases.summarized_kind(value)  # memory of a tensor argument, by the callee's summary
+            evidence = Evidence.SUMMARY if kind is not None else None
         for assign_target in node.targets:
             target = assign_target.target
             target_type = type(target)
@@ -873,6 +880,14 @@ class Analysis:
 
     def _is_self(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
+
+    def is_receiver(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is the instance of the class whose method is being walked."""
+        return self._is_self(node)
+
+    def own_method(self, name: str) -> Optional[cst.FunctionDef]:
+        """The instance method ``name`` of the class whose methods are being walked."""
+        return self._class_facts.methods.get(name) if self._class_facts is not None else None
 
     def _offer_call(self, node: cst.Call) -> None:
         func = node.func
