@@ -501,10 +501,10 @@ class AliasTracker:
                 if key is not None:
                     yield key, False
                 return
-            if method == "step" and type(receiver) is cst.Name:
-                binding = analysis.lookup(receiver.value)
-                if binding is not None and type(binding.origin) is Optimizer:
-                    yield binding.origin.owner, False
+            if method == "step":
+                owner = self._optimizer_owner(receiver)
+                if owner is not None:
+                    yield owner, False
                 return
             if method == "load_state_dict":
                 key = dotted_name(receiver)
@@ -550,6 +550,37 @@ class AliasTracker:
                 key = dotted_name(candidate)
                 if key is not None:
                     yield key, True
+
+    def _optimizer_owner(self, receiver: cst.BaseExpression) -> Optional[str]:
+        """The key of the model whose parameters the optimizer ``receiver`` was built from:
+        a local optimizer, or one stored on ``self`` from ``self.model.parameters()``."""
+        analysis = self.analysis
+        if type(receiver) is cst.Name:
+            binding = analysis.lookup(receiver.value)
+            if binding is not None and type(binding.origin) is Optimizer:
+                return binding.origin.owner
+        elif type(receiver) is cst.Attribute and analysis.is_receiver(receiver.value):
+            attribute = (analysis.lookup(receiver.value.value).attrs or {}).get(receiver.attr.value)
+            if attribute is not None and type(attribute.origin) is Optimizer:
+                return receiver.value.value + attribute.origin.owner
+        return None
+
+    def loaded_back(self, call: cst.Call) -> None:
+        """``self.model.load_state_dict(self.best)`` where a method stored ``self.best =
+        self.model.state_dict()``: the snapshot kept across calls is the live state."""
+        analysis = self.analysis
+        loaded = call.args[0].value if call.args else None
+        model_key = dotted_name(call.func.value)
+        if type(loaded) is not cst.Attribute or model_key is None or not analysis.is_receiver(loaded.value):
+            return
+        snapshot = analysis.state_snapshot(loaded.attr.value)
+        receiver = loaded.value.value
+        if snapshot is None or receiver + snapshot[1] != model_key:
+            return
+        value, _path, op = snapshot
+        fact = AliasFact(STATE_DICT_SNAPSHOT, dotted_name(loaded), model_key, op, value, False)
+        self._observed(SharingObserved(fact, call, fact.alias_key, read=call, holder=Holder.LOADED_BACK,
+                                       context=self._context(fact, call)))
 
     def _snapshot_of(self, key: Optional[str], source_key: str) -> bool:
         """Whether ``key`` names a state_dict alias of ``source_key``."""

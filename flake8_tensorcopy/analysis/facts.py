@@ -20,6 +20,9 @@ class ClassFacts:
 
     stores_graph_tensor: bool = False  # a method stores a grad-requiring non-leaf on self
     methods: dict = field(default_factory=dict)  # name -> FunctionDef of its instance methods
+    # attribute -> (the expression, the model's path under self, the operation) for each
+    # ``self.best = self.model.state_dict()`` made in any method: a snapshot kept across calls
+    state_snapshots: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,9 @@ class Layer:
 
 @dataclass(frozen=True)
 class Optimizer:
-    """A torch optimizer built from the parameters of ``owner`` (a key): its ``step()`` writes them."""
+    """A torch optimizer built from the parameters of ``owner`` (a key): its ``step()`` writes them.
+
+    On an attribute of ``self`` the owner is a path under the receiver (``.model``)."""
 
     owner: str
 
@@ -136,6 +141,7 @@ class Holder(enum.Enum):
     GLOBAL = "a global"
     STORED = "stored away"  # into a container, an attribute, yielded
     SNAPSHOT_NAME = "its name says it keeps an earlier value"
+    LOADED_BACK = "loaded back into its source"  # ``self.model.load_state_dict(self.best)``
 
 
 @dataclass(frozen=True)

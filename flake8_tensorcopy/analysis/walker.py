@@ -45,7 +45,7 @@ from flake8_tensorcopy.analysis.scope import (
     is_none,
     merge_grads,
 )
-from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
+from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, STATE_DICT_SNAPSHOT, AliasTracker
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import (
@@ -231,11 +231,12 @@ class Analysis:
             self.visit(decorator.decorator)
         for argument in list(node.bases) + list(node.keywords):
             self.visit(argument.value)
-        facts = ClassFacts(methods={
+        methods = {
             statement.name.value: statement
             for statement in suite_statements(node.body)
             if type(statement) is cst.FunctionDef and not _is_static(statement)
-        })
+        }
+        facts = ClassFacts(methods=methods, state_snapshots=self._state_snapshots(methods.values()))
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
         self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
@@ -244,6 +245,26 @@ class Analysis:
         self._class_facts = facts
         self._walk_scope(suite_statements(node.body), class_scope)
         self._instance, self._class_facts = outer
+
+    def _state_snapshots(self, methods) -> Dict[str, tuple]:
+        """attribute -> (expression, model path under self, operation) for every
+        ``self.best = self.model.state_dict()`` (or its shallow copies) in the class's methods."""
+        snapshots = {}
+        for method in methods:
+            ordered = list(method.params.posonly_params) + list(method.params.params)
+            if not ordered:
+                continue
+            self_name = ordered[0].name.value
+            for small in small_statements(suite_statements(method.body)):
+                if type(small) is not cst.Assign or type(small.value) not in (cst.Call, cst.DictComp):
+                    continue
+                for target in small.targets:
+                    attr = _self_attribute(target.target, self_name)
+                    description = self.aliases.describe(small.value) if attr is not None else None
+                    if description is not None and description[0] == STATE_DICT_SNAPSHOT and (
+                            description[2].startswith(self_name + ".")):
+                        snapshots[attr] = (small.value, description[2][len(self_name):], description[1])
+        return snapshots
 
     def _is_module_base(self, base: cst.BaseExpression) -> bool:
         if is_module_class(self.qualname(base)):
@@ -281,9 +302,13 @@ class Analysis:
                 self_name = ordered[0].name.value
                 method_scope.names[self_name] = instance
                 outer, self.scope = self.scope, method_scope
-                for small in small_statements(suite_statements(statement.body)):
-                    for attr, held in self._self_assignments(small, self_name):
-                        seen.setdefault(attr, set()).add(held)
+                smalls = list(small_statements(suite_statements(statement.body)))
+                kept = _kept_on_self(smalls, self_name)
+                for small in smalls:
+                    for attr, (kind, grad, origin, evidence) in self._self_assignments(small, self_name):
+                        if type(origin) is Optimizer:
+                            origin = _owned_by_receiver(origin, self_name, kept)
+                        seen.setdefault(attr, set()).add((kind, grad, origin, evidence))
                 self.scope = outer
         attributes = {}
         for attr, found in seen.items():
@@ -291,8 +316,8 @@ class Analysis:
             grad = None
             for _kind, found_grad, _origin, _evidence in found:
                 grad = merge_grads(grad, found_grad)
-            layers = {origin for _kind, _grad, origin, _evidence in found if type(origin) is Layer}
-            origin = layers.pop() if len(layers) == 1 and len(found) == 1 else None
+            kept_origins = {origin for _kind, _grad, origin, _evidence in found if type(origin) in (Layer, Optimizer)}
+            origin = kept_origins.pop() if len(kept_origins) == 1 and len(found) == 1 else None
             evidence = weakest(evidence for kind, _grad, _origin, evidence in found if kind != NONE)
             if len(kinds) <= 1:
                 attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad, origin=origin, evidence=evidence)
@@ -739,6 +764,8 @@ class Analysis:
                     self.aliases.written_directly(written_key)
             if type(node.func) is cst.Name:
                 self._note_module_call(node.func.value)
+            elif type(func) is cst.Attribute and func.attr.value == "load_state_dict" and self._class_facts is not None:
+                self.aliases.loaded_back(node)
             return
         if node_type is cst.Attribute:
             self._offer_attribute(node)
@@ -884,6 +911,11 @@ class Analysis:
     def is_receiver(self, node: cst.BaseExpression) -> bool:
         """Whether ``node`` is the instance of the class whose method is being walked."""
         return self._is_self(node)
+
+    def state_snapshot(self, attr: str) -> Optional[tuple]:
+        """(expression, model path, operation) when a method of the class being walked stores
+        a state_dict snapshot of its own model in ``self.attr``."""
+        return self._class_facts.state_snapshots.get(attr) if self._class_facts is not None else None
 
     def own_method(self, name: str) -> Optional[cst.FunctionDef]:
         """The instance method ``name`` of the class whose methods are being walked."""
@@ -1090,6 +1122,30 @@ def _names_in(nodes) -> Iterator[str]:
 def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]:
     if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
         return target.attr.value
+    return None
+
+
+def _kept_on_self(smalls, self_name: str) -> Dict[str, str]:
+    """name -> attribute for each ``self.attr = name`` of a method (``self.model = model``)."""
+    kept = {}
+    for small in smalls:
+        if type(small) is cst.Assign and type(small.value) is cst.Name:
+            for target in small.targets:
+                attr = _self_attribute(target.target, self_name)
+                if attr is not None:
+                    kept[small.value.value] = attr
+    return kept
+
+
+def _owned_by_receiver(optimizer: Optimizer, self_name: str, kept: Dict[str, str]) -> Optional[Optimizer]:
+    """An optimizer stored on self, its owner as a path under the receiver (``.model``), when it
+    was built from the parameters of ``self.model`` or of a name the method keeps on self."""
+    owner = optimizer.owner
+    if owner.startswith(self_name + "."):
+        return Optimizer(owner[len(self_name):])
+    root, dot, rest = owner.partition(".")
+    if root in kept:
+        return Optimizer("." + kept[root] + dot + rest)
     return None
 
 

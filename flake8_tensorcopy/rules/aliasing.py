@@ -40,6 +40,12 @@ class AliasRule(Rule):
             refs["read"] = event.read
 
         def message(lines) -> str:
+            if event.holder is Holder.LOADED_BACK:
+                return (
+                    f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): it follows "
+                    f"every in-place update of '{fact.source_key}', so loading it back on line {lines['read']} "
+                    f"restores the current weights, not the saved ones; {advice}"
+                )
             if event.read is None:
                 observation = _HELD[event.holder]
             elif lines["read"] < lines["write"]:
