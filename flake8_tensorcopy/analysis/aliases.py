@@ -551,6 +551,21 @@ class AliasTracker:
                 if key is not None:
                     yield key, True
 
+    def stored_on_self(self, key: str, value: cst.BaseExpression, written_attributes: dict) -> None:
+        """``value``, stored on the receiver under ``key``, aliases a tensor attribute that a
+        method of the class writes in place: the stored value follows every such write.
+        (A stored view is a window onto its base; state dicts have their own evidence.)"""
+        description = self.describe(value)
+        if description is None or description[0] in (VIEW, STATE_DICT_SNAPSHOT):
+            return
+        code, op, source_key = description
+        receiver, _dot, attr = source_key.partition(".")
+        write = written_attributes.get(attr)
+        if write is None or receiver != key.split(".", 1)[0]:
+            return
+        fact = AliasFact(code, key, source_key, op, value, False)
+        self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=self._context(fact, write)))
+
     def _optimizer_owner(self, receiver: cst.BaseExpression) -> Optional[str]:
         """The key of the model whose parameters the optimizer ``receiver`` was built from:
         a local optimizer, or one stored on ``self`` from ``self.model.parameters()``."""

@@ -23,6 +23,9 @@ class ClassFacts:
     # attribute -> (the expression, the model's path under self, the operation) for each
     # ``self.best = self.model.state_dict()`` made in any method: a snapshot kept across calls
     state_snapshots: dict = field(default_factory=dict)
+    # attribute -> the first node, in a method other than ``__init__``, writing ``self.attr``
+    # (a tensor or array) in place: what aliases of it stored on self will follow
+    written_attributes: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -236,35 +236,42 @@ class Analysis:
             for statement in suite_statements(node.body)
             if type(statement) is cst.FunctionDef and not _is_static(statement)
         }
-        facts = ClassFacts(methods=methods, state_snapshots=self._state_snapshots(methods.values()))
+        attributes = self._instance_attributes(node)
+        facts = ClassFacts(methods=methods)
+        self._class_pass(methods.values(), facts, attributes)
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
         self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
         outer = self._instance, self._class_facts
-        self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=self._instance_attributes(node))
+        self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=attributes)
         self._class_facts = facts
         self._walk_scope(suite_statements(node.body), class_scope)
         self._instance, self._class_facts = outer
 
-    def _state_snapshots(self, methods) -> Dict[str, tuple]:
-        """attribute -> (expression, model path under self, operation) for every
-        ``self.best = self.model.state_dict()`` (or its shallow copies) in the class's methods."""
-        snapshots = {}
+    def _class_pass(self, methods, facts: ClassFacts, attributes: Dict[str, Binding]) -> None:
+        """Class facts from every method before any body is walked: the state_dict snapshots
+        stored on self (``self.best = self.model.state_dict()``) and the tensor attributes
+        written in place outside ``__init__``."""
         for method in methods:
             ordered = list(method.params.posonly_params) + list(method.params.params)
             if not ordered:
                 continue
             self_name = ordered[0].name.value
             for small in small_statements(suite_statements(method.body)):
-                if type(small) is not cst.Assign or type(small.value) not in (cst.Call, cst.DictComp):
+                if type(small) is cst.Assign and type(small.value) in (cst.Call, cst.DictComp):
+                    for target in small.targets:
+                        attr = _self_attribute(target.target, self_name)
+                        description = self.aliases.describe(small.value) if attr is not None else None
+                        if description is not None and description[0] == STATE_DICT_SNAPSHOT and (
+                                description[2].startswith(self_name + ".")):
+                            facts.state_snapshots[attr] = (small.value, description[2][len(self_name):], description[1])
+                if method.name.value == "__init__":
                     continue
-                for target in small.targets:
-                    attr = _self_attribute(target.target, self_name)
-                    description = self.aliases.describe(small.value) if attr is not None else None
-                    if description is not None and description[0] == STATE_DICT_SNAPSHOT and (
-                            description[2].startswith(self_name + ".")):
-                        snapshots[attr] = (small.value, description[2][len(self_name):], description[1])
-        return snapshots
+                for written, node in _written_in_place(small, self.aliases.root):
+                    attr = _self_attribute(written, self_name)
+                    binding = attributes.get(attr) if attr is not None else None
+                    if binding is not None and binding.kind in (TENSOR, NDARRAY):
+                        facts.written_attributes.setdefault(attr, node)
 
     def _is_module_base(self, base: cst.BaseExpression) -> bool:
         if is_module_class(self.qualname(base)):
@@ -629,8 +636,12 @@ class Analysis:
                     self.scope.frame.forget(key)
                     self._escape(value)
                     aliases.made(key, value)
+                    self._store_on_self(target.value, key, value)
             elif target_type is cst.Subscript:
                 self._visit_store_target(target)
+                container = dotted_name(target.value)
+                if container is not None and self.kind_of(target.value) not in (TENSOR, NDARRAY):
+                    self._store_on_self(target.value, container + "[*]", value)
                 written_key = _written_key(target.value)
                 if written_key is not None:
                     self.aliases.written_directly(written_key)
@@ -714,12 +725,23 @@ class Analysis:
         else:
             self.scope.bind(target.value, Binding(kind, grad=grad, evidence=evidence))
 
+    def _store_on_self(self, target: cst.BaseExpression, key: str, value: cst.BaseExpression) -> None:
+        """``value`` is stored under ``key`` on the receiver (``self.last = ...``, ``self.hist[i] = ...``,
+        ``self.hist.append(...)``): it outlives the call, and other calls may write its source."""
+        while type(target) is cst.Attribute:
+            target = target.value
+        if self._class_facts is not None and self._class_facts.written_attributes and self._is_self(target):
+            self.aliases.stored_on_self(key, value, self._class_facts.written_attributes)
+
     def _track_collection_growth(self, value: cst.BaseExpression) -> None:
         """``losses.append(loss)`` makes a list known to hold tensors."""
         if type(value) is not cst.Call or type(value.func) is not cst.Attribute:
             return
         receiver = value.func.value
         method = value.func.attr.value
+        container = dotted_name(receiver) if type(receiver) is cst.Attribute else None
+        if method in ("append", "insert") and value.args and container is not None:
+            self._store_on_self(receiver, container + "[*]", value.args[-1].value)
         if type(receiver) is not cst.Name or method not in ("append", "extend", "insert") or not value.args:
             return
         if method != "insert" and self.scope.frame.aliases:
@@ -1123,6 +1145,32 @@ def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]
     if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
         return target.attr.value
     return None
+
+
+def _written_in_place(small: cst.CSTNode, root) -> Iterator[Tuple[cst.BaseExpression, cst.CSTNode]]:
+    """(written expression, writing node) for the in-place writes a small statement makes at
+    its top level: ``x.add_(...)`` (``root`` follows views and in-place chains), ``out=x``,
+    ``x[i] = ...``, ``x += ...`` (an expression whose kind the caller checks)."""
+    small_type = type(small)
+    if small_type is cst.Expr and type(small.value) is cst.Call:
+        call = small.value
+        if type(call.func) is cst.Attribute and call.func.attr.value in INPLACE_METHODS:
+            yield _without_indexes(root(call.func.value)), call
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                yield _without_indexes(arg.value), call
+    elif small_type is cst.Assign:
+        for target in small.targets:
+            if type(target.target) is cst.Subscript:
+                yield _without_indexes(target.target), small
+    elif small_type is cst.AugAssign:
+        yield _without_indexes(small.target), small
+
+
+def _without_indexes(node: cst.BaseExpression) -> cst.BaseExpression:
+    while type(node) is cst.Subscript:
+        node = node.value
+    return node
 
 
 def _kept_on_self(smalls, self_name: str) -> Dict[str, str]:
