@@ -551,20 +551,31 @@ class AliasTracker:
                 if key is not None:
                     yield key, True
 
-    def stored_on_self(self, key: str, value: cst.BaseExpression, written_attributes: dict) -> None:
-        """``value``, stored on the receiver under ``key``, aliases a tensor attribute that a
-        method of the class writes in place: the stored value follows every such write.
-        (A stored view is a window onto its base; state dicts have their own evidence.)"""
+    def stored_on_self(self, key: str, value: cst.BaseExpression, class_facts) -> None:
+        """``value``, stored on the receiver under ``key``, outlives the call; it is reported
+        when its source is written in place by another call: a tensor attribute that a method
+        of the class writes, or a model parameter (a loop over ``.parameters()``) while this
+        module runs a training step. (A stored view is a window onto its base; state dicts
+        have their own evidence; a container whose items the class writes holds references.)"""
         description = self.describe(value)
-        if description is None or description[0] in (VIEW, STATE_DICT_SNAPSHOT):
+        if description is None or description[0] in (VIEW, STATE_DICT_SNAPSHOT, ASSIGNMENT):
             return
         code, op, source_key = description
         receiver, _dot, attr = source_key.partition(".")
-        write = written_attributes.get(attr)
-        if write is None or receiver != key.split(".", 1)[0]:
+        if receiver == key.split(".", 1)[0]:
+            write = class_facts.written_attributes.get(attr)
+        elif not attr and self._is_model_parameter(receiver) and key.split(".")[1].split("[")[0] not in (
+                class_facts.written_items):
+            write = self.analysis.training_step()
+        else:
             return
-        fact = AliasFact(code, key, source_key, op, value, False)
-        self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=self._context(fact, write)))
+        if write is not None:
+            fact = AliasFact(code, key, source_key, op, value, False)
+            self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=self._context(fact, write)))
+
+    def _is_model_parameter(self, name: str) -> bool:
+        """A name bound by a loop over a model's ``parameters()``/``named_parameters()``."""
+        return any(loop.over_parameters and name in loop.targets for loop in self.analysis.loops)
 
     def _optimizer_owner(self, receiver: cst.BaseExpression) -> Optional[str]:
         """The key of the model whose parameters the optimizer ``receiver`` was built from:

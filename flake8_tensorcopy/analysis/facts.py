@@ -26,6 +26,9 @@ class ClassFacts:
     # attribute -> the first node, in a method other than ``__init__``, writing ``self.attr``
     # (a tensor or array) in place: what aliases of it stored on self will follow
     written_attributes: dict = field(default_factory=dict)
+    # containers on self whose items a method writes in place (``self.refs[k].copy_(...)``):
+    # what is stored in them is meant to be written through
+    written_items: set = field(default_factory=set)
 
 
 @dataclass(frozen=True)

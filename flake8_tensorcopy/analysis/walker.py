@@ -123,6 +123,7 @@ class Analysis:
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
         self._restored: Dict[int, frozenset] = {}
+        self._training_step: Optional[tuple] = None
         self._backward_names: Dict[int, frozenset] = {}
 
     # ----- the queries rules use -------------------------------------------------------
@@ -268,10 +269,13 @@ class Analysis:
                 if method.name.value == "__init__":
                     continue
                 for written, node in _written_in_place(small, self.aliases.root):
-                    attr = _self_attribute(written, self_name)
+                    attr = _self_attribute(_without_indexes(written), self_name)
                     binding = attributes.get(attr) if attr is not None else None
                     if binding is not None and binding.kind in (TENSOR, NDARRAY):
                         facts.written_attributes.setdefault(attr, node)
+                    item_of = _self_attribute(written.value, self_name) if type(written) is cst.Subscript else None
+                    if item_of is not None:
+                        facts.written_items.add(item_of)
 
     def _is_module_base(self, base: cst.BaseExpression) -> bool:
         if is_module_class(self.qualname(base)):
@@ -730,8 +734,15 @@ class Analysis:
         ``self.hist.append(...)``): it outlives the call, and other calls may write its source."""
         while type(target) is cst.Attribute:
             target = target.value
-        if self._class_facts is not None and self._class_facts.written_attributes and self._is_self(target):
-            self.aliases.stored_on_self(key, value, self._class_facts.written_attributes)
+        if self._class_facts is not None and self._is_self(target):
+            self.aliases.stored_on_self(key, value, self._class_facts)
+
+    def training_step(self) -> Optional[cst.Call]:
+        """The ``.step()`` call of a function of this module that also runs ``.backward()``
+        (a training step: it writes the parameters of the model it trains), if there is one."""
+        if self._training_step is None:
+            self._training_step = (_training_step(self.module),)
+        return self._training_step[0]
 
     def _track_collection_growth(self, value: cst.BaseExpression) -> None:
         """``losses.append(loss)`` makes a list known to hold tensors."""
@@ -1052,6 +1063,12 @@ class Loop:
         self.breaks: List[tuple] = []
         self.continues: List[tuple] = []
 
+    @property
+    def targets(self) -> frozenset:
+        """The names a ``for`` loop binds each iteration."""
+        target = getattr(self.node, "target", None)
+        return frozenset(_target_names(target)) if target is not None else frozenset()
+
 
 def _strong(binding: Binding) -> bool:
     return binding.evidence is not None and binding.evidence.strong
@@ -1108,6 +1125,25 @@ def _written_key(node: cst.BaseExpression) -> Optional[str]:
     return dotted_name(node)
 
 
+def _training_step(module: cst.Module) -> Optional[cst.Call]:
+    """The first ``.step()`` call found in a function that also calls ``.backward()``."""
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.FunctionDef:
+            calls = {}
+            inner = [node.body]
+            while inner:
+                part = inner.pop()
+                if type(part) is cst.Call and type(part.func) is cst.Attribute:
+                    calls.setdefault(part.func.attr.value, part)
+                inner.extend(part.children)
+            if "backward" in calls and "step" in calls:
+                return calls["step"]
+        stack.extend(node.children)
+    return None
+
+
 def _restored_targets(function: cst.FunctionDef, source_of) -> frozenset:
     """Source text of the subscripts ``T`` that the function saves (``v = T``, ``v = T.item()``,
     ``v = T.clone()``) and later assigns that saved name back to (``T = v``)."""
@@ -1150,21 +1186,21 @@ def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]
 def _written_in_place(small: cst.CSTNode, root) -> Iterator[Tuple[cst.BaseExpression, cst.CSTNode]]:
     """(written expression, writing node) for the in-place writes a small statement makes at
     its top level: ``x.add_(...)`` (``root`` follows views and in-place chains), ``out=x``,
-    ``x[i] = ...``, ``x += ...`` (an expression whose kind the caller checks)."""
+    ``x[i] = ...`` (``x`` is written), ``x += ...`` (the caller checks that ``x`` is a tensor)."""
     small_type = type(small)
     if small_type is cst.Expr and type(small.value) is cst.Call:
         call = small.value
         if type(call.func) is cst.Attribute and call.func.attr.value in INPLACE_METHODS:
-            yield _without_indexes(root(call.func.value)), call
+            yield root(call.func.value), call
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "out":
-                yield _without_indexes(arg.value), call
+                yield arg.value, call
     elif small_type is cst.Assign:
         for target in small.targets:
             if type(target.target) is cst.Subscript:
-                yield _without_indexes(target.target), small
+                yield target.target.value, small
     elif small_type is cst.AugAssign:
-        yield _without_indexes(small.target), small
+        yield small.target, small
 
 
 def _without_indexes(node: cst.BaseExpression) -> cst.BaseExpression:
