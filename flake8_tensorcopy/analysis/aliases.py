@@ -23,8 +23,12 @@ from flake8_tensorcopy.analysis.facts import (
     Holder,
     LikeBuffer,
     Optimizer,
+    PARAMETERS,
+    ParameterOf,
     SharingObserved,
     WriteContext,
+    element_key,
+    part_of,
 )
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
 from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
@@ -70,10 +74,11 @@ def _closeness(written: str, side: str) -> int:
     """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
     if written == side:
         return 3
-    if written.startswith(side + "."):
+    if part_of(written, side):
         return 2
-    if side.startswith(written + "."):
-        return 1
+    if part_of(side, written):
+        # reading a list reads its items (``torch.stack(saved)``); reading ``self`` is not reading ``self.x``
+        return 2 if side[len(written)] == "[" else 1
     return 0
 
 
@@ -173,6 +178,8 @@ class AliasTracker:
         return None
 
     def _may_be_no_op(self, method: str, call: cst.Call) -> bool:
+        if any(arg.keyword is not None and arg.keyword.value == "non_blocking" for arg in call.args):
+            return False  # a transfer between host and device (TEN401/TEN402 watch its timing)
         if method == "type":
             return bool(call.args)
         if method == "to":
@@ -315,26 +322,43 @@ class AliasTracker:
             node = step[2]
 
     def root_key(self, node: cst.BaseExpression) -> Optional[str]:
-        return dotted_name(self.root(node))
+        return self.key_of(self.root(node))
+
+    def key_of(self, node: cst.BaseExpression) -> Optional[str]:
+        """The key of what ``node`` names (see ``fact_key``)."""
+        key = dotted_name(node)
+        return self.fact_key(key) if key is not None else None
+
+    def fact_key(self, key: str) -> str:
+        """The key facts use for a dotted path: itself, or for a loop variable over a model's
+        parameters the item key ``model.parameters()[*]`` (the next loop's ``p`` is the same memory)."""
+        if "." not in key:
+            binding = self.analysis.lookup(key)
+            if binding is not None and type(binding.origin) is ParameterOf:
+                return binding.origin.key
+        return key
 
     # ----- events from the walk ----------------------------------------------------------
-    def made(self, alias_key: str, value: cst.BaseExpression) -> None:
-        """``alias_key = value`` was just bound (the old facts of alias_key are gone)."""
+    def made(self, alias_key: str, value: cst.BaseExpression, stored: bool = False) -> None:
+        """``alias_key = value`` was just bound (the old facts of alias_key are gone), or with
+        ``stored``, ``value`` was put in the container item ``alias_key`` (a reference to a
+        tensor put in a dict is how containers work: only an alias made on the way counts)."""
         frame = self.analysis.scope.frame
         description = self.describe(value)
         if description is None:
-            if type(value) not in (cst.Name, cst.Attribute) or self.analysis.kind_of(value) != TENSOR:
+            if stored or type(value) not in (cst.Name, cst.Attribute) or self.analysis.kind_of(value) != TENSOR:
                 return
-            source_key = dotted_name(value)
+            source_key = self.key_of(value)
             if source_key is None:
                 return
             description = (ASSIGNMENT, "assignment", source_key)
-        code, op, source_key = description
-        if alias_key == source_key or source_key.startswith(alias_key + "."):
+        code, op, source_name = description
+        source_key = self.fact_key(source_name)
+        if alias_key == source_key or part_of(source_key, alias_key):
             return
-        if alias_key.startswith(source_key + ".") and code != STATE_DICT_SNAPSHOT:
+        if part_of(alias_key, source_key) and code != STATE_DICT_SNAPSHOT:
             return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
-        fact = AliasFact(code, alias_key, source_key, op, value, self._fills(code, source_key))
+        fact = AliasFact(code, alias_key, source_key, op, value, self._fills(code, source_key), source_name=source_name)
         frame.aliases[alias_key] = frame.aliases.get(alias_key, ()) + (fact,)
 
     def made_sequence(self, targets, value: cst.BaseExpression) -> None:
@@ -346,7 +370,7 @@ class AliasTracker:
         ):
             return
         source = value.func.value
-        source_key = dotted_name(source)
+        source_key = self.key_of(source)
         if source_key is None or self.analysis.kind_of(source) != TENSOR:
             return
         frame = self.analysis.scope.frame
@@ -466,7 +490,7 @@ class AliasTracker:
         return WriteContext(
             returned=analysis.returning,
             source_written_directly=parameter and any(
-                written == source or written.startswith(source + ".") for written in frame.written_directly),
+                written == source or part_of(written, source) for written in frame.written_directly),
             source_returned=parameter and source.split(".", 1)[0] in analysis.returned_names(),
             on_purpose=frame.writes_params_on_purpose,
             undone=analysis.undone(write),
@@ -560,22 +584,21 @@ class AliasTracker:
         description = self.describe(value)
         if description is None or description[0] in (VIEW, STATE_DICT_SNAPSHOT, ASSIGNMENT):
             return
-        code, op, source_key = description
+        code, op, source_name = description
+        source_key = self.fact_key(source_name)
         receiver, _dot, attr = source_key.partition(".")
-        if receiver == key.split(".", 1)[0]:
-            write = class_facts.written_attributes.get(attr)
-        elif not attr and self._is_model_parameter(receiver) and key.split(".")[1].split("[")[0] not in (
-                class_facts.written_items):
+        container = key.split(".", 1)[1].split("[", 1)[0]
+        if source_key.endswith(element_key(PARAMETERS)):
+            if container in class_facts.written_items:
+                return
             write = self.analysis.training_step()
+        elif receiver == key.split(".", 1)[0]:
+            write = class_facts.written_attributes.get(attr)
         else:
             return
         if write is not None:
-            fact = AliasFact(code, key, source_key, op, value, False)
+            fact = AliasFact(code, key, source_key, op, value, False, source_name=source_name)
             self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=self._context(fact, write)))
-
-    def _is_model_parameter(self, name: str) -> bool:
-        """A name bound by a loop over a model's ``parameters()``/``named_parameters()``."""
-        return any(loop.over_parameters and name in loop.targets for loop in self.analysis.loops)
 
     def _optimizer_owner(self, receiver: cst.BaseExpression) -> Optional[str]:
         """The key of the model whose parameters the optimizer ``receiver`` was built from:

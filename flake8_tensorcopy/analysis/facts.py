@@ -4,7 +4,8 @@ An *origin* says how the value a name holds was made, when that matters to a rul
 fact: a parameter of the function (the caller holds it), a function or module class of this
 file, an instance of one, a blank or ``*_like`` buffer, a torch.nn layer, an optimizer. An
 *alias fact* says that one key shares storage with another since a given node. Keys are the
-dotted paths of names and attributes (``w``, ``self.w``, ``model.fc.weight``).
+dotted paths of names and attributes (``w``, ``self.w``, ``model.fc.weight``) and the items of
+containers (``backup[*]``).
 """
 
 import enum
@@ -94,6 +95,21 @@ class Optimizer:
     owner: str
 
 
+@dataclass(frozen=True)
+class ParameterOf:
+    """A loop variable over ``owner.parameters()`` (or ``named_parameters()``): each value is
+    one of the model's parameters, whatever the loop variable is called later."""
+
+    owner: str
+
+    @property
+    def key(self) -> str:
+        return element_key(self.owner + PARAMETERS)
+
+
+PARAMETERS = ".parameters()"
+
+
 def merge_origins(first, second):
     """The origin that holds after two paths meet: the same one, or none (an instance whose
     forward ran on one path may have run)."""
@@ -124,6 +140,11 @@ class AliasFact:
     fills_source: bool
     escaped: bool = False
     writes: Tuple[Write, ...] = ()
+    source_name: str = ""  # how the code names the source, where its key differs (``p``)
+
+    def shown(self, key: str) -> str:
+        """``key`` as a message names it."""
+        return self.source_name if key == self.source_key and self.source_name else key
 
     def with_write(self, side: str, node: cst.CSTNode) -> "AliasFact":
         return replace(self, writes=self.writes + ((side, node),))
@@ -136,6 +157,19 @@ class AliasFact:
             if written_side == side:
                 return node
         return None
+
+
+def element_key(container: str) -> str:
+    """The key of any item of a container: ``backup[*]`` for ``backup[name]``, ``self.hist[*]``.
+
+    Keys are one space: a name (``w``), an attribute path (``self.w``), an item (``backup[*]``);
+    a key's parts follow ``.`` or ``[``."""
+    return container + "[*]"
+
+
+def part_of(key: str, whole: str) -> bool:
+    """Whether ``key`` names a part of ``whole`` (``self.w`` of ``self``, ``backup[*]`` of ``backup``)."""
+    return key.startswith(whole) and key[len(whole):len(whole) + 1] in (".", "[")
 
 
 class Holder(enum.Enum):

@@ -15,6 +15,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, method_receiver
 from flake8_tensorcopy.analysis.facts import (
     BLANK,
+    element_key,
     PARAMETER,
     ClassFacts,
     Function,
@@ -23,6 +24,7 @@ from flake8_tensorcopy.analysis.facts import (
     ModuleClass,
     ModuleInstance,
     Optimizer,
+    ParameterOf,
 )
 from flake8_tensorcopy.analysis.provenance import GradProvenance
 from flake8_tensorcopy.analysis.scope import (
@@ -467,7 +469,24 @@ class Analysis:
         )
         grad = LEAF if parameters else None
         evidence = self.evidence_of(iterable)
-        self._walk_loop(node, lambda: bind_target(node.target, item_kind, self.scope, grad, evidence), parameters)
+        owner = dotted_name(iterable.func.value) if parameters else None
+
+        def bind_item():
+            bind_target(node.target, item_kind, self.scope, grad, evidence)
+            if owner is not None:
+                self._bind_parameter_item(node.target, owner)
+
+        self._walk_loop(node, bind_item, parameters)
+
+    def _bind_parameter_item(self, target: cst.BaseExpression, owner: str) -> None:
+        """``for p in model.parameters()`` / ``for name, p in model.named_parameters()``: ``p`` is
+        an item of the model's parameters (its alias facts are keyed so)."""
+        if type(target) is cst.Tuple and len(target.elements) == 2:
+            target = target.elements[1].value
+        binding = self.scope.names.get(target.value) if type(target) is cst.Name else None
+        if binding is not None:
+            self.scope.names[target.value] = Binding(binding.kind, origin=ParameterOf(owner), grad=binding.grad,
+                                                     evidence=binding.evidence)
 
     def _walk_while(self, node: cst.While) -> None:
         self.visit(node.test)
@@ -645,7 +664,8 @@ class Analysis:
                 self._visit_store_target(target)
                 container = dotted_name(target.value)
                 if container is not None and self.kind_of(target.value) not in (TENSOR, NDARRAY):
-                    self._store_on_self(target.value, container + "[*]", value)
+                    aliases.made(element_key(container), value, stored=True)
+                    self._store_on_self(target.value, element_key(container), value)
                 written_key = _written_key(target.value)
                 if written_key is not None:
                     self.aliases.written_directly(written_key)
@@ -750,9 +770,11 @@ class Analysis:
             return
         receiver = value.func.value
         method = value.func.attr.value
-        container = dotted_name(receiver) if type(receiver) is cst.Attribute else None
+        container = dotted_name(receiver)
         if method in ("append", "insert") and value.args and container is not None:
-            self._store_on_self(receiver, container + "[*]", value.args[-1].value)
+            self.aliases.made(element_key(container), value.args[-1].value, stored=True)
+            if type(receiver) is cst.Attribute:
+                self._store_on_self(receiver, element_key(container), value.args[-1].value)
         if type(receiver) is not cst.Name or method not in ("append", "extend", "insert") or not value.args:
             return
         if method != "insert" and self.scope.frame.aliases:
@@ -971,6 +993,10 @@ class Analysis:
     def _visit_subscript(self, node: cst.Subscript) -> None:
         self.visit(node.value)
         self._visit_subscript_parts(node)
+        if self.scope.frame.aliases:
+            container = dotted_name(node.value)
+            if container is not None and self.kind_of(node.value) not in (TENSOR, NDARRAY):
+                self.aliases.read(element_key(container), node)  # an item of a dict or list
 
     def _visit_store_target(self, node: cst.BaseExpression) -> None:
         """A target written in place (``a[i] += ``, ``out=a[i]``): its indexes are read."""
@@ -1062,12 +1088,6 @@ class Loop:
         self.node = node
         self.breaks: List[tuple] = []
         self.continues: List[tuple] = []
-
-    @property
-    def targets(self) -> frozenset:
-        """The names a ``for`` loop binds each iteration."""
-        target = getattr(self.node, "target", None)
-        return frozenset(_target_names(target)) if target is not None else frozenset()
 
 
 def _strong(binding: Binding) -> bool:

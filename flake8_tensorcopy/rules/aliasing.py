@@ -53,9 +53,9 @@ class AliasRule(Rule):
             else:
                 observation = f"read on line {lines['read']}"
             return (
-                f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): "
-                f"'{event.written_key}' is written in place on line {lines['write']} and "
-                f"'{event.observed_key}' {observation}; {advice}"
+                f"'{fact.alias_key}' shares memory with '{fact.shown(fact.source_key)}' ({fact.op} does not copy): "
+                f"'{fact.shown(event.written_key)}' is written in place on line {lines['write']} and "
+                f"'{fact.shown(event.observed_key)}' {observation}; {advice}"
             )
 
         analysis.report(self.code, fact.node, message, fix, refs=refs)
