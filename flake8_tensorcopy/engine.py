@@ -94,27 +94,28 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules, keep_class
     ``self`` attribute: LibCST then parses little more than what can be reported.
 
     ``keep_classes``: a rule needs facts from every method of the classes (``needs_class_bodies``).
-    A function or method whose summary call sites may need (it returns something made from a
-    parameter) keeps its body while an alias rule is enabled: ``analysis.summaries`` reads it."""
+    A function or method that the file calls and whose summary its call sites may need (it may
+    return memory of a parameter) keeps its body while an alias rule is enabled:
+    ``analysis.summaries`` reads it."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     lines = _LINE.findall(source)
     changed = False
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    summaries = any(rule.tracks_aliases for rule in rules)
+    called = scanned.file.called if any(rule.tracks_aliases for rule in rules) else frozenset()
     for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         if type(statement) not in functions and type(statement) is not ast.ClassDef:
             continue
         if keep_classes and type(statement) is ast.ClassDef:
             continue
         if not any(rule.wants(features) for rule in rules):
-            if not (summaries and type(statement) in functions and returns_from_parameters(statement)):
+            if not (statement.name in called and type(statement) in functions and returns_from_parameters(statement)):
                 changed = _blank_body(lines, statement) or changed
             continue
         for method, method_features, sets_self in methods:
             if sets_self or any(rule.wants(method_features) for rule in rules):
                 continue
-            if not (summaries and returns_from_parameters(method)):
+            if not (method.name in called and returns_from_parameters(method)):
                 changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
 
