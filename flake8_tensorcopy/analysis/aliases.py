@@ -587,12 +587,12 @@ class AliasTracker:
         code, op, source_name = description
         source_key = self.fact_key(source_name)
         receiver, _dot, attr = source_key.partition(".")
-        container = key.split(".", 1)[1].split("[", 1)[0]
+        holder, _dot, path = key.partition(".")
         if source_key.endswith(element_key(PARAMETERS)):
-            if container in class_facts.written_items:
+            if path.split("[", 1)[0] in class_facts.written_items:
                 return
             write = self.analysis.training_step()
-        elif receiver == key.split(".", 1)[0]:
+        elif receiver == holder and attr:
             write = class_facts.written_attributes.get(attr)
         else:
             return
