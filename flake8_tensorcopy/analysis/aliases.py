@@ -384,11 +384,12 @@ class AliasTracker:
     def _fills(self, code: str, source_key: str) -> bool:
         """Whether writing through an alias of ``source_key`` fills a buffer of our own.
 
-        Blank allocations (``torch.zeros``) are made to be filled; a view of any local is the
-        ordinary way to fill part of it (``out = buf.narrow(...); out -= ...``).
+        Blank allocations (``torch.zeros``) are made to be filled, also one this function just
+        put on an attribute (``self.buf = torch.empty(n); self.buf.numpy()[:] = ...``); a view of
+        any local is the ordinary way to fill part of it (``out = buf.narrow(...); out -= ...``).
         """
         if "." in source_key:
-            return False
+            return source_key in self.analysis.scope.frame.blank_attributes
         binding = self.analysis.scope.frame.names.get(source_key)
         if binding is None or binding.origin == PARAMETER:
             return False

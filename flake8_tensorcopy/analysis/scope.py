@@ -119,7 +119,7 @@ class Scope:
     """
 
     __slots__ = ("names", "aliases", "parent", "is_class", "deferred", "frame", "writes_params_on_purpose",
-                 "written_directly", "receiver")
+                 "written_directly", "receiver", "blank_attributes")
 
     def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False, frame: bool = True):
         self.names: Dict[str, Binding] = {}
@@ -131,6 +131,7 @@ class Scope:
         self.writes_params_on_purpose = False  # a function named ``fill_`` writes its inputs
         self.written_directly: set = set()  # names written in place not through an alias
         self.receiver: Optional[str] = None  # a method's first parameter (``self``, ``cls``, ``me``)
+        self.blank_attributes: set = set()  # attribute paths this frame last set to a blank allocation
 
     def lookup(self, name: str) -> Optional[Binding]:
         binding = self.names.get(name)

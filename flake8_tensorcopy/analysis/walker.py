@@ -15,6 +15,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, method_receiver
 from flake8_tensorcopy.analysis.facts import (
     BLANK,
+    BlankBuffer,
     element_key,
     PARAMETER,
     ClassFacts,
@@ -656,6 +657,11 @@ class Analysis:
                     self._class_facts.stores_graph_tensor = True
                 key = dotted_name(target)
                 if key is not None:
+                    blank = self.scope.frame.blank_attributes
+                    if type(origin) in (BlankBuffer, LikeBuffer):
+                        blank.add(key)
+                    else:
+                        blank.discard(key)
                     self.scope.frame.forget(key)
                     self._escape(value)
                     aliases.made(key, value)
