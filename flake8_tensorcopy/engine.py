@@ -94,7 +94,11 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
     """``source`` with the bodies of top-level defs and classes no rule wants (or reads, by
     ``Rule.reads``) replaced by ``pass`` and blank lines, and inside wanted classes those of
     quiet methods that set no ``self`` attribute: LibCST then parses little more than what can
-    be reported."""
+    be reported.
+
+    A function or method that the file calls and whose summary its call sites may need (it may
+    return memory of a parameter) keeps its body while a rule subscribed to "sharing" is
+    enabled: ``analysis.summaries`` reads it."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     file = scanned.file
@@ -102,23 +106,68 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
     changed = False
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     keep_classes = any(rule.reads_class_bodies(file) for rule in rules)
+    called = file.called if any("sharing" in rule.events for rule in rules) else frozenset()
+    callees = _wanted_by_callers_readers(tree, scanned, rules)
     for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         if type(statement) not in functions and type(statement) is not ast.ClassDef:
             continue
         if keep_classes and type(statement) is ast.ClassDef:
             continue
-        if not _kept(features, file, rules):
-            changed = _blank_body(lines, statement) or changed
+        if not _kept(features, file, rules) and features.called.isdisjoint(callees):
+            if not (statement.name in called and type(statement) in functions and returns_from_parameters(statement)):
+                changed = _blank_body(lines, statement) or changed
             continue
         for method, method_features, sets_self in methods:
-            if not sets_self and not _kept(method_features, file, rules):
+            if sets_self or _kept(method_features, file, rules):
+                continue
+            if not (method.name in called and returns_from_parameters(method)):
                 changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
+
+
+def _wanted_by_callers_readers(tree: ast.AST, scanned, rules) -> frozenset:
+    """The top-level functions of the file whose bodies a rule reading "callers" wants: a body
+    calling one of them keeps its own (a fact about a parameter waits for the call)."""
+    readers = [rule for rule in rules if "callers" in rule.reads and rule.wants(scanned.file)]
+    if not readers:
+        return frozenset()
+    return frozenset(
+        statement.name for statement, features in zip(tree.body, scanned.statements)
+        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and any(rule.wants(features) for rule in readers)
+    )
 
 
 def _kept(features, file_features, rules) -> bool:
     """Whether a body is parsed: some rule may report in it, or reads it."""
     return any(rule.wants(features) or rule.reads_body(file_features, features) for rule in rules)
+
+
+def returns_from_parameters(function: ast.AST) -> bool:
+    """Whether a ``return`` of ``function`` may hand back memory of one of its parameters
+    (``return x``, ``return x.t()``, ``return self.buf[:n]``, ``return np.asarray(a)``): what
+    its summary would say at call sites."""
+    arguments = function.args
+    names = {arg.arg for arg in arguments.posonlyargs + arguments.args}
+    for node in ast.walk(function):
+        if type(node) is ast.Return and node.value is not None and _memory_roots(node.value) & names:
+            return True
+    return False
+
+
+def _memory_roots(node: ast.AST) -> set:
+    """Names whose memory an expression may be: followed through attributes, indexing,
+    method calls (the receiver), calls on one argument (the argument) and tuple items."""
+    if type(node) is ast.Name:
+        return {node.id}
+    if type(node) in (ast.Attribute, ast.Subscript):
+        return _memory_roots(node.value)
+    if type(node) is ast.Call:
+        if type(node.func) is ast.Attribute:
+            return _memory_roots(node.func.value) | (_memory_roots(node.args[0]) if node.args else set())
+        return _memory_roots(node.args[0]) if node.args else set()
+    if type(node) in (ast.Tuple, ast.List):
+        return set().union(*(_memory_roots(element) for element in node.elts))
+    return set()
 
 
 def _blank_body(lines: List[str], definition: ast.AST) -> bool:

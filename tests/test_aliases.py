@@ -52,6 +52,28 @@ def test_alias_made_by(body, expected):
 
 
 @pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("backup = {}\nbackup['w'] = x.detach()\n", {("backup[*]", "x", "TEN203", ())}),
+        ("kept = []\nkept.append(x.cpu())\nx.add_(1)\n", {("kept[*]", "x", "TEN205", ("source",))}),
+        ("kept = []\nkept.append(x)\n", set()),  # a reference put in a list is how lists work
+        ("kept = []\nkept.append(x.cpu())\nkept = []\n", set()),  # the container is rebound
+    ],
+)
+def test_container_items_keep_alias_facts(body, expected):
+    assert facts(body) == expected
+
+
+def test_loop_variable_over_parameters_is_keyed_by_the_model():
+    """The next loop's ``p`` is the same memory as the first loop's: the write reaches the item."""
+    body = ("m = torch.nn.Linear(2, 2)\nsaved = {}\nfor n, p in m.named_parameters():\n    saved[n] = p.detach()\n"
+            "for p in m.parameters():\n    p.data.mul_(0)\n")
+    held = facts(body)
+    assert {(alias, source, code) for alias, source, code, _writes in held} == {("saved[*]", "m.parameters()[*]", "TEN203")}
+    assert any("source" in writes for _alias, _source, _code, writes in held)
+
+
+@pytest.mark.parametrize(
     "body",
     [
         "y = x.clone()\n",

@@ -209,10 +209,16 @@ def test_quiet_method_whose_body_shares_the_signature_line_still_parses():
     assert [(f.line, f.code) for f in lint_source(source)] == [(13, "TEN101")]
 
 
-def test_quiet_function_bodies_are_left_out_of_the_parse(monkeypatch):
-    parsed = []
+@pytest.fixture
+def parsed(monkeypatch):
+    """The sources LibCST is asked to parse during the test."""
+    texts = []
     real_parse = engine.parse
-    monkeypatch.setattr(engine, "parse", lambda text: parsed.append(text) or real_parse(text))
+    monkeypatch.setattr(engine, "parse", lambda text: texts.append(text) or real_parse(text))
+    return texts
+
+
+def test_quiet_function_bodies_are_left_out_of_the_parse(parsed):
     source = (
         "import torch\n\n\ndef quiet(x):\n    '''doc'''\n    return x + 1\n\n\n"
         "def loud(t: torch.Tensor):\n    return torch.tensor(t)\n"
@@ -269,3 +275,18 @@ def test_size_limit_counts_what_libcst_would_parse(monkeypatch):
     loud = "def loud(t: torch.Tensor):\n" + "    t = torch.tensor(t)\n" * 100
     with pytest.raises(SourceError, match=r"^too large \(2,\d{3} characters to parse; the limit is 2,000\)$"):
         lint_source(finding + loud)
+
+
+def test_quiet_helper_a_summary_needs_keeps_its_body(parsed):
+    """A helper no rule reports on stays in the parse when it returns memory of a parameter:
+    its call site's finding rests on its summary (the same finding as with the whole parse)."""
+    source = (
+        "import torch\n\n\ndef as_is(images):\n    return images\n\n\n"
+        "def doubled(x):\n    return x * 2\n\n\n"
+        "def scale(images: torch.Tensor):\n    grid = as_is(images)\n    grid.mul_(255)\n    return grid\n"
+    )
+    assert [(f.line, f.col, f.code) for f in lint_source(source)] == [(13, 11, "TEN206")]
+    assert "    return images\n" in parsed[0]
+    assert "    return x * 2\n" not in parsed[0]
+    whole = [(f.line, f.code) for f in engine.lint_module(source, whole=True)[1]]
+    assert whole == [(13, "TEN206")]

@@ -23,10 +23,15 @@ from flake8_tensorcopy.analysis.facts import (
     Holder,
     LikeBuffer,
     Optimizer,
+    PARAMETERS,
+    ParameterOf,
     SharingObserved,
+    WriteContext,
+    element_key,
+    part_of,
 )
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
-from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
 from flake8_tensorcopy.data import (
     INPLACE_METHODS,
@@ -52,6 +57,10 @@ MOVE_METHODS = frozenset(
 )
 SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
 SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
+# The operations that make a view of part of a tensor (the others view all of it).
+PARTIAL_VIEW_OPS = frozenset({"indexing", "narrow()", "select()", "diagonal()", "unfold()", "as_strided()"}) | frozenset(
+    method + "()" for method in SEQUENCE_VIEW_METHODS
+)
 
 # Blank buffers (constant or uninitialised content): filling one through a view is what it
 # is for, so writes through its aliases are not observations of anything it held before.
@@ -65,10 +74,11 @@ def _closeness(written: str, side: str) -> int:
     """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
     if written == side:
         return 3
-    if written.startswith(side + "."):
+    if part_of(written, side):
         return 2
-    if side.startswith(written + "."):
-        return 1
+    if part_of(side, written):
+        # reading a list reads its items (``torch.stack(saved)``); reading ``self`` is not reading ``self.x``
+        return 2 if side[len(written)] == "[" else 1
     return 0
 
 
@@ -112,13 +122,16 @@ class AliasTracker:
     def __init__(self, analysis, rules_by_code):
         self.analysis = analysis
         self.rules_by_code = rules_by_code
-        self._param_writes_cache = {}
+        self.summaries = Summaries(analysis, self)
 
     # ----- what an expression aliases ----------------------------------------------------
-    def _step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
+    def step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
         """(code, operation, inner expression) when ``node`` returns memory of ``inner``."""
         node_type = type(node)
         if node_type is cst.Call:
+            returned = self._returned_by_call(node)
+            if returned is not None:
+                return returned
             func = node.func
             if type(func) is cst.Attribute:
                 method = func.attr.value
@@ -165,6 +178,8 @@ class AliasTracker:
         return None
 
     def _may_be_no_op(self, method: str, call: cst.Call) -> bool:
+        if any(arg.keyword is not None and arg.keyword.value == "non_blocking" for arg in call.args):
+            return False  # a transfer between host and device (TEN401/TEN402 watch its timing)
         if method == "type":
             return bool(call.args)
         if method == "to":
@@ -178,7 +193,7 @@ class AliasTracker:
         steps = []
         node = value
         while True:
-            step = self._step(node)
+            step = self.step(node)
             if step is None:
                 break
             steps.append(step)
@@ -196,12 +211,73 @@ class AliasTracker:
         if FROM_NUMPY in codes:
             if kind != NDARRAY:
                 return None
-            code = FROM_NUMPY
         elif kind != TENSOR and not any(step[1] == "detach()" for step in steps):
             return None  # only detach() proves a tensor by itself (``.data`` does not)
-        else:
-            code = NUMPY_VIEW if NUMPY_VIEW in codes else codes[0]
-        return code, steps[0][1], key
+        return self.code_of(codes), steps[0][1], key
+
+    @staticmethod
+    def code_of(codes) -> str:
+        """The code of an alias made by a chain of operations (outermost first)."""
+        if FROM_NUMPY in codes:
+            return FROM_NUMPY
+        return NUMPY_VIEW if NUMPY_VIEW in codes else codes[0]
+
+    def _callee(self, call: cst.Call):
+        """(function node, receiver expression or None) for a call to a function or an own
+        method of this module."""
+        func = call.func
+        if type(func) is cst.Name:
+            binding = self.analysis.lookup(func.value)
+            if binding is not None and type(binding.origin) is Function:
+                return binding.origin.node, None
+        elif type(func) is cst.Attribute and self.analysis.is_receiver(func.value):
+            method = self.analysis.own_method(func.attr.value)
+            if method is not None:
+                return method, func.value
+        return None, None
+
+    def _argument(self, call: cst.Call, function: cst.FunctionDef, receiver, index: int):
+        """The expression a call passes for positional parameter ``index`` of ``function``."""
+        if receiver is not None:
+            if index == 0:
+                return receiver
+            index -= 1
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if len(positional) != len([arg for arg in call.args if arg.keyword is None]):
+            return None  # ``f(*args)``: positions unknown
+        if index < len(positional):
+            return positional[index].value
+        name = positional_names(function)[index + (receiver is not None)]
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == name:
+                return arg.value
+        return None
+
+    def summarized_kind(self, call: cst.Call) -> Optional[str]:
+        """What a call to a same-module callee returns when its summary says it returns memory
+        of a known tensor or array argument (the array for a ``numpy()`` alias)."""
+        if self._returned_by_call(call) is None:
+            return None
+        description = self.describe(call)
+        if description is None or description[0] == STATE_DICT_SNAPSHOT:
+            return None
+        return NDARRAY if description[0] == NUMPY_VIEW else TENSOR
+
+    def _returned_by_call(self, call: cst.Call):
+        """(code, operation, argument) when a same-module callee may return memory of an argument."""
+        function, receiver = self._callee(call)
+        if function is None:
+            return None
+        for returned in self.summaries.of(function).returned_aliases:
+            argument = self._argument(call, function, receiver, returned.parameter)
+            if argument is None:
+                continue
+            for attr in filter(None, returned.path.split(".")):
+                argument = cst.Attribute(value=argument, attr=cst.Name(attr))
+            if returned.code is None:
+                return ASSIGNMENT, f"{function.name.value}() returning its argument", argument
+            return returned.code, returned.op, argument
+        return None
 
     def _state_dict_source(self, node: cst.BaseExpression) -> Optional[str]:
         """``model`` for ``model.state_dict()`` and ``{k: v for k, v in model.state_dict().items()}``."""
@@ -218,7 +294,7 @@ class AliasTracker:
                 value_name = loop.target.elements[1].value
                 inner = node.value
                 while True:
-                    step = self._step(inner)
+                    step = self.step(inner)
                     if step is None or step[0] not in (DETACH, MOVE):
                         break
                     inner = step[2]
@@ -240,32 +316,49 @@ class AliasTracker:
             if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
                 node = node.func.value  # ``t.sub_(m).div_(s)``: in-place methods return their receiver
                 continue
-            step = self._step(node)
+            step = self.step(node)
             if step is None:
                 return node
             node = step[2]
 
     def root_key(self, node: cst.BaseExpression) -> Optional[str]:
-        return dotted_name(self.root(node))
+        return self.key_of(self.root(node))
+
+    def key_of(self, node: cst.BaseExpression) -> Optional[str]:
+        """The key of what ``node`` names (see ``fact_key``)."""
+        key = dotted_name(node)
+        return self.fact_key(key) if key is not None else None
+
+    def fact_key(self, key: str) -> str:
+        """The key facts use for a dotted path: itself, or for a loop variable over a model's
+        parameters the item key ``model.parameters()[*]`` (the next loop's ``p`` is the same memory)."""
+        if "." not in key:
+            binding = self.analysis.lookup(key)
+            if binding is not None and type(binding.origin) is ParameterOf:
+                return binding.origin.key
+        return key
 
     # ----- events from the walk ----------------------------------------------------------
-    def made(self, alias_key: str, value: cst.BaseExpression) -> None:
-        """``alias_key = value`` was just bound (the old facts of alias_key are gone)."""
+    def made(self, alias_key: str, value: cst.BaseExpression, stored: bool = False) -> None:
+        """``alias_key = value`` was just bound (the old facts of alias_key are gone), or with
+        ``stored``, ``value`` was put in the container item ``alias_key`` (a reference to a
+        tensor put in a dict is how containers work: only an alias made on the way counts)."""
         frame = self.analysis.scope.frame
         description = self.describe(value)
         if description is None:
-            if type(value) not in (cst.Name, cst.Attribute) or self.analysis.kind_of(value) != TENSOR:
+            if stored or type(value) not in (cst.Name, cst.Attribute) or self.analysis.kind_of(value) != TENSOR:
                 return
-            source_key = dotted_name(value)
+            source_key = self.key_of(value)
             if source_key is None:
                 return
             description = (ASSIGNMENT, "assignment", source_key)
-        code, op, source_key = description
-        if alias_key == source_key or source_key.startswith(alias_key + "."):
+        code, op, source_name = description
+        source_key = self.fact_key(source_name)
+        if alias_key == source_key or part_of(source_key, alias_key):
             return
-        if alias_key.startswith(source_key + ".") and code != STATE_DICT_SNAPSHOT:
+        if part_of(alias_key, source_key) and code != STATE_DICT_SNAPSHOT:
             return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
-        fact = AliasFact(code, alias_key, source_key, op, value, self._fills(code, source_key))
+        fact = AliasFact(code, alias_key, source_key, op, value, self._fills(code, source_key), source_name=source_name)
         frame.aliases[alias_key] = frame.aliases.get(alias_key, ()) + (fact,)
 
     def made_sequence(self, targets, value: cst.BaseExpression) -> None:
@@ -277,7 +370,7 @@ class AliasTracker:
         ):
             return
         source = value.func.value
-        source_key = dotted_name(source)
+        source_key = self.key_of(source)
         if source_key is None or self.analysis.kind_of(source) != TENSOR:
             return
         frame = self.analysis.scope.frame
@@ -291,11 +384,12 @@ class AliasTracker:
     def _fills(self, code: str, source_key: str) -> bool:
         """Whether writing through an alias of ``source_key`` fills a buffer of our own.
 
-        Blank allocations (``torch.zeros``) are made to be filled; a view of any local is the
-        ordinary way to fill part of it (``out = buf.narrow(...); out -= ...``).
+        Blank allocations (``torch.zeros``) are made to be filled, also one this function just
+        put on an attribute (``self.buf = torch.empty(n); self.buf.numpy()[:] = ...``); a view of
+        any local is the ordinary way to fill part of it (``out = buf.narrow(...); out -= ...``).
         """
         if "." in source_key:
-            return False
+            return source_key in self.analysis.scope.frame.blank_attributes
         binding = self.analysis.scope.frame.names.get(source_key)
         if binding is None or binding.origin == PARAMETER:
             return False
@@ -314,10 +408,18 @@ class AliasTracker:
         return None
 
     def written(self, key: str, node: cst.CSTNode, training: bool = False) -> None:
-        """``key`` was written in place at ``node`` (``training``: only a model trained)."""
+        """``key`` was written in place at ``node`` (``training``: only a model trained).
+
+        Writing an alias of the whole source writes the source: its other aliases see the write
+        as a write of their source (``flat = x.view(-1); y = x.t(); flat[0] = 1``). A part of
+        it (a slice, a chunk) may not overlap another part, so its writes stay its own.
+        """
         frame = self.analysis.scope.frame
         if not training and key not in frame.aliases:
-            self.written_directly(key.split(".", 1)[0])
+            self.written_directly(key)
+        shared = set() if training else {
+            fact.source_key for fact in frame.aliases.get(key, ()) if fact.op not in PARTIAL_VIEW_OPS
+        }
         for alias_key, facts in list(frame.aliases.items()):
             updated = []
             for fact in facts:
@@ -326,16 +428,20 @@ class AliasTracker:
                     continue
                 to_alias = _closeness(key, alias_key)
                 to_source = _closeness(key, fact.source_key)
+                if not to_alias and not to_source and alias_key != key and fact.source_key in shared:
+                    to_source = 3
                 if to_alias > to_source and not training:
                     fact = fact.with_write("alias", node)
-                    holder = self._source_outlives(fact, frame)
+                    holder = self._outlives(fact.source_key, frame)
                     if holder is not None:
-                        self._observed(SharingObserved(fact, node, fact.source_key, holder=holder))
+                        self._observed(SharingObserved(fact, node, fact.source_key, holder=holder,
+                                                       context=self._context(fact, node)))
                 elif to_source > to_alias:
                     fact = fact.with_write("source", node)
                     holder = self._alias_outlives(fact, frame)
                     if holder is not None:
-                        self._observed(SharingObserved(fact, node, fact.alias_key, holder=holder))
+                        self._observed(SharingObserved(fact, node, fact.alias_key, holder=holder,
+                                                       context=self._context(fact, node)))
                 updated.append(fact)
             frame.aliases[alias_key] = tuple(updated)
 
@@ -351,15 +457,14 @@ class AliasTracker:
                 to_source = _closeness(key, fact.source_key)
                 if to_alias >= 2 and to_alias > to_source:
                     write = fact.first_write("source")
-                    # a view read inside the function after its base changed is a window onto it,
-                    # usually on purpose; returned (or named as a snapshot) it was taken for a copy
-                    window = fact.code == VIEW and not snapshot_named(alias_key) and not self.analysis.returning
-                    if write is not None and not window:
-                        self._observed(SharingObserved(fact, write, alias_key, read=node))
-                elif to_source >= 2 and to_source > to_alias and not fact.fills_source:
+                    observed = alias_key
+                elif to_source >= 2 and to_source > to_alias:
                     write = fact.first_write("alias")
-                    if write is not None and not self._mutated_on_purpose(fact.source_key, frame):
-                        self._observed(SharingObserved(fact, write, fact.source_key, read=node))
+                    observed = fact.source_key
+                else:
+                    continue
+                if write is not None:
+                    self._observed(SharingObserved(fact, write, observed, read=node, context=self._context(fact, write)))
 
     def escaped(self, key: str) -> None:
         """``key`` was stored where it outlives the function (an attribute, a container)."""
@@ -377,26 +482,24 @@ class AliasTracker:
             return Holder.SNAPSHOT_NAME
         return None
 
-    def _source_outlives(self, fact: AliasFact, frame: Scope) -> Optional[Holder]:
-        if fact.fills_source or fact.source_key.startswith(f"{frame.receiver}."):
-            return None  # a method writing its own object's state through an alias means it
-        if self._mutated_on_purpose(fact.source_key, frame):
-            return None
-        return self._outlives(fact.source_key, frame)
+    def _context(self, fact: AliasFact, write: cst.CSTNode) -> WriteContext:
+        """What the function says about a write of ``fact``'s sides (the rules weigh it)."""
+        analysis = self.analysis
+        frame = analysis.scope.frame
+        source = fact.source_key
+        parameter = self._is_parameter(source, frame)
+        return WriteContext(
+            returned=analysis.returning,
+            source_written_directly=parameter and any(
+                written == source or part_of(written, source) for written in frame.written_directly),
+            source_returned=parameter and source.split(".", 1)[0] in analysis.returned_names(),
+            on_purpose=frame.writes_params_on_purpose,
+            undone=analysis.undone(write),
+        )
 
-    def _mutated_on_purpose(self, source_key: str, frame: Scope) -> bool:
-        """A parameter the function changes in place by design: its name says so (``normalize_``,
-        an ``inplace`` argument), it returns that parameter, or it writes it directly too."""
-        if frame.writes_params_on_purpose:
-            return True
-        if not self._is_parameter(source_key, frame):
-            return False
-        root = source_key.split(".", 1)[0]
-        return root in frame.written_directly or root in self.analysis.returned_names()
-
-    def written_directly(self, name: str) -> None:
-        """``name`` itself (not an alias of it) was written in place in the current frame."""
-        self.analysis.scope.frame.written_directly.add(name)
+    def written_directly(self, key: str) -> None:
+        """``key`` itself (not an alias of it) was written in place in the current frame."""
+        self.analysis.scope.frame.written_directly.add(key)
 
     def _is_parameter(self, key: str, frame: Scope) -> bool:
         binding = frame.names.get(key.split(".", 1)[0])
@@ -423,10 +526,10 @@ class AliasTracker:
                 if key is not None:
                     yield key, False
                 return
-            if method == "step" and type(receiver) is cst.Name:
-                binding = analysis.lookup(receiver.value)
-                if binding is not None and type(binding.origin) is Optimizer:
-                    yield binding.origin.owner, False
+            if method == "step":
+                owner = self._optimizer_owner(receiver)
+                if owner is not None:
+                    yield owner, False
                 return
             if method == "load_state_dict":
                 key = dotted_name(receiver)
@@ -457,12 +560,13 @@ class AliasTracker:
                             yield key, False
             return
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
-        if type(func) is cst.Name:
-            for index in self.param_writes(func.value):
-                if index < len(arguments):
-                    key = self.root_key(arguments[index].value)
-                    if key is not None:
-                        yield key, False
+        function, receiver = self._callee(call)
+        if function is not None:
+            for index in self.summaries.of(function).written_parameters:
+                argument = self._argument(call, function, receiver, index)
+                key = self.root_key(argument) if argument is not None else None
+                if key is not None:
+                    yield key, False
         if training_call(name):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:
@@ -471,6 +575,62 @@ class AliasTracker:
                 key = dotted_name(candidate)
                 if key is not None:
                     yield key, True
+
+    def stored_on_self(self, key: str, value: cst.BaseExpression, class_facts) -> None:
+        """``value``, stored on the receiver under ``key``, outlives the call; it is reported
+        when its source is written in place by another call: a tensor attribute that a method
+        of the class writes, or a model parameter (a loop over ``.parameters()``) while this
+        module runs a training step. (A stored view is a window onto its base; state dicts
+        have their own evidence; a container whose items the class writes holds references.)"""
+        description = self.describe(value)
+        if description is None or description[0] in (VIEW, STATE_DICT_SNAPSHOT, ASSIGNMENT):
+            return
+        code, op, source_name = description
+        source_key = self.fact_key(source_name)
+        receiver, _dot, attr = source_key.partition(".")
+        holder, _dot, path = key.partition(".")
+        if source_key.endswith(element_key(PARAMETERS)):
+            if path.split("[", 1)[0] in class_facts.written_items:
+                return
+            write = self.analysis.training_step()
+        elif receiver == holder and attr:
+            write = class_facts.written_attributes.get(attr)
+        else:
+            return
+        if write is not None:
+            fact = AliasFact(code, key, source_key, op, value, False, source_name=source_name)
+            self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=self._context(fact, write)))
+
+    def _optimizer_owner(self, receiver: cst.BaseExpression) -> Optional[str]:
+        """The key of the model whose parameters the optimizer ``receiver`` was built from:
+        a local optimizer, or one stored on ``self`` from ``self.model.parameters()``."""
+        analysis = self.analysis
+        if type(receiver) is cst.Name:
+            binding = analysis.lookup(receiver.value)
+            if binding is not None and type(binding.origin) is Optimizer:
+                return binding.origin.owner
+        elif type(receiver) is cst.Attribute and analysis.is_receiver(receiver.value):
+            attribute = (analysis.lookup(receiver.value.value).attrs or {}).get(receiver.attr.value)
+            if attribute is not None and type(attribute.origin) is Optimizer:
+                return receiver.value.value + attribute.origin.owner
+        return None
+
+    def loaded_back(self, call: cst.Call) -> None:
+        """``self.model.load_state_dict(self.best)`` where a method stored ``self.best =
+        self.model.state_dict()``: the snapshot kept across calls is the live state."""
+        analysis = self.analysis
+        loaded = call.args[0].value if call.args else None
+        model_key = dotted_name(call.func.value)
+        if type(loaded) is not cst.Attribute or model_key is None or not analysis.is_receiver(loaded.value):
+            return
+        snapshot = analysis.state_snapshot(loaded.attr.value)
+        receiver = loaded.value.value
+        if snapshot is None or receiver + snapshot[1] != model_key:
+            return
+        value, _path, op = snapshot
+        fact = AliasFact(STATE_DICT_SNAPSHOT, dotted_name(loaded), model_key, op, value, False)
+        self._observed(SharingObserved(fact, call, fact.alias_key, read=call, holder=Holder.LOADED_BACK,
+                                       context=self._context(fact, call)))
 
     def _snapshot_of(self, key: Optional[str], source_key: str) -> bool:
         """Whether ``key`` names a state_dict alias of ``source_key``."""
@@ -483,26 +643,4 @@ class AliasTracker:
         binding = self.analysis.lookup(function_name)
         if binding is None or type(binding.origin) is not Function:
             return ()
-        node = binding.origin.node
-        cached = self._param_writes_cache.get(id(node))
-        if cached is not None:
-            return cached
-        names = [param.name.value for param in list(node.params.posonly_params) + list(node.params.params)]
-        written = set()
-        for small in small_statements(suite_statements(node.body)):
-            key = None
-            if type(small) is cst.Expr and type(small.value) is cst.Call:
-                func = small.value.func
-                if type(func) is cst.Attribute and func.attr.value in INPLACE_METHODS:
-                    key = self.root_key(func.value)
-            elif type(small) is cst.Assign:
-                for target in small.targets:
-                    if type(target.target) is cst.Subscript:
-                        key = self.root_key(target.target.value)
-            elif type(small) is cst.AugAssign and type(small.target) is cst.Subscript:
-                key = self.root_key(small.target.value)
-            if key in names:
-                written.add(names.index(key))
-        result = tuple(sorted(written))
-        self._param_writes_cache[id(node)] = result
-        return result
+        return self.summaries.of(binding.origin.node).written_parameters

@@ -4,11 +4,12 @@ An *origin* says how the value a name holds was made, when that matters to a rul
 fact: a parameter of the function (the caller holds it), a function or module class of this
 file, an instance of one, a blank or ``*_like`` buffer, a torch.nn layer, an optimizer. An
 *alias fact* says that one key shares storage with another since a given node. Keys are the
-dotted paths of names and attributes (``w``, ``self.w``, ``model.fc.weight``).
+dotted paths of names and attributes (``w``, ``self.w``, ``model.fc.weight``) and the items of
+containers (``backup[*]``).
 """
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple
 
 import libcst as cst
@@ -19,6 +20,16 @@ class ClassFacts:
     """What the walk learns about a module class of this file as it walks its methods."""
 
     stores_graph_tensor: bool = False  # a method stores a grad-requiring non-leaf on self
+    methods: dict = field(default_factory=dict)  # name -> FunctionDef of its instance methods
+    # attribute -> (the expression, the model's path under self, the operation) for each
+    # ``self.best = self.model.state_dict()`` made in any method: a snapshot kept across calls
+    state_snapshots: dict = field(default_factory=dict)
+    # attribute -> the first node, in a method other than ``__init__``, writing ``self.attr``
+    # (a tensor or array) in place: what aliases of it stored on self will follow
+    written_attributes: dict = field(default_factory=dict)
+    # containers on self whose items a method writes in place (``self.refs[k].copy_(...)``):
+    # what is stored in them is meant to be written through
+    written_items: set = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -77,9 +88,26 @@ class Layer:
 
 @dataclass(frozen=True)
 class Optimizer:
-    """A torch optimizer built from the parameters of ``owner`` (a key): its ``step()`` writes them."""
+    """A torch optimizer built from the parameters of ``owner`` (a key): its ``step()`` writes them.
+
+    On an attribute of ``self`` the owner is a path under the receiver (``.model``)."""
 
     owner: str
+
+
+@dataclass(frozen=True)
+class ParameterOf:
+    """A loop variable over ``owner.parameters()`` (or ``named_parameters()``): each value is
+    one of the model's parameters, whatever the loop variable is called later."""
+
+    owner: str
+
+    @property
+    def key(self) -> str:
+        return element_key(self.owner + PARAMETERS)
+
+
+PARAMETERS = ".parameters()"
 
 
 def merge_origins(first, second):
@@ -112,6 +140,11 @@ class AliasFact:
     fills_source: bool
     escaped: bool = False
     writes: Tuple[Write, ...] = ()
+    source_name: str = ""  # how the code names the source, where its key differs (``p``)
+
+    def shown(self, key: str) -> str:
+        """``key`` as a message names it."""
+        return self.source_name if key == self.source_key and self.source_name else key
 
     def with_write(self, side: str, node: cst.CSTNode) -> "AliasFact":
         return replace(self, writes=self.writes + ((side, node),))
@@ -126,6 +159,19 @@ class AliasFact:
         return None
 
 
+def element_key(container: str) -> str:
+    """The key of any item of a container: ``backup[*]`` for ``backup[name]``, ``self.hist[*]``.
+
+    Keys are one space: a name (``w``), an attribute path (``self.w``), an item (``backup[*]``);
+    a key's parts follow ``.`` or ``[``."""
+    return container + "[*]"
+
+
+def part_of(key: str, whole: str) -> bool:
+    """Whether ``key`` names a part of ``whole`` (``self.w`` of ``self``, ``backup[*]`` of ``backup``)."""
+    return key.startswith(whole) and key[len(whole):len(whole) + 1] in (".", "[")
+
+
 class Holder(enum.Enum):
     """Who still holds one side of an alias when the function returns (without a later read)."""
 
@@ -135,6 +181,7 @@ class Holder(enum.Enum):
     GLOBAL = "a global"
     STORED = "stored away"  # into a container, an attribute, yielded
     SNAPSHOT_NAME = "its name says it keeps an earlier value"
+    LOADED_BACK = "loaded back into its source"  # ``self.model.load_state_dict(self.best)``
 
 
 @dataclass(frozen=True)
@@ -148,11 +195,53 @@ class SharingObserved:
     observed_key: str
     read: Optional[cst.CSTNode] = None
     holder: Optional[Holder] = None
+    context: Optional["WriteContext"] = None
 
     @property
     def written_key(self) -> str:
         fact = self.fact
         return fact.source_key if self.observed_key == fact.alias_key else fact.alias_key
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """What the function around a write says about it, for the rules to weigh.
+
+    ``returned``: the observing read is part of a return value. ``source_written_directly``:
+    the source's root was also written in place through its own name in this function.
+    ``source_returned``: the function ends by returning the source's root. ``on_purpose``: its
+    name or a parameter says it writes its arguments (``normalize_``, ``inplace=``).
+    ``undone``: the written element is later set back to a value read from it (a perturbation
+    that the function restores, as finite differences do).
+    """
+
+    returned: bool = False
+    source_written_directly: bool = False
+    source_returned: bool = False
+    on_purpose: bool = False
+    undone: bool = False
+
+
+NO_CONTEXT = WriteContext()
+
+
+@dataclass(frozen=True)
+class ReturnedAlias:
+    """A function returns memory of its parameter ``parameter`` (``path``: an attribute under it,
+    ``""`` for the parameter itself), made by ``code``/``op`` (``op`` None: returned as is)."""
+
+    parameter: int
+    path: str
+    code: str
+    op: Optional[str]
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    """What a function of this module does to its parameters, as its call sites need it."""
+
+    returned_aliases: Tuple[ReturnedAlias, ...] = ()
+    written_parameters: Tuple[int, ...] = ()
 
 
 def merge_alias_facts(*tables) -> dict:

@@ -10,7 +10,7 @@ from typing import Dict, Iterator, Optional, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
-from flake8_tensorcopy.analysis.facts import merge_alias_facts, merge_origins
+from flake8_tensorcopy.analysis.facts import merge_alias_facts, merge_origins, part_of
 
 # What a name may hold. ``None`` means unknown, which is never evidence of anything.
 TENSOR = "tensor"
@@ -119,7 +119,7 @@ class Scope:
     """
 
     __slots__ = ("names", "aliases", "parent", "is_class", "deferred", "frame", "writes_params_on_purpose",
-                 "written_directly", "receiver")
+                 "written_directly", "receiver", "blank_attributes")
 
     def __init__(self, parent: Optional["Scope"] = None, is_class: bool = False, frame: bool = True):
         self.names: Dict[str, Binding] = {}
@@ -131,6 +131,7 @@ class Scope:
         self.writes_params_on_purpose = False  # a function named ``fill_`` writes its inputs
         self.written_directly: set = set()  # names written in place not through an alias
         self.receiver: Optional[str] = None  # a method's first parameter (``self``, ``cls``, ``me``)
+        self.blank_attributes: set = set()  # attribute paths this frame last set to a blank allocation
 
     def lookup(self, name: str) -> Optional[Binding]:
         binding = self.names.get(name)
@@ -163,14 +164,13 @@ class Scope:
             self.forget(name)
 
     def forget(self, key: str) -> None:
-        """Drop alias facts whose alias or source is ``key`` or lives under it (``key.x``)."""
-        prefix = key + "."
+        """Drop alias facts whose alias or source is ``key`` or lives under it (``key.x``, ``key[*]``)."""
         for alias_key in list(self.aliases):
-            if alias_key == key or alias_key.startswith(prefix):
+            if alias_key == key or part_of(alias_key, key):
                 del self.aliases[alias_key]
                 continue
             facts = self.aliases[alias_key]
-            kept = tuple(fact for fact in facts if fact.source_key != key and not fact.source_key.startswith(prefix))
+            kept = tuple(fact for fact in facts if fact.source_key != key and not part_of(fact.source_key, key))
             if len(kept) != len(facts):
                 if kept:
                     self.aliases[alias_key] = kept

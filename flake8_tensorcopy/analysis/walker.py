@@ -15,6 +15,8 @@ import libcst as cst
 from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, method_receiver
 from flake8_tensorcopy.analysis.facts import (
     BLANK,
+    BlankBuffer,
+    element_key,
     PARAMETER,
     ClassFacts,
     Function,
@@ -23,6 +25,7 @@ from flake8_tensorcopy.analysis.facts import (
     ModuleClass,
     ModuleInstance,
     Optimizer,
+    ParameterOf,
 )
 from flake8_tensorcopy.analysis.provenance import GradProvenance
 from flake8_tensorcopy.analysis.scope import (
@@ -45,7 +48,7 @@ from flake8_tensorcopy.analysis.scope import (
     is_none,
     merge_grads,
 )
-from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
+from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, STATE_DICT_SNAPSHOT, AliasTracker
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import (
@@ -125,6 +128,8 @@ class Analysis:
         self._loops: List[Loop] = []  # the loops around the point of the walk, innermost last
         self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
+        self._restored: Dict[int, frozenset] = {}
+        self._training_step: Optional[tuple] = None
         self._backward_names: Dict[int, frozenset] = {}
 
     # ----- the queries rules use -------------------------------------------------------
@@ -244,15 +249,50 @@ class Analysis:
             self.visit(decorator.decorator)
         for argument in list(node.bases) + list(node.keywords):
             self.visit(argument.value)
-        facts = ClassFacts()
+        methods = {
+            statement.name.value: statement
+            for statement in suite_statements(node.body)
+            if type(statement) is cst.FunctionDef and not _is_static(statement)
+        }
+        attributes = self._instance_attributes(node)
+        facts = ClassFacts(methods=methods)
+        self._class_pass(methods.values(), facts, attributes)
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
         self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
         outer = self._instance, self._class_facts
-        self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=self._instance_attributes(node))
+        self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=attributes)
         self._class_facts = facts
         self._walk_scope(suite_statements(node.body), class_scope)
         self._instance, self._class_facts = outer
+
+    def _class_pass(self, methods, facts: ClassFacts, attributes: Dict[str, Binding]) -> None:
+        """Class facts from every method before any body is walked: the state_dict snapshots
+        stored on self (``self.best = self.model.state_dict()``) and the tensor attributes
+        written in place outside ``__init__``."""
+        for method in methods:
+            ordered = list(method.params.posonly_params) + list(method.params.params)
+            if not ordered:
+                continue
+            self_name = ordered[0].name.value
+            for small in small_statements(suite_statements(method.body)):
+                if type(small) is cst.Assign and type(small.value) in (cst.Call, cst.DictComp):
+                    for target in small.targets:
+                        attr = _self_attribute(target.target, self_name)
+                        description = self.aliases.describe(small.value) if attr is not None else None
+                        if description is not None and description[0] == STATE_DICT_SNAPSHOT and (
+                                description[2].startswith(self_name + ".")):
+                            facts.state_snapshots[attr] = (small.value, description[2][len(self_name):], description[1])
+                if method.name.value == "__init__":
+                    continue
+                for written, node in _written_in_place(small, self.aliases.root):
+                    attr = _self_attribute(_without_indexes(written), self_name)
+                    binding = attributes.get(attr) if attr is not None else None
+                    if binding is not None and binding.kind in (TENSOR, NDARRAY):
+                        facts.written_attributes.setdefault(attr, node)
+                    item_of = _self_attribute(written.value, self_name) if type(written) is cst.Subscript else None
+                    if item_of is not None:
+                        facts.written_items.add(item_of)
 
     def _is_module_base(self, base: cst.BaseExpression) -> bool:
         if is_module_class(self.qualname(base)):
@@ -290,9 +330,13 @@ class Analysis:
                 self_name = ordered[0].name.value
                 method_scope.names[self_name] = instance
                 outer, self.scope = self.scope, method_scope
-                for small in small_statements(suite_statements(statement.body)):
-                    for attr, held in self._self_assignments(small, self_name):
-                        seen.setdefault(attr, set()).add(held)
+                smalls = list(small_statements(suite_statements(statement.body)))
+                kept = _kept_on_self(smalls, self_name)
+                for small in smalls:
+                    for attr, (kind, grad, origin, evidence) in self._self_assignments(small, self_name):
+                        if type(origin) is Optimizer:
+                            origin = _owned_by_receiver(origin, self_name, kept)
+                        seen.setdefault(attr, set()).add((kind, grad, origin, evidence))
                 self.scope = outer
         attributes = {}
         for attr, found in seen.items():
@@ -300,8 +344,8 @@ class Analysis:
             grad = None
             for _kind, found_grad, _origin, _evidence in found:
                 grad = merge_grads(grad, found_grad)
-            layers = {origin for _kind, _grad, origin, _evidence in found if type(origin) is Layer}
-            origin = layers.pop() if len(layers) == 1 and len(found) == 1 else None
+            kept_origins = {origin for _kind, _grad, origin, _evidence in found if type(origin) in (Layer, Optimizer)}
+            origin = kept_origins.pop() if len(kept_origins) == 1 and len(found) == 1 else None
             evidence = weakest(evidence for kind, _grad, _origin, evidence in found if kind != NONE)
             if len(kinds) <= 1:
                 attributes[attr] = Binding(kinds.pop() if kinds else None, grad=grad, origin=origin, evidence=evidence)
@@ -440,11 +484,25 @@ class Analysis:
         )
         grad = LEAF if parameters else None
         evidence = self.evidence_of(iterable)
+        owner = dotted_name(iterable.func.value) if parameters else None
+
         def bind_item():
             bind_target(node.target, item_kind, self.scope, grad, evidence)
+            if owner is not None:
+                self._bind_parameter_item(node.target, owner)
             self._offer_binding(node.target, iterable, iterated=True)
 
         self._walk_loop(node, bind_item, parameters)
+
+    def _bind_parameter_item(self, target: cst.BaseExpression, owner: str) -> None:
+        """``for p in model.parameters()`` / ``for name, p in model.named_parameters()``: ``p`` is
+        an item of the model's parameters (its alias facts are keyed so)."""
+        if type(target) is cst.Tuple and len(target.elements) == 2:
+            target = target.elements[1].value
+        binding = self.scope.names.get(target.value) if type(target) is cst.Name else None
+        if binding is not None:
+            self.scope.names[target.value] = Binding(binding.kind, origin=ParameterOf(owner), grad=binding.grad,
+                                                     evidence=binding.evidence)
 
     def _walk_while(self, node: cst.While) -> None:
         self.visit(node.test)
@@ -589,6 +647,9 @@ class Analysis:
         origin = self._origin_of(value)
         evidence = self.evidence_of(value) if kind is not None else None
         aliases = self.aliases
+        if kind is None and type(value) is cst.Call:
+            kind = aliases.summarized_kind(value)  # memory of a tensor argument, by the callee's summary
+            evidence = Evidence.SUMMARY if kind is not None else None
         for assign_target in node.targets:
             target = assign_target.target
             target_type = type(target)
@@ -613,16 +674,26 @@ class Analysis:
                     self._class_facts.stores_graph_tensor = True
                 key = dotted_name(target)
                 if key is not None:
+                    blank = self.scope.frame.blank_attributes
+                    if type(origin) in (BlankBuffer, LikeBuffer):
+                        blank.add(key)
+                    else:
+                        blank.discard(key)
                     self.scope.frame.forget(key)
                     self._escape(value)
                     aliases.made(key, value)
+                    self._store_on_self(target.value, key, value)
                 self._offer_binding(target, value)
             elif target_type is cst.Subscript:
                 self._visit_store_target(target)
                 self._offer_write(node, target, value)
-                root = _root_name(target.value)
-                if root is not None:
-                    self.aliases.written_directly(root)
+                container = dotted_name(target.value)
+                if container is not None and self.kind_of(target.value) not in (TENSOR, NDARRAY):
+                    aliases.made(element_key(container), value, stored=True)
+                    self._store_on_self(target.value, element_key(container), value)
+                written_key = _written_key(target.value)
+                if written_key is not None:
+                    self.aliases.written_directly(written_key)
                 if self.scope.frame.aliases:
                     self._escape(value)
                     if self.kind_of(target.value) in (TENSOR, NDARRAY):
@@ -704,12 +775,32 @@ class Analysis:
         else:
             self.scope.bind(target.value, Binding(kind, grad=grad, evidence=evidence))
 
+    def _store_on_self(self, target: cst.BaseExpression, key: str, value: cst.BaseExpression) -> None:
+        """``value`` is stored under ``key`` on the receiver (``self.last = ...``, ``self.hist[i] = ...``,
+        ``self.hist.append(...)``): it outlives the call, and other calls may write its source."""
+        while type(target) is cst.Attribute:
+            target = target.value
+        if self._class_facts is not None and self._is_self(target):
+            self.aliases.stored_on_self(key, value, self._class_facts)
+
+    def training_step(self) -> Optional[cst.Call]:
+        """The ``.step()`` call of a function of this module that also runs ``.backward()``
+        (a training step: it writes the parameters of the model it trains), if there is one."""
+        if self._training_step is None:
+            self._training_step = (_training_step(self.module),)
+        return self._training_step[0]
+
     def _track_collection_growth(self, value: cst.BaseExpression) -> None:
         """``losses.append(loss)`` makes a list known to hold tensors."""
         if type(value) is not cst.Call or type(value.func) is not cst.Attribute:
             return
         receiver = value.func.value
         method = value.func.attr.value
+        container = dotted_name(receiver)
+        if method in ("append", "insert") and value.args and container is not None:
+            self.aliases.made(element_key(container), value.args[-1].value, stored=True)
+            if type(receiver) is cst.Attribute:
+                self._store_on_self(receiver, element_key(container), value.args[-1].value)
         if type(receiver) is not cst.Name or method not in ("append", "extend", "insert") or not value.args:
             return
         if method != "insert" and self.scope.frame.aliases:
@@ -749,11 +840,13 @@ class Analysis:
                 for key, training in self.aliases.call_writes(node):
                     self.aliases.written(key, node, training)
             elif type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
-                root = _root_name(node.func.value)
-                if root is not None:
-                    self.aliases.written_directly(root)
+                written_key = _written_key(node.func.value)
+                if written_key is not None:
+                    self.aliases.written_directly(written_key)
             if type(node.func) is cst.Name:
                 self._note_module_call(node.func.value)
+            elif type(func) is cst.Attribute and func.attr.value == "load_state_dict" and self._class_facts is not None:
+                self.aliases.loaded_back(node)
             return
         if node_type is cst.Attribute:
             self._offer_attribute(node)
@@ -842,6 +935,18 @@ class Analysis:
             cached = self._returned[id(function)] = frozenset(names)
         return cached
 
+    def undone(self, write: cst.CSTNode) -> bool:
+        """Whether an element written at ``write`` (``flat[i] = v``) is later set back by the
+        function to a value it read from that element first (``orig = flat[i].item()`` ...
+        ``flat[i] = orig``): a perturbation the caller never sees."""
+        function = self._function
+        if function is None or type(write) is not cst.Subscript:
+            return False
+        restored = self._restored.get(id(function))
+        if restored is None:
+            restored = self._restored[id(function)] = _restored_targets(function, self.source_of)
+        return self.source_of(write) in restored
+
     def graph_returned(self, name: str) -> bool:
         """Whether the function returns something built from ``name`` as a tensor (its graph goes on
         to the caller), not only as a number (``float(total)``, ``total.item()``)."""
@@ -893,6 +998,19 @@ class Analysis:
     def _is_self(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
 
+    def is_receiver(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is the instance of the class whose method is being walked."""
+        return self._is_self(node)
+
+    def state_snapshot(self, attr: str) -> Optional[tuple]:
+        """(expression, model path, operation) when a method of the class being walked stores
+        a state_dict snapshot of its own model in ``self.attr``."""
+        return self._class_facts.state_snapshots.get(attr) if self._class_facts is not None else None
+
+    def own_method(self, name: str) -> Optional[cst.FunctionDef]:
+        """The instance method ``name`` of the class whose methods are being walked."""
+        return self._class_facts.methods.get(name) if self._class_facts is not None else None
+
     def _offer_call(self, node: cst.Call) -> None:
         func = node.func
         if type(func) is cst.Attribute:
@@ -910,6 +1028,10 @@ class Analysis:
     def _visit_subscript(self, node: cst.Subscript) -> None:
         self.visit(node.value)
         self._visit_subscript_parts(node)
+        if self.scope.frame.aliases:
+            container = dotted_name(node.value)
+            if container is not None and self.kind_of(node.value) not in (TENSOR, NDARRAY):
+                self.aliases.read(element_key(container), node)  # an item of a dict or list
 
     def _visit_store_target(self, node: cst.BaseExpression) -> None:
         """A target written in place (``a[i] += ``, ``out=a[i]``): its indexes are read."""
@@ -1067,11 +1189,53 @@ def _tensor_uses(node: cst.CSTNode) -> set:
     return found
 
 
-def _root_name(node: cst.BaseExpression) -> Optional[str]:
-    """``x`` for ``x``, ``x[0]``, ``x.data[1:]``: the name a written chain starts from."""
-    while type(node) in (cst.Subscript, cst.Attribute):
+def _written_key(node: cst.BaseExpression) -> Optional[str]:
+    """``x`` for ``x`` and ``x[0]``, ``self.buf`` for ``self.buf[:, 1:]``: what a written chain writes."""
+    while type(node) is cst.Subscript:
         node = node.value
-    return node.value if type(node) is cst.Name else None
+    return dotted_name(node)
+
+
+def _training_step(module: cst.Module) -> Optional[cst.Call]:
+    """The first ``.step()`` call found in a function that also calls ``.backward()``."""
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.FunctionDef:
+            calls = {}
+            inner = [node.body]
+            while inner:
+                part = inner.pop()
+                if type(part) is cst.Call and type(part.func) is cst.Attribute:
+                    calls.setdefault(part.func.attr.value, part)
+                inner.extend(part.children)
+            if "backward" in calls and "step" in calls:
+                return calls["step"]
+        stack.extend(node.children)
+    return None
+
+
+def _restored_targets(function: cst.FunctionDef, source_of) -> frozenset:
+    """Source text of the subscripts ``T`` that the function saves (``v = T``, ``v = T.item()``,
+    ``v = T.clone()``) and later assigns that saved name back to (``T = v``)."""
+    saved: Dict[str, str] = {}  # name -> the subscript text it saved
+    restored = set()
+    for small in small_statements(suite_statements(function.body)):
+        if type(small) is not cst.Assign or len(small.targets) != 1:
+            continue
+        target, value = small.targets[0].target, small.value
+        if type(target) is cst.Name:
+            saved_from = value
+            if type(value) is cst.Call and not value.args and type(value.func) is cst.Attribute and (
+                    value.func.attr.value in ("item", "clone")):
+                saved_from = value.func.value
+            if type(saved_from) is cst.Subscript:
+                saved[target.value] = source_of(saved_from)
+            else:
+                saved.pop(target.value, None)
+        elif type(target) is cst.Subscript and type(value) is cst.Name and saved.get(value.value) == source_of(target):
+            restored.add(saved[value.value])
+    return frozenset(restored)
 
 
 def _names_in(nodes) -> Iterator[str]:
@@ -1087,6 +1251,56 @@ def _names_in(nodes) -> Iterator[str]:
 def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]:
     if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
         return target.attr.value
+    return None
+
+
+def _written_in_place(small: cst.CSTNode, root) -> Iterator[Tuple[cst.BaseExpression, cst.CSTNode]]:
+    """(written expression, writing node) for the in-place writes a small statement makes at
+    its top level: ``x.add_(...)`` (``root`` follows views and in-place chains), ``out=x``,
+    ``x[i] = ...`` (``x`` is written), ``x += ...`` (the caller checks that ``x`` is a tensor)."""
+    small_type = type(small)
+    if small_type is cst.Expr and type(small.value) is cst.Call:
+        call = small.value
+        if type(call.func) is cst.Attribute and call.func.attr.value in INPLACE_METHODS:
+            yield root(call.func.value), call
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                yield arg.value, call
+    elif small_type is cst.Assign:
+        for target in small.targets:
+            if type(target.target) is cst.Subscript:
+                yield target.target.value, small
+    elif small_type is cst.AugAssign:
+        yield small.target, small
+
+
+def _without_indexes(node: cst.BaseExpression) -> cst.BaseExpression:
+    while type(node) is cst.Subscript:
+        node = node.value
+    return node
+
+
+def _kept_on_self(smalls, self_name: str) -> Dict[str, str]:
+    """name -> attribute for each ``self.attr = name`` of a method (``self.model = model``)."""
+    kept = {}
+    for small in smalls:
+        if type(small) is cst.Assign and type(small.value) is cst.Name:
+            for target in small.targets:
+                attr = _self_attribute(target.target, self_name)
+                if attr is not None:
+                    kept[small.value.value] = attr
+    return kept
+
+
+def _owned_by_receiver(optimizer: Optimizer, self_name: str, kept: Dict[str, str]) -> Optional[Optimizer]:
+    """An optimizer stored on self, its owner as a path under the receiver (``.model``), when it
+    was built from the parameters of ``self.model`` or of a name the method keeps on self."""
+    owner = optimizer.owner
+    if owner.startswith(self_name + "."):
+        return Optimizer(owner[len(self_name):])
+    root, dot, rest = owner.partition(".")
+    if root in kept:
+        return Optimizer("." + kept[root] + dot + rest)
     return None
 
 

@@ -10,8 +10,9 @@ from typing import Optional
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
-from flake8_tensorcopy.analysis.facts import Holder, SharingObserved
+from flake8_tensorcopy.analysis.aliases import PARTIAL_VIEW_OPS, SEQUENCE_VIEW_METHODS, VIEW
+from flake8_tensorcopy.analysis.conventions import snapshot_named
+from flake8_tensorcopy.analysis.facts import NO_CONTEXT, Holder, SharingObserved
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
@@ -27,8 +28,10 @@ class AliasRule(Rule):
     use_instead = ""
 
     def check_sharing(self, event: SharingObserved, analysis) -> None:
-        """One side of an alias this rule makes was written and the other observed: a finding,
-        worded once the lines of the write and the read are known."""
+        """One side of an alias this rule makes was written and the other observed: a finding
+        where the sharing is a hazard, worded once the lines of the write and the read are known."""
+        if not hazard(event):
+            return
         fact = event.fact
         fix = self.fix(fact, analysis)
         advice = self.advice(fact, fix, analysis)
@@ -37,6 +40,12 @@ class AliasRule(Rule):
             refs["read"] = event.read
 
         def message(lines) -> str:
+            if event.holder is Holder.LOADED_BACK:
+                return (
+                    f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): it follows "
+                    f"every in-place update of '{fact.source_key}', so loading it back on line {lines['read']} "
+                    f"restores the current weights, not the saved ones; {advice}"
+                )
             if event.read is None:
                 observation = _HELD[event.holder]
             elif lines["read"] < lines["write"]:
@@ -44,9 +53,9 @@ class AliasRule(Rule):
             else:
                 observation = f"read on line {lines['read']}"
             return (
-                f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): "
-                f"'{event.written_key}' is written in place on line {lines['write']} and "
-                f"'{event.observed_key}' {observation}; {advice}"
+                f"'{fact.alias_key}' shares memory with '{fact.shown(fact.source_key)}' ({fact.op} does not copy): "
+                f"'{fact.shown(event.written_key)}' is written in place on line {lines['write']} and "
+                f"'{fact.shown(event.observed_key)}' {observation}; {advice}"
             )
 
         analysis.report(self.code, fact.node, message, fix, refs=refs)
@@ -62,6 +71,30 @@ class AliasRule(Rule):
 
     def copy_of(self, node: cst.BaseExpression, fact, analysis) -> Optional[cst.BaseExpression]:
         return None
+
+
+def hazard(event: SharingObserved) -> bool:
+    """Whether an observed sharing is a hazard, not a use of the alias on purpose.
+
+    Not a hazard: a partial view read inside the function after its base changed (a window
+    onto it); a write through an alias that fills a buffer of the function; a function whose
+    name or parameter says it writes its arguments; an updater, which writes its parameter
+    through the parameter's own name, or through a view of it that it then hands back; a
+    method filling part of its own state through a window; a perturbation the function undoes.
+    A view of the whole tensor read after its base was written is reported, as is a write to
+    ``self`` state through a detached, converted or moved alias.
+    """
+    fact = event.fact
+    context = event.context or NO_CONTEXT
+    partial = fact.code == VIEW and fact.op in PARTIAL_VIEW_OPS
+    if event.observed_key == fact.alias_key:
+        window = partial and event.read is not None and not context.returned and not snapshot_named(fact.alias_key)
+        return not window
+    if fact.fills_source or context.on_purpose or context.source_written_directly or context.undone:
+        return False
+    if context.source_returned and fact.code == VIEW:
+        return False
+    return not (event.holder is Holder.RECEIVER_ATTRIBUTE and partial)
 
 
 _HELD = {

@@ -213,6 +213,7 @@ class UnwritableView(_WriteRule):
     code = "TEN209"
     summary = "in-place write to an `expand()`ed tensor or a `chunk()`/`split()`/`unbind()` output raises"
     calls = WRITE_CALLS + ("register_buffer",)
+    reads = ("callers",)  # a fact about a parameter waits for a call that passes a graph tensor
 
     def check_call(self, call: cst.Call, analysis) -> None:
         if _method_name(call) == "register_buffer":
