@@ -19,6 +19,7 @@ class ClassFacts:
     """What the walk learns about a module class of this file as it walks its methods."""
 
     stores_graph_tensor: bool = False  # a method stores a grad-requiring non-leaf on self
+    attributes: Optional[dict] = None  # what ``self.x`` holds across the methods (name -> Binding)
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,11 @@ class Rule:
     code = ""
     summary = ""
     fix_safety = "unsafe"  # what tensorcopy-fix offers: "safe", "unsafe" or "none"
+    safe_case: Optional[str] = None  # the message words of the one case an unsafe rule fixes safely
     calls: Tuple[str, ...] = ()
     attributes: Tuple[str, ...] = ()  # attribute names offered to ``check_attribute``
     tracks_aliases = False
+    opinionated = False  # a TEN9xx style code: off unless selected by name (bugbear's B9xx)
     checks_comparisons = False
     checks_accumulations = False
 
@@ -138,3 +140,19 @@ def _names_in(node: cst.CSTNode):
         if type(current) is cst.Name:
             yield current
         stack.extend(current.children)
+
+
+def on_accelerator(node: cst.BaseExpression) -> bool:
+    """``x.cuda()`` / ``x.to("cuda")`` with no ``.cpu()`` after it in the chain."""
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        method = node.func.attr.value
+        if method == "cpu":
+            return False
+        if method == "cuda":
+            return True
+        if method == "to" and any(
+            type(arg.value) is cst.SimpleString and arg.value.evaluated_value.startswith("cuda") for arg in node.args
+        ):
+            return True
+        node = node.func.value
+    return False
