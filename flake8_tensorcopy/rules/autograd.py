@@ -54,13 +54,7 @@ def _assigned(node: cst.Attribute, statement: Optional[cst.CSTNode]) -> bool:
 
 
 def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(current.children)
-    return False
+    return any(current is node for current in _walk(root))
 
 
 def _feeds_loss(node: cst.Attribute, analysis) -> Optional[str]:
@@ -114,13 +108,8 @@ def _backward_around(analysis, after: bool) -> bool:
 
 
 def _calls_backward(node: cst.CSTNode) -> bool:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value == "backward":
-            return True
-        stack.extend(current.children)
-    return False
+    return any(type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value == "backward"
+               for current in _walk(node))
 
 
 def _graph_recorded(analysis) -> bool:
@@ -656,7 +645,8 @@ class GraphKeptAcrossIterations(Rule):
             for loop in analysis.loops
         ):
             return  # a forward pass collecting its outputs builds the graph on purpose
-        if analysis.backward_uses(accumulator) or analysis.graph_returned(accumulator):
+        if any(analysis.backward_uses(name) or analysis.graph_returned(name)
+               for name in _built_from(accumulator, analysis.function)):
             return  # gradient accumulation on purpose: backward() runs through it, here or in the caller
         source = short_source(analysis, value)
         item, detached = (suggestion(analysis, method(value, name), value) for name in ("item", "detach"))
@@ -672,6 +662,32 @@ class GraphKeptAcrossIterations(Rule):
         """Keep the value without its graph: ``.detach()`` works for any shape (``.item()`` only
         for one element)."""
         return Fix(node.deep_replace(value, method(value, "detach")), safe=False)
+
+
+def _built_from(name: str, function: Optional[cst.FunctionDef]) -> set:
+    """``name`` and the names the function assigns from it, transitively (``loss = losses[i]``,
+    ``total = sum(losses)``): backward through any of them runs through what it kept."""
+    found = {name}
+    if function is None:
+        return found
+    assigned = [(small.targets[0].target.value, small.value) for small in small_statements(suite_statements(function.body))
+                if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name]
+    grew = True
+    while grew:
+        grew = False
+        for target, value in assigned:
+            if target not in found and any(type(node) is cst.Name and node.value in found for node in _walk(value)):
+                found.add(target)
+                grew = True
+    return found
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
 
 
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:
