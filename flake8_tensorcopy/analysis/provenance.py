@@ -253,7 +253,7 @@ class GradProvenance:
         if inference.kind_of(func, scope) == MODULE:
             layer = self._layer_of(func, scope)
             if layer is not None and parameter_free_layer(layer):
-                return self._loss_or(layer, self._arguments(node, scope))
+                return self._arguments(node, scope)  # a loss layer too: its input's state, as conventions say
             return NON_LEAF.because("the output of a module, whose parameters require grad")
         if type(func) is not cst.Attribute:
             return UNKNOWN_GRAD
@@ -279,8 +279,8 @@ class GradProvenance:
 
     @staticmethod
     def _loss_or(callee: str, state: Grad) -> Grad:
-        """A loss function (``F.mse_loss``, ``nn.MSELoss()``) of inputs of unknown state computes
-        a loss to backpropagate: it may require grad. Inputs known not to require grad keep it out."""
+        """A functional loss (``F.mse_loss``) of inputs of unknown state computes a loss to
+        backpropagate: it may require grad. Inputs known not to require grad keep it out."""
         if state.requires is Requires.UNKNOWN and loss_named(callee.rsplit(".", 1)[-1]):
             return NON_LEAF.because("a loss computed outside no_grad")
         return state

@@ -676,10 +676,29 @@ def _built_from(name: str, function: Optional[cst.FunctionDef]) -> set:
     while grew:
         grew = False
         for target, value in assigned:
-            if target not in found and any(type(node) is cst.Name and node.value in found for node in _walk(value)):
+            if target not in found and _carries(value, found):
                 found.add(target)
                 grew = True
     return found
+
+
+def _carries(value: cst.BaseExpression, names: set) -> bool:
+    """Whether ``value`` keeps the graphs held by ``names``: the name itself, an item of it, its
+    ``sum()``, ``torch.stack``/``torch.cat`` of it, or arithmetic on those (not ``torch.tensor(...)``
+    or ``.item()``, which cut it)."""
+    value_type = type(value)
+    if value_type is cst.Name:
+        return value.value in names
+    if value_type is cst.Subscript:
+        return _carries(value.value, names)
+    if value_type is cst.BinaryOperation:
+        return _carries(value.left, names) or _carries(value.right, names)
+    if value_type is cst.Call and len(value.args) >= 1:
+        func = value.func
+        keeps = (type(func) is cst.Name and func.value == "sum") or (
+            type(func) is cst.Attribute and func.attr.value in ("stack", "cat"))
+        return keeps and _carries(value.args[0].value, names)
+    return False
 
 
 def _walk(node: cst.CSTNode):
