@@ -74,6 +74,7 @@ _SAME_TENSOR = LEGACY_CONSTRUCTORS | {"torch.as_tensor", "torch.asarray"}
 _FROM_DATA = frozenset({"torch.tensor", "torch.from_numpy", "torch.frombuffer"})
 _TENSOR_METHODS = METHODS_RETURNING_TENSOR | METHODS_RETURNING_TENSOR_SEQUENCE | METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "values"})
+_NONE = frozenset()
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
@@ -105,7 +106,7 @@ class GradProvenance:
 
     def __init__(self, analysis):
         self.analysis = analysis
-        self._backward_receivers = {}
+        self._backward_receivers = None  # id(function or module) -> names, found on first use
 
     def grad_of(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Grad:
         scope = scope if scope is not None else self.analysis.scope
@@ -143,22 +144,23 @@ class GradProvenance:
 
     def backward_receivers(self) -> frozenset:
         """Names ``x`` of the function being walked with ``x.backward()`` somewhere in it: that
-        proves ``x`` a graph output that requires grad (use evidence, wherever it comes)."""
-        analysis = self.analysis
-        scope_node = analysis.function if analysis.function is not None else analysis.module
-        names = self._backward_receivers.get(id(scope_node))
-        if names is None:
-            found = set()
-            stack = [scope_node]
+        proves ``x`` a graph output that requires grad (use evidence, wherever it comes). One
+        walk of the module finds them for every function."""
+        if self._backward_receivers is None:
+            self._backward_receivers = {}
+            stack = [(self.analysis.module, self.analysis.module)]
             while stack:
-                node = stack.pop()
-                if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "backward":
+                node, owner = stack.pop()
+                if type(node) is cst.FunctionDef:
+                    owner = node
+                elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "backward":
                     receiver = node.func.value
                     if type(receiver) is cst.Name:
-                        found.add(receiver.value)
-                stack.extend(node.children)
-            names = self._backward_receivers[id(scope_node)] = frozenset(found)
-        return names
+                        self._backward_receivers.setdefault(id(owner), set()).add(receiver.value)
+                stack.extend((child, owner) for child in node.children)
+        analysis = self.analysis
+        scope_node = analysis.function if analysis.function is not None else analysis.module
+        return self._backward_receivers.get(id(scope_node), _NONE)
 
     def _attribute(self, node: cst.Attribute, scope: Scope) -> Grad:
         attr = node.attr.value
