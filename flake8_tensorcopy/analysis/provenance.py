@@ -142,6 +142,10 @@ class GradProvenance:
             return NON_LEAF.because(f"{name}.backward() is called")
         return binding.grad
 
+    def no_backward_calls(self) -> None:
+        """The file calls no ``backward()``: nothing to look for."""
+        self._backward_receivers = {}
+
     def backward_receivers(self) -> frozenset:
         """Names ``x`` of the function being walked with ``x.backward()`` somewhere in it: that
         proves ``x`` a graph output that requires grad (use evidence, wherever it comes). One
