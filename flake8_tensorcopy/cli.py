@@ -26,7 +26,7 @@ from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewher
                                      write_atomically)
 from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
 from flake8_tensorcopy.output import FORMATS, applicable, finding_row
-from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
+from flake8_tensorcopy.rules import ALL_RULES, DEFAULT_RULES, RULES_BY_CODE
 from flake8_tensorcopy.workers import map_in_workers
 
 MESSAGE_LIMIT = 160  # characters of an exception's message in a file's one-line error
@@ -145,9 +145,11 @@ def process_file(path: str, options: Options) -> FileResult:
 
 
 def _selected_rules(select: Sequence[str], ignore: Sequence[str]) -> tuple:
+    """The rules to run. Opinionated ones (TEN9xx) run only when selected (``TEN9``, or ``TEN``
+    given explicitly), never by default: as flake8 decides for a plugin's default-ignored codes."""
     return tuple(
         rule
-        for rule in ALL_RULES
+        for rule in (ALL_RULES if select else DEFAULT_RULES)
         if (not select or any(rule.code.startswith(prefix) for prefix in select))
         and not any(rule.code.startswith(prefix) for prefix in ignore)
     )

@@ -284,7 +284,10 @@ def _lint_module(source, tree, rules, scanned, whole):
         source = _without_quiet_bodies(source, tree, scanned, rules)
     _check_parsed_size(source)
     module = parse(source)
-    reports = Analysis(module, rules).run()
+    analysis = Analysis(module, rules)
+    if "backward" not in features.called:
+        analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
+    reports = analysis.run()
     if not reports:
         return module, []
     positions = positions_of(module, tree, [report.node for report in reports] +

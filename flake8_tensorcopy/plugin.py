@@ -9,6 +9,7 @@ from flake8_tensorcopy import __version__
 from flake8_tensorcopy.analysis.conventions import Conventions, configure
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
 
+OPINIONATED_PREFIX = "TEN9"  # style codes, off by default (``--extend-select TEN9`` turns them on)
 CANNOT_ANALYSE = "TEN001 flake8-tensorcopy could not analyse this file: {}"
 
 
@@ -25,7 +26,9 @@ class TensorCopyChecker:
     @classmethod
     def add_options(cls, option_manager) -> None:
         """``--extend-snapshot-names`` and friends: the naming conventions, extended (as
-        bugbear's ``--extend-immutable-calls``; also read from flake8's config files)."""
+        bugbear's ``--extend-immutable-calls``; also read from flake8's config files). The
+        opinionated codes (TEN9xx) are off unless selected, as bugbear's B9xx."""
+        option_manager.extend_default_ignore([OPINIONATED_PREFIX])
         for key, table in Conventions.KEYS.items():
             option_manager.add_option(
                 "--" + key, default=[], parse_from_config=True, comma_separated_list=True,

@@ -61,7 +61,7 @@ def test_output_format_and_noqa(tmp_path):
 
 def test_select_and_ignore(tmp_path):
     path = tmp_path / "snippet.py"
-    path.write_text("import torch\n\n\ndef f(t: torch.Tensor):\n    return torch.tensor(t.clone().detach())\n")
+    path.write_text("import torch\n\n\ndef f(t: torch.nn.Parameter):\n    return torch.tensor(t.clone().detach())\n")
     both = flake8("--select", "TEN", str(path)).stdout
     assert [row.split()[1] for row in both.splitlines()] == ["TEN101", "TEN104"]
     only_104 = flake8("--select", "TEN104", str(path)).stdout
@@ -165,13 +165,32 @@ NO_IMPORT = 'def raw(model):\n    weights = model.state_dict()["weight"]\n    re
 def test_one_file_gets_one_answer_from_both_faces(tmp_path):
     """The plugin's early gate (taken before LibCST is imported) is the engine's own first gate:
     flake8 and tensorcopy-fix report the same findings, also where only a state_dict() says
-    there are tensors."""
+    there are tensors. The opinionated TEN9 codes are selected the same way in both."""
     (tmp_path / "no_import.py").write_text(NO_IMPORT)
     (tmp_path / "fixture.py").write_text(rule_fixtures()[0].read_text(encoding="utf-8"))
-    by_flake8 = flake8("--select", "TEN", "no_import.py", "fixture.py", cwd=tmp_path).stdout
-    by_cli = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "no_import.py", "fixture.py"],
-                            cwd=tmp_path, capture_output=True, text=True, env=checkout_env()).stdout
+    by_flake8 = flake8("--select", "TEN,TEN9", "no_import.py", "fixture.py", cwd=tmp_path).stdout
+    by_cli = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "--select", "TEN,TEN9", "no_import.py",
+                             "fixture.py"], cwd=tmp_path, capture_output=True, text=True, env=checkout_env()).stdout
     pattern = re.compile(r"^(\S+?):(\d+):(\d+): (TEN\d+) ", re.M)
     assert [(path, line, column, code) for path, line, column, code in pattern.findall(by_flake8)
-            if path == "no_import.py"] == [("no_import.py", "3", "12", "TEN301")]
+            if path == "no_import.py"] == [("no_import.py", "3", "12", "TEN901")]
     assert sorted(pattern.findall(by_flake8)) == sorted(pattern.findall(by_cli))
+
+
+OPINIONATED = "import torch\n\n\ndef init(p: torch.nn.Parameter):\n    p.data.zero_()\n"
+
+
+def test_opinionated_codes_are_off_by_default(tmp_path):
+    """TEN901 is bugbear-style: flake8 ignores it by default, ``--extend-select TEN9`` turns it on."""
+    path = tmp_path / "init.py"
+    path.write_text(OPINIONATED)
+    assert flake8(str(path)).stdout == ""
+    extended = flake8("--extend-select", "TEN9", str(path)).stdout
+    assert [row.split(":")[1:4] for row in extended.splitlines()] == [["5", "5", " TEN901 p.data skips autograd's version check (no hazard here, a legacy spelling); write under torch.no_grad() on the tensor itself"]]
+    by_cli = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", str(path)], capture_output=True, text=True,
+                            env=checkout_env())
+    assert (by_cli.returncode, by_cli.stdout) == (0, "")
+    selected = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "--select", "TEN9", str(path)],
+                              capture_output=True, text=True, env=checkout_env())
+    assert selected.returncode == 1
+    assert selected.stdout.startswith(f"{path}:5:5: TEN901 p.data skips autograd's version check")

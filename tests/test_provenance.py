@@ -72,7 +72,8 @@ def test_requires_grad(body, expected):
     ],
 )
 def test_does_not_require_grad(body):
-    assert grad_after(body) is None
+    """Known not to require grad (a typed "no", not merely unknown)."""
+    assert grad_after(body).cannot_require
 
 
 def test_self_attributes_of_a_module_class():
@@ -94,20 +95,20 @@ def test_self_attributes_of_a_module_class():
     class_def = next(statement for statement in module.body if isinstance(statement, cst.ClassDef))
     attributes = analysis._instance_attributes(class_def)
     assert (attributes["scale"].kind, attributes["scale"].grad) == ("tensor", LEAF)
-    assert (attributes["mean"].kind, attributes["mean"].grad) == ("tensor", None)
+    assert (attributes["mean"].kind, attributes["mean"].grad.cannot_require) == ("tensor", True)
     assert attributes["fc"].kind == "module"
     assert attributes["cache"].grad == NON_LEAF
 
 
 @pytest.mark.parametrize("expression", ["model(x).argmax(-1)", "(w > 0)", "w.eq(x)", "w.long()", "w.isnan()"])
 def test_integer_and_boolean_results_do_not_require_grad(expression):
-    assert grad_after(f"y = {expression}\n") is None
+    assert grad_after(f"y = {expression}\n").cannot_require
 
 
 def test_parameter_free_layer_passes_grad_through_only():
-    assert grad_after("pad = nn.ZeroPad2d(1)\ny = pad(x)\n") is None
+    assert grad_after("pad = nn.ZeroPad2d(1)\ny = pad(x)\n").cannot_require
     assert grad_after("pad = nn.ZeroPad2d(1)\ny = pad(w)\n") == NON_LEAF
-    assert grad_after("act = nn.ReLU()\ny = act(x)\n") is None
+    assert grad_after("act = nn.ReLU()\ny = act(x)\n").cannot_require
     assert grad_after("lin = nn.Linear(3, 3)\ny = lin(x)\n") == NON_LEAF
 
 
@@ -118,3 +119,90 @@ def test_no_grad_decorator_stops_grad_in_the_function_body(lint):
         "def unguarded(model: nn.Module, x: torch.Tensor):\n    return model(x).numpy()\n"
     )
     assert lint(source) == [(7, "TEN302")]
+
+
+# --- the typed grad state: yes / no / unknown, leaf or not, with its evidence --------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "y = torch.zeros(3, dtype=torch.long)\n",
+        "y = torch.arange(4).long()\n",
+        "y = w.to(torch.int64)\n",
+        "y = torch.randint(0, 4, (3,))\n",
+        "y = w.argsort()\n",
+        "y = model.state_dict()['weight']\n",
+        "y = w.grad\n",
+        "y = torch.ones(3)\ny.requires_grad = False\n",
+    ],
+)
+def test_integer_tensors_gradients_and_state_cannot_require_grad(body):
+    assert grad_after(body).cannot_require
+
+
+@pytest.mark.parametrize("body", ["y = f(w)\n", "y = x\nif c:\n    y = f(x)\n", "def f(t):\n    pass\ny = f\n"])
+def test_what_nothing_proves_stays_unknown(body):
+    """Unknown is neither "may require grad" nor "cannot": no rule may rest on it either way."""
+    state = grad_after(body)
+    assert not state and not state.cannot_require
+
+
+def test_requires_grad_set_by_assignment_or_method_makes_a_leaf():
+    assert grad_after("y = torch.ones(3)\ny.requires_grad = True\n") == LEAF
+    assert grad_after("y = torch.ones(3)\ny.requires_grad_()\n") == LEAF
+
+
+def test_in_place_update_keeps_a_leaf_a_leaf():
+    assert grad_after("y = torch.zeros(3, requires_grad=True)\nwith torch.no_grad():\n    y += x * 2\n") == LEAF
+
+
+def test_evidence_is_worded_for_messages():
+    assert grad_after("y = model(x)\n").evidence == "the output of a module, whose parameters require grad"
+    assert grad_after("y = torch.zeros(3, dtype=torch.long)\n").evidence == "an integer or boolean tensor"
+    assert grad_after("with torch.no_grad():\n    y = model(x)\n").evidence == "computed under torch.no_grad()"
+
+
+def test_backward_proves_a_graph_tensor_wherever_it_comes(lint):
+    """``loss.backward()`` later in the function makes ``running += loss`` a kept graph (TEN306)."""
+    source = (
+        "import torch\n"
+        "def epoch(batches, criterion, step):\n"
+        "    running = 0.0\n"
+        "    for out, target in batches:\n"
+        "        loss = criterion(out, target)\n"
+        "        running += loss\n"
+        "        loss.backward()\n"
+        "        step()\n"
+        "    return float(running)\n"
+    )
+    assert lint(source) == [(6, "TEN306")]
+    assert lint(source.replace("        loss.backward()\n", "        print(loss)\n")) == []
+
+
+def test_a_parameter_annotated_with_a_module_class_of_the_file_knows_its_layers(lint):
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Tagger(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.table = nn.Embedding(10, 4)\n"
+        "        self.register_buffer('counts', torch.zeros(10))\n"
+        "def export(model: Tagger):\n"
+        "    return model.table.weight.numpy(), model.counts.numpy()\n"
+    )
+    assert lint(source) == [(9, "TEN302")]
+
+
+def test_isinstance_of_a_layer_class_makes_a_module(lint):
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "def stats(model):\n"
+        "    kept = {}\n"
+        "    for name, layer in model.named_modules():\n"
+        "        if isinstance(layer, nn.BatchNorm1d):\n"
+        "            kept[name] = torch.Tensor(layer.running_var)\n"
+        "        kept[name + '!'] = torch.Tensor(layer.running_var)\n"
+        "    return kept\n"
+    )
+    assert lint(source) == [(7, "TEN103")]

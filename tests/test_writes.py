@@ -195,8 +195,9 @@ class Layer(nn.Module):
         self.weight.data.div_(2.0)
         return self.weight
 """
-    # tensorcopy-fix parses every method (the flake8 face leaves the quiet forward out)
-    assert [finding.code for finding in lint_module(source)[1]] == ["TEN301"]
+    # tensorcopy-fix parses every method (the flake8 face leaves the quiet forward out); the
+    # .data write outside a forward/backward pair is TEN901's (TEN301 needs a graph it corrupts)
+    assert [finding.code for finding in lint_module(source)[1]] == ["TEN901"]
 
 
 def test_a_returned_prediction_carries_no_graph_to_the_caller():

@@ -30,6 +30,7 @@ class ClassFacts:
     # containers on self whose items a method writes in place (``self.refs[k].copy_(...)``):
     # what is stored in them is meant to be written through
     written_items: set = field(default_factory=set)
+    attributes: Optional[dict] = None  # what ``self.x`` holds across the methods (name -> Binding)
 
 
 @dataclass(frozen=True)

@@ -1,43 +1,106 @@
-"""Autograd provenance: may a value require grad, and is it a leaf?
+"""Grad state: may a value require grad (yes, no, unknown), is it a leaf, and why we think so.
 
-Sources: ``requires_grad=True`` factories, ``requires_grad_()``, ``nn.Parameter``, parameters of
-a module, outputs of calling a module; anything computed from those outside ``no_grad``.
-Stops: ``detach()``, ``item()``, ``tolist()``, ``numpy()``, ``torch.tensor(...)``, ``.data``.
-The walk stores the answer on each name's Binding (``grad``); rules ask ``grad_of``.
+Yes: ``requires_grad=True`` factories, ``requires_grad_()``, ``nn.Parameter``, parameters and
+``weight``/``bias`` of a module, outputs of calling a module, a name that ``.backward()`` is
+called on, and anything computed from those outside ``no_grad``. No: anything computed under
+``torch.no_grad()``/``inference_mode`` (blocks and decorators), ``detach()``, ``.data``,
+``.grad``, integer and boolean results (indices, masks, ``dtype=torch.long``: they cannot
+require grad), torch factories without ``requires_grad=True``, ``torch.tensor(...)``, buffers
+and ``state_dict()`` values, constants, and anything computed only from those. Unknown
+otherwise: an unannotated parameter, the result of an unknown call. The walk stores the state
+on each name's Binding (``grad``); rules ask ``grad_of``.
 """
 
 from typing import Optional
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.scope import INSTANCE, LEAF, MODULE, NON_LEAF
-from flake8_tensorcopy.analysis.conventions import parameter_free_layer
+from flake8_tensorcopy.analysis.conventions import loss_named, parameter_free_layer
 from flake8_tensorcopy.analysis.facts import Layer
-from flake8_tensorcopy.analysis.tensors import MODULE_PARAMETERS
-from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS, METHODS_RETURNING_TENSOR, METHODS_RETURNING_TENSOR_SEQUENCE
-
-# Methods whose result does not require grad: detaching ones, plain Python values, fresh
-# tensors, and integer or boolean results (indices, masks), which cannot require grad.
-GRAD_STOPS = frozenset(
-    {"detach", "item", "tolist", "numpy", "retain_grad", "backward", "size", "dim", "numel", "data_ptr",
-     "untyped_storage", "stride", "is_contiguous", "new_tensor", "new_zeros", "new_ones", "new_empty",
-     "new_full", "argmax", "argmin", "argsort", "nonzero", "eq", "ne", "gt", "ge", "lt", "le", "isnan",
-     "isinf", "isfinite", "isclose", "bool", "long", "int", "short", "char", "byte", "logical_and",
-     "logical_or", "logical_not", "logical_xor", "any", "all", "count_nonzero", "bincount", "equal"}
+from flake8_tensorcopy.analysis.scope import (
+    INSTANCE,
+    LEAF,
+    MODULE,
+    NO_GRAD,
+    NON_LEAF,
+    STATE_DICT,
+    TENSOR,
+    TENSOR_SEQ,
+    UNKNOWN_GRAD,
+    Grad,
+    Requires,
+    Scope,
+)
+from flake8_tensorcopy.analysis.tensors import MODULE_BUFFERS, MODULE_PARAMETERS, module_attributes
+from flake8_tensorcopy.data import (
+    LEGACY_CONSTRUCTORS,
+    METHODS_RETURNING_TENSOR,
+    METHODS_RETURNING_TENSOR_SEQUENCE,
+    METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS,
 )
 
-# Calls returning their argument itself or an alias of it: same provenance.
+DETACHED = NO_GRAD.because("detached")
+INTEGER = NO_GRAD.because("an integer or boolean tensor")
+UNDER_NO_GRAD = NO_GRAD.because("computed under torch.no_grad()")
+CONSTANT = NO_GRAD.because("a constant")
+FROM_DATA = NO_GRAD.because("a new tensor made from data, without requires_grad=True")
+FACTORY = NO_GRAD.because("made by a torch factory without requires_grad=True")
+STATE = NO_GRAD.because("a buffer or state_dict() value")
+
+# Methods whose result cannot require grad: detaching ones and plain Python values.
+_DETACHING = frozenset(
+    {"detach", "item", "tolist", "numpy", "backward", "size", "dim", "numel", "data_ptr", "untyped_storage",
+     "stride", "is_contiguous", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full"}
+)
+# Methods and torch functions whose result is integer or boolean (indices, masks, counts).
+_INTEGER_RESULTS = frozenset(
+    {"argmax", "argmin", "argsort", "nonzero", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite",
+     "isclose", "bool", "long", "int", "short", "char", "byte", "logical_and", "logical_or", "logical_not",
+     "logical_xor", "any", "all", "count_nonzero", "bincount", "equal", "randint", "randint_like", "randperm",
+     "multinomial", "bucketize", "searchsorted", "one_hot", "argwhere", "tril_indices", "triu_indices"}
+)
+# Methods whose result never carries a graph (what a returned value may be turned into).
+GRAD_STOPS = _DETACHING | _INTEGER_RESULTS
+_INTEGER_DTYPES = frozenset(
+    "torch." + name for name in ("long", "int64", "int", "int32", "short", "int16", "int8", "uint8", "bool")
+) | {"torch.LongTensor", "torch.IntTensor", "torch.BoolTensor", "torch.ByteTensor"}
+# torch functions that allocate a fresh tensor from shapes or values: it requires grad only
+# with ``requires_grad=True``.
+FACTORIES = frozenset(
+    "torch." + name
+    for name in ("zeros", "ones", "empty", "full", "rand", "randn", "arange", "linspace", "logspace", "eye",
+                 "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "normal")
+)
+# Calls returning their argument itself or an alias of it: the same state.
 _SAME_TENSOR = LEGACY_CONSTRUCTORS | {"torch.as_tensor", "torch.asarray"}
+_FROM_DATA = frozenset({"torch.tensor", "torch.from_numpy", "torch.frombuffer"})
+_TENSOR_METHODS = METHODS_RETURNING_TENSOR | METHODS_RETURNING_TENSOR_SEQUENCE | METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "values"})
+_NONE = frozenset()
+_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
-# torch functions that build a fresh leaf from data (``requires_grad=True`` makes it require grad).
-_FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray", "torch.from_numpy"})
 
-
-def _requires_grad_keyword(call: cst.Call) -> Optional[bool]:
+def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "requires_grad":
-            return type(arg.value) is cst.Name and arg.value.value == "True"
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
     return None
+
+
+def _is_true(node: Optional[cst.BaseExpression]) -> bool:
+    return type(node) is cst.Name and node.value == "True"
+
+
+def combine(states) -> Grad:
+    """The state of a value computed from values in ``states``: it may require grad if one may,
+    cannot if none can, else unknown."""
+    result = CONSTANT
+    for state in states:
+        if state:
+            return NON_LEAF.because(state.evidence if state.leaf is False else NON_LEAF.evidence)
+        if not state.cannot_require:
+            result = UNKNOWN_GRAD
+    return result
 
 
 class GradProvenance:
@@ -45,96 +108,195 @@ class GradProvenance:
 
     def __init__(self, analysis):
         self.analysis = analysis
+        self._backward_receivers = None  # id(function or module) -> names, found on first use
 
-    def grad_of(self, node: cst.BaseExpression) -> Optional[str]:
+    def grad_of(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Grad:
+        scope = scope if scope is not None else self.analysis.scope
         node_type = type(node)
         if node_type is cst.Name:
-            binding = self.analysis.lookup(node.value)
-            return binding.grad if binding is not None else None
+            return self._name(node.value, scope)
+        if node_type in _CONSTANTS:
+            return CONSTANT
         if node_type is cst.Attribute:
-            return self._attribute(node)
-        computed = self._computed(node)
-        if computed is not None and self.analysis.no_grad_depth:
-            return None  # nothing computed under no_grad records a graph
+            return self._attribute(node, scope)
+        computed = self._computed(node, scope)
+        if computed.graph_non_leaf and self.analysis.no_grad_depth:
+            return UNDER_NO_GRAD  # nothing computed under no_grad records a graph
         return computed
 
-    def _attribute(self, node: cst.Attribute) -> Optional[str]:
+    def item_grad(self, iterable: cst.BaseExpression, scope: Scope) -> Grad:
+        """The state of the items a ``for`` over ``iterable`` yields."""
+        if type(iterable) is cst.Call and type(iterable.func) is cst.Attribute:
+            method = iterable.func.attr.value
+            if method in ("parameters", "named_parameters"):
+                return LEAF
+            if method in ("items", "values") and self.analysis.inference.kind_of(iterable.func.value, scope) == STATE_DICT:
+                return STATE
+        if self.analysis.inference.kind_of(iterable, scope) in (TENSOR, TENSOR_SEQ):
+            return self.grad_of(iterable, scope)
+        return UNKNOWN_GRAD
+
+    def _name(self, name: str, scope: Scope) -> Grad:
+        binding = scope.lookup(name)
+        if binding is None:
+            return UNKNOWN_GRAD
+        if binding.grad.requires is Requires.UNKNOWN and name in self.backward_receivers():
+            return NON_LEAF.because(f"{name}.backward() is called")
+        return binding.grad
+
+    def no_backward_calls(self) -> None:
+        """The file calls no ``backward()``: nothing to look for."""
+        self._backward_receivers = {}
+
+    def backward_receivers(self) -> frozenset:
+        """Names ``x`` of the function being walked with ``x.backward()`` somewhere in it: that
+        proves ``x`` a graph output that requires grad (use evidence, wherever it comes). One
+        walk of the module finds them for every function."""
+        if self._backward_receivers is None:
+            self._backward_receivers = {}
+            stack = [(self.analysis.module, self.analysis.module)]
+            while stack:
+                node, owner = stack.pop()
+                if type(node) is cst.FunctionDef:
+                    owner = node
+                elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "backward":
+                    receiver = node.func.value
+                    if type(receiver) is cst.Name:
+                        self._backward_receivers.setdefault(id(owner), set()).add(receiver.value)
+                stack.extend((child, owner) for child in node.children)
+        analysis = self.analysis
+        scope_node = analysis.function if analysis.function is not None else analysis.module
+        return self._backward_receivers.get(id(scope_node), _NONE)
+
+    def _attribute(self, node: cst.Attribute, scope: Scope) -> Grad:
         attr = node.attr.value
-        if attr in ("data", "grad"):
-            return None
+        if attr == "data":
+            return DETACHED.because("'.data' is detached")
+        if attr == "grad":
+            return DETACHED.because("a gradient")
+        if attr == "indices":
+            return INTEGER
         base = node.value
         if type(base) is cst.Name:
-            binding = self.analysis.lookup(base.value)
-            if binding is not None and binding.kind == INSTANCE:
-                held = binding.attrs.get(attr)
-                return held.grad if held is not None else None
-            if binding is not None and binding.kind == MODULE and attr in MODULE_PARAMETERS:
-                return LEAF
-        if attr in ("T", "mT", "H", "mH", "real", "imag") and self.grad_of(base) is not None:
-            return None if self.analysis.no_grad_depth else NON_LEAF
-        return None
+            binding = scope.lookup(base.value)
+            attributes = module_attributes(binding) if binding is not None else None
+            if attributes is not None:
+                held = attributes.get(attr)
+                if held is not None:
+                    return held.grad
+        inference = self.analysis.inference
+        if inference.kind_of(base, scope) == MODULE:
+            if attr in MODULE_PARAMETERS:
+                return LEAF.because(f"'{attr}' is a parameter of a module")
+            if attr in MODULE_BUFFERS:
+                return STATE
+        if attr in _VIEW_ATTRIBUTES:
+            state = self.grad_of(base, scope)
+            return NON_LEAF.because(state.evidence) if state else state
+        return UNKNOWN_GRAD
 
-    def _computed(self, node: cst.BaseExpression) -> Optional[str]:
+    def _computed(self, node: cst.BaseExpression, scope: Scope) -> Grad:
         node_type = type(node)
         if node_type is cst.Call:
-            return self._call(node)
+            return self._call(node, scope)
         if node_type is cst.BinaryOperation:
-            return NON_LEAF if self.grad_of(node.left) or self.grad_of(node.right) else None
+            return combine((self.grad_of(node.left, scope), self.grad_of(node.right, scope)))
         if node_type is cst.UnaryOperation:
-            return NON_LEAF if self.grad_of(node.expression) else None
+            return combine((self.grad_of(node.expression, scope),))
+        if node_type is cst.Comparison:
+            return INTEGER
         if node_type is cst.Subscript:
-            return NON_LEAF if self.grad_of(node.value) else None
+            if self.analysis.inference.kind_of(node.value, scope) == STATE_DICT:
+                return STATE  # ``state_dict()`` detaches its values (keep_vars=False)
+            return combine((self.grad_of(node.value, scope),))
         if node_type in (cst.List, cst.Tuple):
-            return NON_LEAF if any(self.grad_of(element.value) for element in node.elements) else None
+            return combine(self.grad_of(element.value, scope) for element in node.elements)
+        if node_type in (cst.ListComp, cst.GeneratorExp):
+            inner = self.analysis.inference.comprehension_scope(node.for_in, scope)
+            return combine((self.grad_of(node.elt, inner),))
         if node_type is cst.IfExp:
-            return NON_LEAF if self.grad_of(node.body) or self.grad_of(node.orelse) else None
-        return None
+            body, orelse = self.grad_of(node.body, scope), self.grad_of(node.orelse, scope)
+            return body if body == orelse else combine((body, orelse))
+        return UNKNOWN_GRAD
 
-    def layer_of(self, func: cst.BaseExpression) -> Optional[str]:
+    def layer_of(self, func: cst.BaseExpression, scope: Optional[Scope] = None) -> Optional[str]:
         """The torch.nn class a called module was made from (``nn.ZeroPad2d``), if known."""
+        scope = scope if scope is not None else self.analysis.scope
         binding = None
         if type(func) is cst.Name:
-            binding = self.analysis.lookup(func.value)
+            binding = scope.lookup(func.value)
         elif type(func) is cst.Attribute and type(func.value) is cst.Name:
-            owner = self.analysis.lookup(func.value.value)
+            owner = scope.lookup(func.value.value)
             if owner is not None and owner.kind == INSTANCE:
                 binding = owner.attrs.get(func.attr.value)
         origin = binding.origin if binding is not None else None
         return origin.qualname if type(origin) is Layer else None
 
-    def _call(self, node: cst.Call) -> Optional[str]:
-        analysis = self.analysis
+    def _arguments(self, call: cst.Call, scope: Scope) -> Grad:
+        """The combined state of a call's positional arguments (keywords are options)."""
+        return combine(self.grad_of(arg.value, scope) for arg in call.args if arg.keyword is None)
+
+    def _call(self, node: cst.Call, scope: Scope) -> Grad:
+        inference = self.analysis.inference
         func = node.func
-        qualname = analysis.qualname(func)
+        qualname = inference.qualname(func, scope)
+        requested = _keyword(node, "requires_grad")
         if qualname is not None:
             if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                return None if _requires_grad_keyword(node) is False else LEAF
-            requested = _requires_grad_keyword(node)
+                return NO_GRAD.because("requires_grad=False") if requested is not None and not _is_true(requested) \
+                    else LEAF.because("an nn.Parameter")
             if requested is not None:
-                return LEAF if requested else None
+                return LEAF.because("requires_grad=True") if _is_true(requested) else NO_GRAD.because(
+                    "requires_grad=False")
+            if not qualname.startswith("torch."):
+                return UNKNOWN_GRAD
+            if self._integer_dtype(_keyword(node, "dtype"), scope) or qualname.rsplit(".", 1)[-1] in _INTEGER_RESULTS:
+                return INTEGER
             if qualname in _SAME_TENSOR and len(node.args) == 1:
-                return self.grad_of(node.args[0].value)
-            if qualname in _FROM_DATA or not qualname.startswith("torch."):
-                return None
-            if any(self.grad_of(arg.value) for arg in node.args):
-                return NON_LEAF
-            return None
-        if analysis.kind_of(func) == MODULE:
-            layer = self.layer_of(func)
+                return self.grad_of(node.args[0].value, scope)
+            if qualname in _FROM_DATA or qualname in _SAME_TENSOR:
+                return FROM_DATA
+            if qualname in FACTORIES:
+                return FACTORY
+            return self._loss_or(qualname, self._arguments(node, scope))
+        if inference.kind_of(func, scope) == MODULE:
+            layer = self.layer_of(func, scope)
             if layer is not None and parameter_free_layer(layer):
-                return NON_LEAF if any(self.grad_of(arg.value) for arg in node.args) else None
-            return NON_LEAF  # a module's forward output: its parameters require grad
+                return self._arguments(node, scope)  # a loss layer too: its input's state, as conventions say
+            return NON_LEAF.because("the output of a module, whose parameters require grad")
         if type(func) is not cst.Attribute:
-            return None
+            return UNKNOWN_GRAD
         method = func.attr.value
         receiver = func.value
-        if method in GRAD_STOPS:
-            return None
+        if method in _DETACHING:
+            return DETACHED
+        if method in _INTEGER_RESULTS:
+            return INTEGER
+        if method in ("to", "type") and any(
+            self._integer_dtype(arg.value, scope) for arg in node.args if arg.keyword is None or arg.keyword.value == "dtype"
+        ):
+            return INTEGER
         if method == "requires_grad_":
-            current = self.grad_of(receiver)
-            off = node.args and type(node.args[0].value) is cst.Name and node.args[0].value.value == "False"
-            return None if off else current or LEAF
-        if method in METHODS_RETURNING_TENSOR or method in METHODS_RETURNING_TENSOR_SEQUENCE:
-            if self.grad_of(receiver) or any(self.grad_of(arg.value) for arg in node.args):
-                return NON_LEAF
-        return None
+            if node.args and not _is_true(node.args[0].value):
+                return NO_GRAD.because("requires_grad_(False) was called")
+            current = self.grad_of(receiver, scope)
+            return current if current else LEAF.because("requires_grad_() was called")
+        if method in _TENSOR_METHODS:
+            return combine([self.grad_of(receiver, scope)] + [self.grad_of(arg.value, scope) for arg in node.args
+                                                             if arg.keyword is None])
+        return UNKNOWN_GRAD
+
+    @staticmethod
+    def _loss_or(callee: str, state: Grad) -> Grad:
+        """A functional loss (``F.mse_loss``) of inputs of unknown state computes a loss to
+        backpropagate: it may require grad. Inputs known not to require grad keep it out."""
+        if state.requires is Requires.UNKNOWN and loss_named(callee.rsplit(".", 1)[-1]):
+            return NON_LEAF.because("a loss computed outside no_grad")
+        return state
+
+    def _integer_dtype(self, node: Optional[cst.BaseExpression], scope: Scope) -> bool:
+        if node is None:
+            return False
+        if type(node) is cst.Name and node.value in ("int", "bool") and scope.lookup(node.value) is None:
+            return True
+        return self.analysis.inference.qualname(node, scope) in _INTEGER_DTYPES

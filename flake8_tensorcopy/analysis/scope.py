@@ -5,6 +5,8 @@ of the parse (that cost is what makes TorchFix slow), so a name's meaning is rec
 the walk meets imports, assignments and parameters.
 """
 
+import enum
+from dataclasses import dataclass, field, replace
 from typing import Dict, Iterator, Optional, Tuple
 
 import libcst as cst
@@ -23,11 +25,50 @@ NONE = "none"  # the literal None (an Optional tensor is still a tensor)
 INSTANCE = "instance"  # ``self`` in a method: its attributes have kinds
 MODULE = "module"  # an nn.Module instance: calling it runs forward
 
-# Grad provenance of a value (``Binding.grad``; None: not known to require grad).
-LEAF = "leaf"  # requires grad and is a leaf: .grad is populated by backward()
-NON_LEAF = "non_leaf"  # may require grad and is not a leaf: .grad stays None
-RETAINED = "retained"  # a non-leaf that called retain_grad()
-MIXED = "mixed"  # requires grad; leaf on one path, not on another
+
+
+class Requires(enum.Enum):
+    """May a value require grad? Unknown is never evidence that it does, nor that it does not."""
+
+    YES = "may require grad"
+    NO = "cannot require grad"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Grad:
+    """The grad state of a value: may it require grad, is it a leaf (None: either, or unknown),
+    did it call ``retain_grad()``, and why we think so (``evidence``, worded for messages:
+    "'x' {requires.value}: {evidence}"). Equality ignores the evidence."""
+
+    requires: Requires
+    leaf: Optional[bool] = None
+    retained: bool = False
+    evidence: str = field(default="", compare=False)
+
+    def __bool__(self) -> bool:
+        """True where the value may require grad: the question most callers ask."""
+        return self.requires is Requires.YES
+
+    @property
+    def cannot_require(self) -> bool:
+        return self.requires is Requires.NO
+
+    @property
+    def graph_non_leaf(self) -> bool:
+        """May require grad and may be a non-leaf (a graph output): no ``.grad``, no deepcopy."""
+        return self.requires is Requires.YES and self.leaf is not True
+
+    def because(self, evidence: str) -> "Grad":
+        return replace(self, evidence=evidence)
+
+
+UNKNOWN_GRAD = Grad(Requires.UNKNOWN)
+LEAF = Grad(Requires.YES, leaf=True, evidence="a parameter")  # .grad is populated by backward()
+NON_LEAF = Grad(Requires.YES, leaf=False, evidence="it was computed from tensors that require grad")
+RETAINED = Grad(Requires.YES, leaf=False, retained=True, evidence="retain_grad() was called")
+MIXED = Grad(Requires.YES, evidence="a leaf on one path, computed on another")
+NO_GRAD = Grad(Requires.NO, leaf=True, evidence="made without requires_grad")  # any such value is a leaf
 
 # Kinds that may meet at a merge point and still say something: None and a tensor give an
 # Optional tensor, an empty list and a list that collected tensors give a list of tensors.
@@ -63,7 +104,7 @@ class Binding:
         self.qualname = qualname
         self.origin = origin
         self.attrs = attrs
-        self.grad = grad
+        self.grad = grad if grad is not None else UNKNOWN_GRAD
         self.evidence = evidence if kind is not None else None
 
     def with_evidence(self, evidence: Optional[Evidence]) -> "Binding":
@@ -84,13 +125,19 @@ class Binding:
 UNKNOWN = Binding()
 
 
-def merge_grads(first: Optional[str], second: Optional[str]) -> Optional[str]:
-    """May the value require grad after two paths meet, and is it then surely (not) a leaf?"""
-    if first == second or second is None:
+def merge_grads(first: Optional[Grad], second: Optional[Grad]) -> Grad:
+    """The grad state after two paths meet: it may require grad if it may on either path (and
+    is then a leaf only if it is one on every path where it may), cannot only if it cannot on both."""
+    first = first if first is not None else UNKNOWN_GRAD
+    second = second if second is not None else UNKNOWN_GRAD
+    if first == second:
         return first
-    if first is None:
-        return second
-    return MIXED
+    if not first and second:
+        first, second = second, first  # the evidence of the path that may require grad
+    if first:
+        leaf = first.leaf if second.requires is not Requires.YES or first.leaf == second.leaf else None
+        return Grad(Requires.YES, leaf, first.retained and second.retained, first.evidence)
+    return UNKNOWN_GRAD  # NO on one path, unknown on the other
 
 
 def merge_bindings(first: Binding, second: Binding) -> Binding:
@@ -107,7 +154,7 @@ def merge_bindings(first: Binding, second: Binding) -> Binding:
         if first.kind == second.kind and first.kind not in (None, INSTANCE):
             origin = merge_origins(first.origin, second.origin)
             return Binding(first.kind, grad=grad, origin=origin, evidence=evidence)
-    return Binding(grad=grad) if grad is not None else UNKNOWN
+    return Binding(grad=grad) if grad.requires is not Requires.UNKNOWN else UNKNOWN
 
 
 class Scope:

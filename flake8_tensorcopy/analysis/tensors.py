@@ -9,7 +9,7 @@ from typing import Optional, Tuple, Union
 import libcst as cst
 
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
-from flake8_tensorcopy.analysis.facts import ModuleClass
+from flake8_tensorcopy.analysis.facts import ModuleClass, ModuleInstance
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
@@ -50,8 +50,19 @@ MODULE_METHODS_RETURNING_SELF = frozenset(
 )
 
 
-# Parameters every built-in layer that has them names so (``layer.weight``).
+# Parameters every built-in layer that has them names so (``layer.weight``), and the buffers
+# of the normalisation layers (``bn.running_mean``: tensors that never require grad).
 MODULE_PARAMETERS = frozenset({"weight", "bias"})
+MODULE_BUFFERS = frozenset({"running_mean", "running_var", "num_batches_tracked"})
+
+
+def module_attributes(binding) -> Optional[dict]:
+    """What the attributes of ``self``, of a parameter annotated with a module class of this
+    file, or of an instance of one hold (attribute name -> Binding); None when unknown."""
+    if binding.attrs is not None and binding.kind in (INSTANCE, MODULE):
+        return binding.attrs
+    origin = binding.origin
+    return origin.facts.attributes if type(origin) is ModuleInstance else None
 
 
 def is_module_class(qualname: Optional[str]) -> bool:
@@ -107,7 +118,12 @@ IterKind = Union[Optional[str], Tuple["IterKind", ...]]
 
 
 class TensorInference:
-    """Answers ``kind_of(expression)`` against the scope the walk is in."""
+    """Answers ``kind_of(expression)`` against the scope the walk is in.
+
+    ``provenance`` (set by the walk) gives the grad state of a comprehension's items.
+    """
+
+    provenance = None
 
     def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
         """``torch.tensor`` for ``th.tensor`` / ``T`` / ``torch.tensor`` when imports say so."""
@@ -241,15 +257,20 @@ class TensorInference:
             binding = scope.lookup(base.value)
             if binding is None:
                 return None
+            attributes = module_attributes(binding)
+            if attributes is not None and attr in attributes:
+                return attributes[attr].kind
             if binding.kind == INSTANCE:
-                held = binding.attrs.get(attr)
-                return held.kind if held is not None else None
+                return None
             if binding.kind == TENSOR and attr in ATTRIBUTES_RETURNING_TENSOR:
                 return TENSOR
-            if binding.kind == MODULE and attr in MODULE_PARAMETERS:
+            if binding.kind == MODULE and (attr in MODULE_PARAMETERS or attr in MODULE_BUFFERS):
                 return TENSOR
             return None
-        if attr in ATTRIBUTES_RETURNING_TENSOR and self.kind_of(base, scope) == TENSOR:
+        base_kind = self.kind_of(base, scope)
+        if attr in ATTRIBUTES_RETURNING_TENSOR and base_kind == TENSOR:
+            return TENSOR
+        if base_kind == MODULE and (attr in MODULE_PARAMETERS or attr in MODULE_BUFFERS):
             return TENSOR
         return None
 
@@ -315,7 +336,8 @@ class TensorInference:
         while clause is not None:
             outer = inner if clause is not for_in else scope
             iterated = clause.iter
-            bind_target(clause.target, self.iter_kind(iterated, outer), inner,
+            grad = self.provenance.item_grad(iterated, outer) if self.provenance is not None else None
+            bind_target(clause.target, self.iter_kind(iterated, outer), inner, grad,
                         evidence=self.evidence_of(iterated, outer))
             clause = clause.inner_for_in
         return inner
@@ -394,9 +416,11 @@ class TensorInference:
         base = node.value
         if type(base) is cst.Name:
             binding = scope.lookup(base.value)
+            attributes = module_attributes(binding) if binding is not None else None
+            if attributes is not None and node.attr.value in attributes:
+                return attributes[node.attr.value].evidence
             if binding is not None and binding.kind == INSTANCE:
-                held = binding.attrs.get(node.attr.value)
-                return held.evidence if held is not None else None
+                return None
         return self.evidence_of(base, scope) if self._attribute(node, scope) is not None else None
 
     def _subscript_evidence(self, node: cst.Subscript, scope: Scope) -> Optional[Evidence]:

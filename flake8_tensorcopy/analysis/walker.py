@@ -27,20 +27,21 @@ from flake8_tensorcopy.analysis.facts import (
     Optimizer,
     ParameterOf,
 )
-from flake8_tensorcopy.analysis.provenance import GradProvenance
+from flake8_tensorcopy.analysis.provenance import GradProvenance, combine
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LEAF,
     LIST,
+    MODULE,
     NDARRAY,
-    MIXED,
-    NON_LEAF,
+    NO_GRAD,
     NONE,
     RETAINED,
     TENSOR,
     TENSOR_SEQ,
     UNKNOWN,
     Binding,
+    Grad,
     Scope,
     bind_target,
     dotted_name,
@@ -114,10 +115,12 @@ class Analysis:
         self.rule_facts: Dict[str, dict] = {}  # a rule's own facts about this module, by code
         self.aliases = AliasTracker(self, {rule.code: rule for rule in rules if "sharing" in rule.events})
         self.provenance = GradProvenance(self)
+        self.inference.provenance = self.provenance
         self._reports: Dict[tuple, Report] = {}
         self.scope = Scope()
         self.no_grad_depth = 0
         self.statement_index = 0  # counts small statements: "the next statement" for rules
+        self.statement: Optional[cst.CSTNode] = None  # the small statement being walked
         self.returning = False  # walking the value of a return statement
         self._instance: Optional[Binding] = None  # ``self`` of the class body being walked
         self._deferred = set()
@@ -139,7 +142,7 @@ class Analysis:
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         return self.inference.qualname(node, self.scope)
 
-    def grad_of(self, node: cst.BaseExpression) -> Optional[str]:
+    def grad_of(self, node: cst.BaseExpression) -> Grad:
         return self.provenance.grad_of(node)
 
     def is_zero_dim(self, node: cst.BaseExpression) -> bool:
@@ -228,7 +231,13 @@ class Analysis:
         annotation = param.annotation.annotation if param.annotation is not None else None
         kind = self.inference.annotation_kind(annotation, self.scope)
         grad = LEAF if annotation is not None and self.qualname(annotation) == "torch.nn.Parameter" else None
-        scope.names[param.name.value] = Binding(kind, origin=PARAMETER, grad=grad, evidence=Evidence.ANNOTATION)
+        attributes = None
+        if type(annotation) is cst.Name:  # a module class of this file: its attributes are known
+            annotated = self.lookup(annotation.value)
+            if annotated is not None and type(annotated.origin) is ModuleClass:
+                kind, attributes = MODULE, annotated.origin.facts.attributes
+        scope.names[param.name.value] = Binding(kind, origin=PARAMETER, attrs=attributes, grad=grad,
+                                                evidence=Evidence.ANNOTATION)
 
     def _define_function(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
@@ -263,6 +272,7 @@ class Analysis:
         outer = self._instance, self._class_facts
         self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=attributes)
         self._class_facts = facts
+        facts.attributes = self._instance.attrs
         self._walk_scope(suite_statements(node.body), class_scope)
         self._instance, self._class_facts = outer
 
@@ -343,7 +353,7 @@ class Analysis:
             kinds = {kind for kind, _grad, _origin, _evidence in found} - {NONE}
             grad = None
             for _kind, found_grad, _origin, _evidence in found:
-                grad = merge_grads(grad, found_grad)
+                grad = found_grad if grad is None else merge_grads(grad, found_grad)
             kept_origins = {origin for _kind, _grad, origin, _evidence in found if type(origin) in (Layer, Optimizer)}
             origin = kept_origins.pop() if len(kept_origins) == 1 and len(found) == 1 else None
             evidence = weakest(evidence for kind, _grad, _origin, evidence in found if kind != NONE)
@@ -378,7 +388,7 @@ class Analysis:
             ):
                 value = call.args[1].value
                 registered = NONE if is_none(value) else TENSOR
-                grad = LEAF if func.attr.value == "register_parameter" and registered == TENSOR else None
+                grad = LEAF if func.attr.value == "register_parameter" else NO_GRAD.because("a registered buffer")
                 evidence = Evidence.TORCH_API if registered == TENSOR else None  # torch would refuse anything else
                 yield call.args[0].value.evaluated_value, (registered, grad, None, evidence)
 
@@ -435,6 +445,9 @@ class Analysis:
                 # the other branch runs only where isinstance(x, Tensor) held
                 other = (dict(start[0], **{not_tensor: binding.with_evidence(Evidence.ISINSTANCE)}), start[1])
             body_start, else_start = (narrowed, other) if in_body else (other, narrowed)
+        module = self._module_narrowing(node.test)
+        if module is not None:
+            body_start = (dict(body_start[0], **{module[0]: module[1]}), body_start[1])
         ends = [self._branch(body_start, node.body)]
         orelse = node.orelse
         if orelse is None:
@@ -447,15 +460,8 @@ class Analysis:
             ends.append(self._branch(else_start, orelse.body))
         self._merge(start, ends)
 
-    def _isinstance_narrowing(self, test: cst.BaseExpression):
-        """(name, in the body?, tested Tensor?) when an ``isinstance`` test says a name is not a
-        tensor in one branch (and, when it tested Tensor, that it is one in the other).
-
-        ``if isinstance(size, torch.Size):`` and ``if not isinstance(m, Tensor):`` both do so in the
-        body; ``if isinstance(t, Tensor): ... else:`` in the else branch.
-        """
-        negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
-        call = test.expression if negated else test
+    def _isinstance_test(self, call: cst.BaseExpression) -> Optional[Tuple[str, list]]:
+        """(name, the classes tested) for the builtin ``isinstance(name, C)`` or ``(C1, C2)``."""
         if (
             type(call) is not cst.Call
             or type(call.func) is not cst.Name
@@ -464,14 +470,44 @@ class Analysis:
             or len(call.args) != 2
             or type(call.args[0].value) is not cst.Name
         ):
-            return None, False, False
+            return None
         classes = call.args[1].value
         elements = [element.value for element in classes.elements] if type(classes) is cst.Tuple else [classes]
+        return call.args[0].value.value, elements
+
+    def _module_narrowing(self, test: cst.BaseExpression) -> Optional[Tuple[str, Binding]]:
+        """(name, a module binding) when ``if isinstance(m, nn.BatchNorm2d):`` proves ``m`` a module
+        in the body (a class of this file brings what its attributes hold)."""
+        tested = self._isinstance_test(test)
+        if tested is None:
+            return None
+        name, elements = tested
+        attributes = None
+        for element in elements:
+            local = self.lookup(element.value) if type(element) is cst.Name else None
+            if local is not None and type(local.origin) is ModuleClass:
+                attributes = local.origin.facts.attributes if len(elements) == 1 else None
+            elif not is_module_class(self.qualname(element)):
+                return None
+        return name, Binding(MODULE, attrs=attributes, evidence=Evidence.ISINSTANCE)
+
+    def _isinstance_narrowing(self, test: cst.BaseExpression):
+        """(name, in the body?, tested Tensor?) when an ``isinstance`` test says a name is not a
+        tensor in one branch (and, when it tested Tensor, that it is one in the other).
+
+        ``if isinstance(size, torch.Size):`` and ``if not isinstance(m, Tensor):`` both do so in the
+        body; ``if isinstance(t, Tensor): ... else:`` in the else branch.
+        """
+        negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+        tested = self._isinstance_test(test.expression if negated else test)
+        if tested is None:
+            return None, False, False
+        name, elements = tested
         is_tensor_class = any(self.qualname(element) in TENSOR_ANNOTATIONS for element in elements)
         if is_tensor_class and len(elements) > 1:
             return None, False, False
         # isinstance(x, Tensor) true -> tensor; so "not a tensor" holds where the test is false.
-        return call.args[0].value.value, negated if is_tensor_class else not negated, is_tensor_class
+        return name, negated if is_tensor_class else not negated, is_tensor_class
 
     def _walk_for(self, node) -> None:
         self.visit(node.iter)
@@ -482,7 +518,7 @@ class Analysis:
             and type(iterable.func) is cst.Attribute
             and iterable.func.attr.value in ("parameters", "named_parameters")
         )
-        grad = LEAF if parameters else None
+        grad = self.provenance.item_grad(iterable, self.scope)
         evidence = self.evidence_of(iterable)
         owner = dotted_name(iterable.func.value) if parameters else None
 
@@ -583,13 +619,14 @@ class Analysis:
 
     def _walk_small(self, node: cst.CSTNode) -> None:
         self.statement_index += 1
+        self.statement = node
         node_type = type(node)
         if node_type is cst.Assign:
             self._walk_assign(node)
         elif node_type is cst.Expr:
             self.visit(node.value)
             self._track_collection_growth(node.value)
-            self._track_retain_grad(node.value)
+            self._track_grad_toggles(node.value)
             if self.scope.frame.aliases and type(node.value) is cst.Yield and node.value.value is not None:
                 self._escape(node.value.value)
         elif node_type is cst.AnnAssign:
@@ -670,7 +707,8 @@ class Analysis:
             elif target_type is cst.Attribute:
                 self.visit(target.value)
                 self._offer_attribute(target, store=True)
-                if grad in (NON_LEAF, MIXED) and self._class_facts is not None and self._is_self(target.value):
+                self._note_requires_grad_set(target, value)
+                if grad.graph_non_leaf and self._class_facts is not None and self._is_self(target.value):
                     self._class_facts.stores_graph_tensor = True
                 key = dotted_name(target)
                 if key is not None:
@@ -766,7 +804,9 @@ class Analysis:
             kind = TENSOR
         else:
             kind = current if current == added else None
-        grad = merge_grads(self.grad_of(target), NON_LEAF if self.grad_of(node.value) else None)
+        grad = self.grad_of(target)
+        if not (current == TENSOR and (grad or self.no_grad_depth)):  # in place, a leaf stays a leaf
+            grad = combine((grad, self.grad_of(node.value)))
         evidence = weakest(self.evidence_of(side) for side in (target, node.value) if self.kind_of(side) == kind)
         if current in (TENSOR, NDARRAY, LIST, TENSOR_SEQ):
             # In place: the same object, so its aliases and origin still hold.
@@ -808,12 +848,15 @@ class Analysis:
         if method == "append":
             self._offer_accumulation(value, receiver.value, value.args[-1].value)
         binding = self.lookup(receiver.value)
-        if binding is None or binding.kind != LIST:
+        if binding is None or binding.kind not in (LIST, TENSOR_SEQ):
             return
-        added = self.kind_of(value.args[-1].value)
+        item = value.args[-1].value
+        added = self.kind_of(item)
         if added == (TENSOR_SEQ if method == "extend" else TENSOR):
             owner = self.scope.owner_of(receiver.value)
-            owner.names[receiver.value] = Binding(TENSOR_SEQ, evidence=self.evidence_of(value.args[-1].value))
+            evidence = self.evidence_of(item) if binding.kind == LIST else weakest((binding.evidence, self.evidence_of(item)))
+            grad = self.grad_of(item) if binding.kind == LIST else combine((binding.grad, self.grad_of(item)))
+            owner.names[receiver.value] = Binding(TENSOR_SEQ, origin=binding.origin, grad=grad, evidence=evidence)
 
     # ----- expressions ------------------------------------------------------------------
     def visit(self, node: cst.CSTNode) -> None:
@@ -966,18 +1009,38 @@ class Analysis:
             names = self._backward_names[id(scope_node)] = _names_under_backward(scope_node, self.qualname)
         return name in names
 
-    def _track_retain_grad(self, value: cst.BaseExpression) -> None:
-        if (
-            type(value) is cst.Call
-            and type(value.func) is cst.Attribute
-            and value.func.attr.value == "retain_grad"
-            and type(value.func.value) is cst.Name
-        ):
-            name = value.func.value.value
-            binding = self.lookup(name)
-            if binding is not None and binding.grad is not None:
-                owner = self.scope.owner_of(name)
-                owner.names[name] = Binding(binding.kind, origin=binding.origin, grad=RETAINED, evidence=binding.evidence)
+    def _track_grad_toggles(self, value: cst.BaseExpression) -> None:
+        """``x.retain_grad()`` keeps a non-leaf's .grad; ``x.requires_grad_()`` makes x require grad."""
+        if type(value) is not cst.Call or type(value.func) is not cst.Attribute or type(value.func.value) is not cst.Name:
+            return
+        method = value.func.attr.value
+        name = value.func.value.value
+        binding = self.lookup(name)
+        if binding is None:
+            return
+        if method == "retain_grad" and binding.grad:
+            grad = RETAINED
+        elif method == "requires_grad_":
+            grad = self.grad_of(value)
+        else:
+            return
+        owner = self.scope.owner_of(name)
+        owner.names[name] = Binding(binding.kind, origin=binding.origin, attrs=binding.attrs, grad=grad,
+                                    evidence=binding.evidence)
+
+    def _note_requires_grad_set(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
+        """``x.requires_grad = True`` makes ``x`` a leaf that requires grad (False: one that cannot)."""
+        if target.attr.value != "requires_grad" or type(target.value) is not cst.Name:
+            return
+        name = target.value.value
+        binding = self.lookup(name)
+        if binding is None or type(value) is not cst.Name or value.value not in ("True", "False"):
+            return
+        grad = LEAF.because("requires_grad = True was set") if value.value == "True" else NO_GRAD.because(
+            "requires_grad = False was set")
+        owner = self.scope.owner_of(name)
+        owner.names[name] = Binding(binding.kind, origin=binding.origin, attrs=binding.attrs, grad=grad,
+                                    evidence=binding.evidence)
 
     def _note_module_call(self, name: str) -> None:
         """Calling an instance of a module class of this file runs its forward."""

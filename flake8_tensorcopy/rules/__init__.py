@@ -8,4 +8,7 @@ from flake8_tensorcopy.rules.base import Rule
 ALL_RULES: Tuple[Rule, ...] = tuple(
     sorted(copying.RULES + aliasing.RULES + autograd.RULES + asynchronous.RULES + writes.RULES, key=lambda rule: rule.code)
 )
+# What runs unless codes are selected by name: every rule but the opinionated TEN9xx (off by
+# default, as flake8-bugbear's B9xx).
+DEFAULT_RULES: Tuple[Rule, ...] = tuple(rule for rule in ALL_RULES if not rule.opinionated)
 RULES_BY_CODE: Dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}

@@ -4,25 +4,228 @@ import libcst as cst
 
 from typing import Optional
 
-from flake8_tensorcopy.analysis.conventions import loss_named
+from flake8_tensorcopy.analysis.conventions import loss_named, words
 from flake8_tensorcopy.analysis.facts import ModuleInstance
-from flake8_tensorcopy.analysis.scope import MIXED, MODULE, NON_LEAF, RETAINED, TENSOR, dotted_name
+from flake8_tensorcopy.analysis.scope import MODULE, TENSOR, dotted_name
+from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.data import INPLACE_METHODS
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
-from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
+from flake8_tensorcopy.rules.base import Rule, on_accelerator, short_source, suggestion
 
-_NON_LEAVES = (NON_LEAF, MIXED, RETAINED)
+def _initialising(function: Optional[cst.FunctionDef]) -> bool:
+    """``__init__``, ``reset_parameters``, ``init_weights``: code that sets values up, before any graph."""
+    return function is not None and not {"init", "initialize", "reset"}.isdisjoint(words(function.name.value))
+
+
+def _written_through(node: cst.Attribute, statement: Optional[cst.CSTNode]) -> bool:
+    """Whether ``node`` (``x.data``) is written in place by ``statement``: the receiver of an
+    in-place method, or the base of an assigned or augmented subscript (``x.data[i] = 0``)."""
+    if statement is None:
+        return False
+    targets = []
+    if type(statement) is cst.Assign:
+        targets = [target.target for target in statement.targets]
+    elif type(statement) is cst.AugAssign:
+        targets = [statement.target]
+    for target in targets:
+        while type(target) is cst.Subscript or (type(target) is cst.Attribute and target is not node):
+            target = target.value
+        if target is node:
+            return True
+    stack = [statement]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in INPLACE_METHODS:
+            receiver = current.func.value
+            while type(receiver) is cst.Call and type(receiver.func) is cst.Attribute and (
+                    receiver.func.attr.value in INPLACE_METHODS):
+                receiver = receiver.func.value  # ``x.data.mul_(d).add_(y)``
+            if receiver is node:
+                return True
+        stack.extend(current.children)
+    return False
+
+
+def _assigned(node: cst.Attribute, statement: Optional[cst.CSTNode]) -> bool:
+    """``x.data = ...`` or ``x.data += ...``: a target no call can replace."""
+    if type(statement) is cst.Assign:
+        return any(target.target is node for target in statement.targets)
+    return type(statement) is cst.AugAssign and statement.target is node
+
+
+def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(current is node for current in _walk(root))
+
+
+def _feeds_loss(node: cst.Attribute, analysis) -> Optional[str]:
+    """What makes the value read through ``node`` a loss, if anything: the statement assigns it
+    to a name spelled as a loss or that ``.backward()`` is called on, or it is an argument of a
+    loss function (``F.mse_loss``, ``criterion``)."""
+    statement = analysis.statement
+    if type(statement) in (cst.Assign, cst.AugAssign):
+        targets = [target.target for target in statement.targets] if type(statement) is cst.Assign else [
+            statement.target]
+        for target in targets:
+            if type(target) is cst.Name and _contains(statement.value, node):
+                if target.value in analysis.provenance.backward_receivers():
+                    return f"{target.value}.backward() runs"
+                if loss_named(target.value):
+                    return f"'{target.value}' is a loss"
+    if statement is None:
+        return None
+    stack = [statement]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call:
+            callee = (analysis.qualname(current.func) or dotted_name(current.func) or "").rsplit(".", 1)[-1]
+            if (loss_named(callee) or callee == "criterion") and any(_contains(arg.value, node) for arg in current.args):
+                return f"it is an argument of {callee}()"
+        stack.extend(current.children)
+    return None
+
+
+def _backward_follows(analysis) -> bool:
+    """Whether a ``.backward()`` call comes after the statement being walked in its function."""
+    return _backward_around(analysis, after=True)
+
+
+def _backward_precedes(analysis) -> bool:
+    """Whether a ``.backward()`` call comes before the statement being walked (its graph is spent)."""
+    return _backward_around(analysis, after=False)
+
+
+def _backward_around(analysis, after: bool) -> bool:
+    function = analysis.function
+    if function is None:
+        return False
+    later = False
+    for small in small_statements(suite_statements(function.body)):
+        if small is analysis.statement:
+            later = True
+        elif later is after and _calls_backward(small):
+            return True
+    return False
+
+
+def _calls_backward(node: cst.CSTNode) -> bool:
+    return any(type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value == "backward"
+               for current in _walk(node))
+
+
+def _graph_recorded(analysis) -> bool:
+    """Whether the function being walked holds a graph output at this point (a forward ran)."""
+    scope = analysis.scope.frame
+    return any(binding.grad.graph_non_leaf for binding in scope.names.values())
+
+
+def data_hazard(node: cst.Attribute, analysis, store: bool) -> Optional[str]:
+    """Why ``node`` (``x.data`` on a tensor) can corrupt or drop gradients (TEN301), or None
+    where it is only a legacy spelling (TEN901): initialisation, ``no_grad``, EMA updates, swaps."""
+    statement = analysis.statement
+    swapped = type(statement) is cst.Assign and _assigned(node, statement)
+    if swapped or analysis.no_grad_depth or _initialising(analysis.function):
+        return None  # ``p.data = ...`` replaces the tensor: no saved value changes in place
+    base = node.value
+    if _written_through(node, analysis.statement):
+        if _graph_recorded(analysis) and _backward_follows(analysis):
+            return "written in place after a forward pass and before its backward(): the saved values change " \
+                   "behind autograd's back (wrong gradients, no error)"
+        state = analysis.grad_of(base)
+        if state and state.leaf is False and not _backward_precedes(analysis):
+            return f"written in place while '{short_source(analysis, base)}' is in a graph ({state.evidence}): " \
+                   "the operation that made it may have saved it for backward (wrong gradients, no error)"
+        return None
+    state = analysis.grad_of(base)
+    reason = _feeds_loss(node, analysis) if state else None
+    if reason is not None:
+        return f"read into a loss ({reason}) while '{short_source(analysis, base)}' requires grad " \
+               f"({state.evidence}): no gradient reaches it"
+    return None
+
+
+def _data_of_tensor(node: cst.Attribute, analysis) -> bool:
+    base = node.value
+    return analysis.kind_of(base) == TENSOR or bool(analysis.grad_of(base))
 
 
 class DataAttribute(Rule):
     """
     ## What it does
-    Flags `.data` on a tensor or parameter: reads, writes and in-place updates through it.
+    Flags `.data` where it can corrupt or silently drop gradients: an in-place write through
+    `x.data` after a forward pass and before its `backward()` in the same function, or a read of
+    `x.data` (of a tensor that requires grad) that flows into a loss. Every other `.data` use
+    (initialisation, `no_grad` code, EMA updates, `p.data = ...` swaps) is TEN901, off by default.
 
     ## Why is this bad?
     Writes through `.data` bypass autograd's version counter: a backward pass that saved the
     old values succeeds **with wrong gradients**, where the same write through `.detach()`
     raises "one of the variables needed for gradient computation has been modified by an
-    inplace operation". `.data` is a legacy API kept for internal use.
+    inplace operation". A loss built from `x.data` has no gradient path to `x`: it trains nothing.
+
+    ## Example
+    ```python
+    import torch.nn.functional as F
+    from torch import nn
+
+    def step(layer: nn.Linear, x, y):
+        out = layer(x)
+        layer.weight.data.mul_(0.5)
+        F.mse_loss(out, y).backward()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    def step(layer: nn.Linear, x, y):
+        out = layer(x)
+        F.mse_loss(out, y).backward()
+        with torch.no_grad():
+            layer.weight.mul_(0.5)
+    ```
+    Reads become `x.detach()` (or `x` itself, where the gradient was meant to flow).
+
+    ## Fix safety
+    Unsafe: `.detach()` makes autograd notice in-place writes, so code that relied on the
+    silence now raises (which is the point).
+    """
+
+    code = "TEN301"
+    summary = "`.data` written between forward and backward, or read into a loss, corrupts or drops gradients"
+    attributes = ("data",)
+
+    def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
+        if not _data_of_tensor(node, analysis):
+            return
+        hazard = data_hazard(node, analysis, store)
+        if hazard is None:
+            return
+        base = node.value
+        source = short_source(analysis, base)
+        detached = chain(bare(base), "detach")
+        fix = None if _assigned(node, analysis.statement) else Fix(keep_parentheses(node, detached), safe=False)
+        analysis.report(
+            self.code,
+            node,
+            f"{source}.data is {hazard}; use {suggestion(analysis, detached, base)}",
+            fix,
+        )
+
+
+class DataAttributeStyle(Rule):
+    """
+    ## What it does
+    Flags every other `.data` on a tensor (opinionated, off by default: enable with
+    `--extend-select TEN9`): initialisation, updates under `torch.no_grad()`, EMA and target
+    network updates, `p.data = ...` dtype or device swaps, plain reads.
+
+    ## Why is this bad?
+    It is not a hazard there, but `.data` is a legacy API: it skips autograd's version
+    counter, so the same line moved between a forward and its backward gives wrong gradients
+    silently. `.detach()` (reads) and `torch.no_grad()` (writes) say what is meant and keep
+    autograd's checks.
 
     ## Example
     ```python
@@ -41,29 +244,31 @@ class DataAttribute(Rule):
         with torch.no_grad():
             p.mul_(0.5)
     ```
-    Reads become `p.detach()`.
 
     ## Fix safety
-    Unsafe: `.detach()` makes autograd notice in-place writes, so code that relied on the
-    silence now raises (which is the point).
+    Unsafe: reads become `.detach()`, which keeps the version counter: code that wrote through
+    the result and relied on the silence now raises. Assignments to `.data` have no fix.
     """
 
-    code = "TEN301"
-    summary = "`.data` on a tensor skips autograd's checks (wrong gradients); use `.detach()` / `no_grad()`"
+    code = "TEN901"
+    summary = "`.data` (opinionated, off by default): use `.detach()` or `torch.no_grad()`"
     attributes = ("data",)
+    opinionated = True
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
-        base = node.value
-        if analysis.kind_of(base) != TENSOR and analysis.grad_of(base) is None:
+        if not _data_of_tensor(node, analysis) or data_hazard(node, analysis, store) is not None:
             return
+        base = node.value
         source = short_source(analysis, base)
         detached = chain(bare(base), "detach")
-        fix = None if store else Fix(keep_parentheses(node, detached), safe=False)
+        fix = None if _assigned(node, analysis.statement) or _written_through(node, analysis.statement) else Fix(keep_parentheses(node, detached),
+                                                                                  safe=False)
+        advice = "write under torch.no_grad() on the tensor itself" if fix is None else \
+            f"use {suggestion(analysis, detached, base)}"
         analysis.report(
             self.code,
             node,
-            f"{source}.data bypasses autograd's version check (writes through it give wrong gradients "
-            f"silently); use {suggestion(analysis, detached, base)}, or write under torch.no_grad()",
+            f"{source}.data skips autograd's version check (no hazard here, a legacy spelling); {advice}",
             fix,
         )
 
@@ -108,6 +313,10 @@ class NumpyOfGradTensor(Rule):
     summary = "`.numpy()` on a tensor that requires grad (or is on a GPU) raises; add `.detach().cpu()`"
     calls = ("numpy",)
 
+    def needs_class_bodies(self, features) -> bool:
+        """``model.embedding.weight.numpy()`` needs what the module class stores on self."""
+        return "numpy" in features.called
+
     def check_call(self, call: cst.Call, analysis) -> None:
         func = call.func
         if type(func) is not cst.Attribute or any(
@@ -116,9 +325,10 @@ class NumpyOfGradTensor(Rule):
             return
         receiver = func.value
         reason = None
-        if analysis.grad_of(receiver) is not None:
-            reason = "it requires grad"
-        elif _on_accelerator(receiver):
+        state = analysis.grad_of(receiver)
+        if state:
+            reason = f"it requires grad ({state.evidence})"
+        elif on_accelerator(receiver):
             reason = "it lives on an accelerator"
         if reason is None:
             return
@@ -133,22 +343,6 @@ class NumpyOfGradTensor(Rule):
             f"{source}.numpy() raises because {reason}; use {suggestion(analysis, fixed, receiver)}",
             Fix(fixed, safe=True),
         )
-
-
-def _on_accelerator(node: cst.BaseExpression) -> bool:
-    """``x.cuda()`` / ``x.to("cuda")`` with no ``.cpu()`` after it in the chain."""
-    while type(node) is cst.Call and type(node.func) is cst.Attribute:
-        method = node.func.attr.value
-        if method == "cpu":
-            return False
-        if method == "cuda":
-            return True
-        if method == "to" and any(
-            type(arg.value) is cst.SimpleString and arg.value.evaluated_value.startswith("cuda") for arg in node.args
-        ):
-            return True
-        node = node.func.value
-    return False
 
 
 class GradOfNonLeaf(Rule):
@@ -201,14 +395,15 @@ class GradOfNonLeaf(Rule):
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
         if store or type(node.value) is not cst.Name:
             return
-        if analysis.grad_of(node.value) != NON_LEAF:
+        state = analysis.grad_of(node.value)
+        if not state or state.leaf is not False or state.retained:
             return
         name = node.value.value
         analysis.report(
             self.code,
             node,
-            f"{name}.grad is None: '{name}' is not a leaf (it was computed from tensors that require "
-            f"grad); call {name}.retain_grad() before backward() or read the leaf's .grad",
+            f"{name}.grad is None: '{name}' is not a leaf ({state.evidence}); "
+            f"call {name}.retain_grad() before backward() or read the leaf's .grad",
         )
 
 
@@ -356,12 +551,13 @@ class DeepcopyOfGraphTensor(Rule):
             return
         argument = call.args[0].value
         source = short_source(analysis, argument)
-        if analysis.grad_of(argument) in _NON_LEAVES:
+        state = analysis.grad_of(argument)
+        if state.graph_non_leaf:
             copy = detached_copy(argument)
             analysis.report(
                 self.code,
                 call,
-                f"copy.deepcopy({source}) raises: it is a non-leaf that requires grad; "
+                f"copy.deepcopy({source}) raises: it may be a non-leaf that requires grad ({state.evidence}); "
                 f"use {suggestion(analysis, copy, argument)}",
                 Fix(keep_parentheses(call, copy), safe=False),
             )
@@ -430,15 +626,17 @@ class GraphKeptAcrossIterations(Rule):
         a training loop (or that is spelled as a loss), unless backward runs through it."""
         if analysis.no_grad_depth or type(value) in (cst.Tuple, cst.List):
             return
-        if analysis.grad_of(value) not in (NON_LEAF, MIXED):
-            return  # a leaf (a parameter itself) carries no graph
+        state = analysis.grad_of(value)
+        if not state.graph_non_leaf:
+            return  # a leaf (a parameter itself) carries no graph, a detached value none either
         if not _is_loss(value, analysis) and not any(
             loop.frame is analysis.scope.frame and accumulator in loop.outer_names and not loop.over_parameters
             and analysis.loop_trains(loop.node)
             for loop in analysis.loops
         ):
             return  # a forward pass collecting its outputs builds the graph on purpose
-        if analysis.backward_uses(accumulator) or analysis.graph_returned(accumulator):
+        if any(analysis.backward_uses(name) or analysis.graph_returned(name)
+               for name in _built_from(accumulator, analysis.function)):
             return  # gradient accumulation on purpose: backward() runs through it, here or in the caller
         source = short_source(analysis, value)
         item, detached = (suggestion(analysis, method(value, name), value) for name in ("item", "detach"))
@@ -456,6 +654,51 @@ class GraphKeptAcrossIterations(Rule):
         return Fix(node.deep_replace(value, method(value, "detach")), safe=False)
 
 
+def _built_from(name: str, function: Optional[cst.FunctionDef]) -> set:
+    """``name`` and the names the function assigns from it, transitively (``loss = losses[i]``,
+    ``total = sum(losses)``): backward through any of them runs through what it kept."""
+    found = {name}
+    if function is None:
+        return found
+    assigned = [(small.targets[0].target.value, small.value) for small in small_statements(suite_statements(function.body))
+                if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name]
+    grew = True
+    while grew:
+        grew = False
+        for target, value in assigned:
+            if target not in found and _carries(value, found):
+                found.add(target)
+                grew = True
+    return found
+
+
+def _carries(value: cst.BaseExpression, names: set) -> bool:
+    """Whether ``value`` keeps the graphs held by ``names``: the name itself, an item of it, its
+    ``sum()``, ``torch.stack``/``torch.cat`` of it, or arithmetic on those (not ``torch.tensor(...)``
+    or ``.item()``, which cut it)."""
+    value_type = type(value)
+    if value_type is cst.Name:
+        return value.value in names
+    if value_type is cst.Subscript:
+        return _carries(value.value, names)
+    if value_type is cst.BinaryOperation:
+        return _carries(value.left, names) or _carries(value.right, names)
+    if value_type is cst.Call and len(value.args) >= 1:
+        func = value.func
+        keeps = (type(func) is cst.Name and func.value == "sum") or (
+            type(func) is cst.Attribute and func.attr.value in ("stack", "cat"))
+        return keeps and _carries(value.args[0].value, names)
+    return False
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:
     """A loss by its spelling: a ``*_loss`` function or ``*Loss`` module call, or a name like ``val_loss``."""
     if type(value) is cst.Name:
@@ -467,6 +710,7 @@ def _is_loss(value: cst.BaseExpression, analysis) -> bool:
 
 RULES = (
     DataAttribute(),
+    DataAttributeStyle(),
     NumpyOfGradTensor(),
     GradOfNonLeaf(),
     IdentityAsSharingTest(),

@@ -39,11 +39,13 @@ class Rule:
     code = ""
     summary = ""
     fix_safety = "unsafe"  # what tensorcopy-fix offers: "safe", "unsafe" or "none"
+    safe_case: Optional[str] = None  # the message words of the one case an unsafe rule fixes safely
     calls: Tuple[str, ...] = ()
     attributes: Tuple[str, ...] = ()
     events: Tuple[str, ...] = ()
     requires: Tuple[str, ...] = ("tensors",)
     reads: Tuple[str, ...] = ()
+    opinionated = False  # a TEN9xx style code: off unless selected by name (bugbear's B9xx)
     binds = False  # it overrides ``check_binding`` (set by ``__init_subclass__``)
 
     def __init_subclass__(cls, **kwargs):
@@ -192,3 +194,19 @@ def _names_in(node: cst.CSTNode):
         if type(current) is cst.Name:
             yield current
         stack.extend(current.children)
+
+
+def on_accelerator(node: cst.BaseExpression) -> bool:
+    """``x.cuda()`` / ``x.to("cuda")`` with no ``.cpu()`` after it in the chain."""
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        method = node.func.attr.value
+        if method == "cpu":
+            return False
+        if method == "cuda":
+            return True
+        if method == "to" and any(
+            type(arg.value) is cst.SimpleString and arg.value.evaluated_value.startswith("cuda") for arg in node.args
+        ):
+            return True
+        node = node.func.value
+    return False

@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.analysis.facts import LikeBuffer
+from flake8_tensorcopy.analysis.provenance import FACTORIES
 from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ, dotted_name
 from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS
@@ -20,7 +21,7 @@ from flake8_tensorcopy.fixes import (
     positional,
     torch_module,
 )
-from flake8_tensorcopy.rules.base import Rule, argument, fix_evidence, short_source, suggestion
+from flake8_tensorcopy.rules.base import Rule, argument, fix_evidence, on_accelerator, short_source, suggestion
 
 
 def _moves_and_grad(args, skip):
@@ -160,11 +161,12 @@ class NewTensorOfTensor(Rule):
         if type(call.func) is not cst.Attribute:
             return
         data = argument(call, 0, "data")
-        if data is not None and analysis.kind_of(data) == TENSOR:
+        same = data is not None and bare(call.func.value).deep_equals(bare(data))
+        if data is not None and (same or analysis.kind_of(data) == TENSOR):  # new_tensor proves its receiver
             source = short_source(analysis, data)
             receiver = short_source(analysis, call.func.value)
             safe, note = fix_evidence(analysis, data)
-            if bare(call.func.value).deep_equals(bare(data)):
+            if same:
                 safe, note = True, ""  # ``t.new_tensor(t)``: new_tensor, tensor-only, proves t
             fix = self._fix(call, data, safe)
             if fix is not None:
@@ -229,11 +231,17 @@ class LegacyConstructorOfTensor(Rule):
         return t.clone()
     ```
 
+    On a fresh temporary (`torch.Tensor(torch.zeros(3))`) nothing else holds the tensor: the
+    wrapper is redundant, and the finding says so.
+
     ## Fix safety
     Unsafe: the fix makes a real copy, which changes behaviour where code relied on the alias.
+    Safe on a fresh temporary: the fix drops the wrapper, which returned an alias of the same
+    values (or raised for another dtype).
     """
 
     code = "TEN103"
+    safe_case = "is redundant"  # on a fresh temporary the fix drops the wrapper: nothing aliased
     summary = "legacy `torch.Tensor(t)`/`torch.FloatTensor(t)` on a tensor aliases it; use `t.clone()`"
     calls = tuple(sorted({name.rsplit(".", 1)[-1] for name in LEGACY_CONSTRUCTORS}))
 
@@ -244,16 +252,26 @@ class LegacyConstructorOfTensor(Rule):
         if constructor not in LEGACY_CONSTRUCTORS:
             return
         data = call.args[0].value
-        if analysis.kind_of(data) == TENSOR:
-            source = short_source(analysis, data)
-            copy = chain(bare(data), "clone")
+        if analysis.kind_of(data) != TENSOR:
+            return
+        source = short_source(analysis, data)
+        if _fresh_temporary(data, analysis):
             analysis.report(
                 self.code,
                 call,
-                f"{constructor}() on tensor '{source}' is not a copy: it aliases its memory "
-                f"(or raises for another dtype); use {suggestion(analysis, copy, data)}",
-                Fix(keep_parentheses(call, copy), safe=False),
+                f"{constructor}() around the new tensor {source} is redundant (it returns an alias of it, "
+                f"or raises for another dtype); use {suggestion(analysis, data, data)}",
+                Fix(keep_parentheses(call, bare(data)), safe=True),
             )
+            return
+        copy = chain(bare(data), "clone")
+        analysis.report(
+            self.code,
+            call,
+            f"{constructor}() on tensor '{source}' is not a copy: it aliases its memory "
+            f"(or raises for another dtype); use {suggestion(analysis, copy, data)}",
+            Fix(keep_parentheses(call, copy), safe=False),
+        )
 
 
 class CloneThenDetach(Rule):
@@ -269,20 +287,24 @@ class CloneThenDetach(Rule):
     1.6x the time of `detach().clone()` for tensors of up to 2^4 elements (graph bookkeeping on
     every call), about 1.0x from 2^16 elements on, where copying the memory dominates.
 
+    Only where `t` may require grad (a parameter, a module's output, arithmetic on either, a
+    name `.backward()` is called on): under `torch.no_grad()`, for integer tensors and for values
+    that cannot require grad (detached, `.grad`, factories) nothing is recorded, and it is silent.
+
     ## Example
     ```python
-    import torch
+    from torch import nn
 
-    def frozen(t: torch.Tensor):
-        return t.clone().detach()
+    def frozen(layer: nn.Linear):
+        return layer.weight.clone().detach()
     ```
 
     ## Use instead
     ```python
-    import torch
+    from torch import nn
 
-    def frozen(t: torch.Tensor):
-        return t.detach().clone()
+    def frozen(layer: nn.Linear):
+        return layer.weight.detach().clone()
     ```
 
     ## Fix safety
@@ -308,14 +330,17 @@ class CloneThenDetach(Rule):
                 tensor, clone_args = inner.args[0].value, positional(inner.args[1:])
             else:
                 tensor, clone_args = inner.func.value, inner.args
+            state = analysis.grad_of(tensor)
+            if not state or analysis.no_grad_depth:
+                return  # no graph is recorded: the order costs nothing
             source = short_source(analysis, tensor)
             detached = chain(bare(tensor), "detach")
             new = cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("clone")), args=clone_args)
             analysis.report(
                 self.code,
                 call,
-                f"{source}.clone().detach() copies inside the autograd graph first; "
-                f"use {suggestion(analysis, new, tensor)}",
+                f"{source}.clone().detach() copies inside the autograd graph first ('{source}' requires grad: "
+                f"{state.evidence}); use {suggestion(analysis, new, tensor)}",
                 Fix(keep_parentheses(call, new), safe=True),
             )
 
@@ -417,20 +442,26 @@ class TensorOfTensorList(Rule):
     `device=` the result of CUDA elements lands on the **CPU** (NVIDIA H100, torch 2.11,
     measured).
 
+    Only where an element may require grad (a loss, a model output, arithmetic on parameters)
+    or lives on an accelerator: integer indices, constants and detached values have no graph
+    to cut.
+
     ## Example
     ```python
     import torch
+    from torch import nn
 
-    def total(a: torch.Tensor, b: torch.Tensor):
-        return torch.tensor([a, b]).sum()
+    def total(w: nn.Parameter):
+        return torch.tensor([w.sum(), w.mean()]).sum()
     ```
 
     ## Use instead
     ```python
     import torch
+    from torch import nn
 
-    def total(a: torch.Tensor, b: torch.Tensor):
-        return torch.stack([a, b]).sum()
+    def total(w: nn.Parameter):
+        return torch.stack([w.sum(), w.mean()]).sum()
     ```
 
     ## Fix safety
@@ -438,7 +469,8 @@ class TensorOfTensorList(Rule):
     only for a literal list or tuple whose elements are all known 0-d tensors (full
     reductions such as `x.sum()`, `F.mse_loss(a, b)` with its default reduction, names bound
     to them): `torch.stack` of elements of shape `(1,)` gives shape `(C, 1)` where
-    `torch.tensor` gave `(C,)`, and `torch.stack([])` raises where `torch.tensor([])` did not.
+    `torch.tensor` gave `(C,)`, and `torch.stack([])` raises where `torch.tensor([])` did not:
+    a list that may be empty (a name, a comprehension) gets no fix, and the message says why.
     """
 
     code = "TEN106"
@@ -450,16 +482,25 @@ class TensorOfTensorList(Rule):
         if constructor not in ("torch.tensor", "torch.as_tensor", "torch.Tensor"):
             return
         data = argument(call, 0, "data")
-        if data is not None and analysis.kind_of(data) == TENSOR_SEQ:
-            fix = self._fix(call, data, analysis)
-            use = suggestion(analysis, fix.replacement, data) if fix else "torch.stack(...)"
-            analysis.report(
-                self.code,
-                call,
-                f"{constructor}() over a sequence of tensors builds a new leaf from their values "
-                f"(no grad_fn, warns or raises); use {use}",
-                fix,
-            )
+        if data is None or analysis.kind_of(data) != TENSOR_SEQ:
+            return
+        hazard = _graph_or_device(data, analysis)
+        if hazard is None:
+            return  # integer indices, constants, detached values: no graph to cut, no device to leave
+        fix = self._fix(call, data, analysis)
+        if fix is not None:
+            use = suggestion(analysis, fix.replacement, data)
+        elif _may_be_empty(data):
+            use = "torch.stack(...) where it cannot be empty (torch.stack([]) raises; no automatic fix)"
+        else:
+            use = "torch.stack(...)"
+        analysis.report(
+            self.code,
+            call,
+            f"{constructor}() over tensors that {hazard} builds a new leaf from their values "
+            f"(no grad_fn, warns or raises); use {use}",
+            fix,
+        )
 
     def _fix(self, call: cst.Call, data, analysis) -> Optional[Fix]:
         if type(data) not in (cst.List, cst.Tuple) or not data.elements or not all(
@@ -472,6 +513,33 @@ class TensorOfTensorList(Rule):
             return None
         stacked = cst.Call(func=cst.Attribute(value=module, attr=cst.Name("stack")), args=[cst.Arg(bare(data))])
         return Fix(keep_parentheses(call, _finish(stacked, *split)), safe=False)
+
+
+def _fresh_temporary(data: cst.BaseExpression, analysis) -> bool:
+    """A tensor no one else holds: made right here by a torch function that allocates (not a view
+    or conversion of another tensor, which the constructor would alias)."""
+    data = bare(data)
+    if type(data) is not cst.Call:
+        return False
+    qualname = analysis.qualname(data.func)
+    return qualname is not None and qualname in FACTORIES
+
+
+def _graph_or_device(data: cst.BaseExpression, analysis) -> Optional[str]:
+    """What makes converting these elements a hazard: one may require grad, or live on an accelerator."""
+    state = analysis.grad_of(data)
+    if state:
+        return f"may require grad ({state.evidence})"
+    elements = bare(data).elements if type(bare(data)) in (cst.List, cst.Tuple) else ()
+    if any(type(element) is cst.Element and on_accelerator(element.value) for element in elements):
+        return "live on an accelerator"
+    return None
+
+
+def _may_be_empty(data: cst.BaseExpression) -> bool:
+    """Anything but a literal list or tuple with elements (a name, a comprehension) may be empty."""
+    data = bare(data)
+    return type(data) not in (cst.List, cst.Tuple) or not data.elements
 
 
 RULES = (

@@ -252,7 +252,7 @@ class UnwritableView(_WriteRule):
         """The fact for outputs of ``op`` on ``source``: known in a graph, or waiting for callers."""
         if analysis.no_grad_depth:
             return None
-        if analysis.grad_of(source) is not None:
+        if analysis.grad_of(source):
             return outputs(op)
         fact = recall(analysis, self.code, source)
         if isinstance(fact, SplitOutputs):
@@ -309,7 +309,7 @@ class UnwritableView(_WriteRule):
         for item, source in pairs:
             if type(item) is not cst.Name:
                 continue
-            if analysis.kind_of(source) == TENSOR or analysis.grad_of(source) is not None:
+            if analysis.kind_of(source) == TENSOR or analysis.grad_of(source):
                 fact = self._graph_split(ITERATION, source, analysis, SplitOutput)
             else:
                 held = self._held(source, analysis) if analysis.kind_of(source) == TENSOR_SEQ else None
@@ -383,7 +383,7 @@ class UnwritableView(_WriteRule):
             if called is not function:
                 continue
             passed = _arguments_by_parameter(function, call)
-            if any(name in passed and analysis.grad_of(passed[name]) is not None for name in waits_for):
+            if any(name in passed and analysis.grad_of(passed[name]) for name in waits_for):
                 analysis.report(
                     self.code, node, lambda lines, text=message: f"{text} (the call on line {lines['call']} passes "
                                                                  f"a tensor that requires grad)",
@@ -718,7 +718,7 @@ class WriteToSavedTensor(_WriteRule):
         if iterated or type(target) not in (cst.Name, cst.Attribute):
             return
         saving = self._saving(value, analysis)
-        if saving is None or analysis.grad_of(value) is None:
+        if saving is None or not analysis.grad_of(value):
             if type(target) is cst.Attribute:  # a rebound name has a new binding already
                 remember(analysis, self.code, target, None)
             return
