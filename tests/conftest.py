@@ -55,6 +55,23 @@ def rule_fixtures():
     return sorted(path for path in FIXTURES.glob("TEN[0-9][0-9][0-9].py"))
 
 
+# The fixtures whose rules read beyond the bodies they report in (summaries, class bodies,
+# callers) or hold the most shapes: the default run checks the whole-fixture properties on
+# these, ``-m slow`` on every fixture (the default suite stays under 3 minutes on 2 cores).
+DEFAULT_RUN_FIXTURES = frozenset({"TEN101", "TEN203", "TEN208", "TEN209", "TEN302", "TEN305", "TEN306", "TEN307"})
+
+
+def by_weight(values, code=lambda value: value):
+    """``values`` as pytest params named by their fixture's ``code``, those outside
+    ``DEFAULT_RUN_FIXTURES`` marked slow."""
+    params = []
+    for value in values:
+        name = code(value)
+        marks = () if name in DEFAULT_RUN_FIXTURES else pytest.mark.slow
+        params.append(pytest.param(*(value if type(value) is tuple else (value,)), id=name, marks=marks))
+    return params
+
+
 @functools.lru_cache(maxsize=None)
 def fixture_findings(path: Path):
     """The engine's findings for a fixture file, linted once per session (several tests ask)."""

@@ -2,6 +2,7 @@
 that an edit, another configuration or fix mode is never answered from a stale entry, and
 that parallel workers leave only whole entries."""
 
+import pytest
 import json
 import os
 
@@ -72,6 +73,7 @@ def test_fix_mode_fixes_a_file_the_cache_has_seen(tmp_path):
     assert (again.returncode, again.stdout) == (0, "")
 
 
+@pytest.mark.slow  # a parallel or subprocess-heavy run: left out of the default suite (< 3 min)
 def test_parallel_workers_leave_whole_entries(tmp_path):
     for number in range(12):
         copy_fixture(f"TEN20{number % 8 + 1}", tmp_path, f"m{number}.py")

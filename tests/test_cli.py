@@ -330,6 +330,7 @@ def _project(root):
     return root
 
 
+@pytest.mark.slow  # a parallel or subprocess-heavy run: left out of the default suite (< 3 min)
 def test_jobs_2_gives_what_jobs_1_gives(tmp_path):
     one, two = _project(tmp_path / "one"), _project(tmp_path / "two")
     serial = tensorcopy_fix("-j", "1", ".", cwd=one)

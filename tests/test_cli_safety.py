@@ -347,7 +347,8 @@ WATCHING_THE_PARENT = [sys.executable, "-c", "import sys; import flake8_tensorco
 
 
 @linux_only
-@pytest.mark.parametrize("command", [TENSORCOPY_FIX, WATCHING_THE_PARENT], ids=["death-signal", "watchdog"])
+@pytest.mark.parametrize("command", [TENSORCOPY_FIX, pytest.param(WATCHING_THE_PARENT, marks=pytest.mark.slow)],
+                         ids=["death-signal", "watchdog"])
 def test_killing_a_parallel_run_kills_its_workers_and_leaves_no_temporary(tmp_path, command):
     project_of_many_files(tmp_path)
     run = subprocess.Popen([*command, "--no-cache", "-j", "2", "-q", "."], cwd=tmp_path, env=checkout_env(),
@@ -370,6 +371,7 @@ def test_killing_a_parallel_run_kills_its_workers_and_leaves_no_temporary(tmp_pa
     assert {path.read_text(encoding="utf-8") for path in tmp_path.iterdir()} == {MANY_FIXED}
 
 
+@pytest.mark.slow  # a parallel or subprocess-heavy run: left out of the default suite (< 3 min)
 @linux_only
 def test_a_worker_killed_mid_run_costs_no_file(tmp_path):
     project_of_many_files(tmp_path)

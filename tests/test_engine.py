@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import rule_fixtures
+from conftest import by_weight, rule_fixtures
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.scan import scan
@@ -178,7 +178,7 @@ def test_positions_after_header_comments_crlf_and_other_statements(lint):
     assert (finding.line, finding.col, finding.end_line, finding.end_col) == (9, 12, 9, 27)
 
 
-@pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", by_weight(rule_fixtures(), code=lambda path: path.stem))
 def test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding(path):
     """flake8 parses only what can be reported; the fixer parses everything: same findings, and
     one rule selected alone finds what it finds among all (the whole parse is done once)."""

@@ -1,5 +1,6 @@
 """The real flake8 executable, in a subprocess, with our plugin installed."""
 
+import pytest
 import re
 import subprocess
 import sys
@@ -37,6 +38,7 @@ def test_fixtures_report_exactly_the_marked_findings():
     check_fixtures(jobs="1")
 
 
+@pytest.mark.slow  # a parallel or subprocess-heavy run: left out of the default suite (< 3 min)
 def test_parallel_jobs_report_the_same_marked_findings():
     check_fixtures(jobs="2")
 

@@ -57,6 +57,7 @@ def run_hook(hooks, hook, project):
     )
 
 
+@pytest.mark.slow  # a parallel or subprocess-heavy run: left out of the default suite (< 3 min)
 def test_fix_hook_fixes_the_file_and_fails(hooks, project):
     result = run_hook(hooks, "tensorcopy-fix", project)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -66,6 +67,7 @@ def test_fix_hook_fixes_the_file_and_fails(hooks, project):
     assert (project / "model.py").read_text() == GOOD
 
 
+@pytest.mark.slow  # builds pre-commit hook environments: left out of the default suite (< 3 min)
 def test_hooks_skip_excluded_files_pre_commit_names(hooks, project):
     (project / "pyproject.toml").write_text('[tool.tensorcopy]\nexclude = ["build/"]\n')
     (project / "build").mkdir()
@@ -78,6 +80,7 @@ def test_hooks_skip_excluded_files_pre_commit_names(hooks, project):
     assert (project / "build" / "gen.py").read_text() == BAD
 
 
+@pytest.mark.slow  # builds pre-commit hook environments: left out of the default suite (< 3 min)
 def test_check_hook_reports_and_changes_nothing(hooks, project):
     result = run_hook(hooks, "tensorcopy-check", project)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -86,6 +89,7 @@ def test_check_hook_reports_and_changes_nothing(hooks, project):
     assert (project / "model.py").read_text() == BAD
 
 
+@pytest.mark.slow  # builds pre-commit hook environments: left out of the default suite (< 3 min)
 def test_hooks_pass_on_clean_code(hooks, project):
     (project / "model.py").write_text(GOOD)
     for hook in ("tensorcopy-fix", "tensorcopy-check"):

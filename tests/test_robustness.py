@@ -18,7 +18,7 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conftest import FIXTURES, expectations, mismatches, rule_fixtures
+from conftest import FIXTURES, by_weight, expectations, mismatches, rule_fixtures
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.engine import InternalError, SourceError, lint_source
 from flake8_tensorcopy.fixer import fix_source
@@ -118,6 +118,7 @@ def test_generated_programs():
     check_generated_programs(hypothesmith.from_grammar(), examples=25)
 
 
+@pytest.mark.slow  # a parallel or subprocess-heavy run: left out of the default suite (< 3 min)
 def test_generated_syntax_trees():
     check_generated_programs(hypothesmith.from_node(), examples=15)  # each costs ~0.2 s to generate
 
@@ -131,7 +132,7 @@ def _respelled(text: str) -> str:
     return text.replace("    ", "\t").replace("# ", "# é ").replace("\n", "\r\n")
 
 
-@pytest.mark.parametrize("name", FIXTURE_TEXTS)
+@pytest.mark.parametrize("name", by_weight(FIXTURE_TEXTS))
 def test_respelled_fixture_gives_the_same_findings_and_fix(name):
     """Columns move with the tabs; the fix of the CRLF spelling is the golden file in CRLF
     (a fix may indent what it writes with spaces, so tabs would not carry over)."""
@@ -161,7 +162,7 @@ def _broken(text: str, seed: int):
     yield "\ufeff" + text
 
 
-@pytest.mark.parametrize("index, name", list(enumerate(FIXTURE_TEXTS)), ids=list(FIXTURE_TEXTS))
+@pytest.mark.parametrize("index, name", by_weight(list(enumerate(FIXTURE_TEXTS)), code=lambda pair: pair[1]))
 def test_broken_fixture_is_a_source_error_or_linted(index, name):
     """One kind of damage per fixture, rotating, so that each kind meets several rules."""
     damaged = list(_broken(FIXTURE_TEXTS[name], seed=index))

@@ -312,6 +312,7 @@ class NumpyOfGradTensor(Rule):
     fix_safety = "safe"
     summary = "`.numpy()` on a tensor that requires grad (or is on a GPU) raises; add `.detach().cpu()`"
     calls = ("numpy",)
+    reads = ("class bodies",)  # a parameter annotated with a module class of the file has its layers
 
     def needs_class_bodies(self, features) -> bool:
         """``model.embedding.weight.numpy()`` needs what the module class stores on self."""
