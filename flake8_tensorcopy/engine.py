@@ -97,7 +97,7 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
     be reported.
 
     A function or method that the file calls and whose summary its call sites may need (it may
-    return memory of a parameter) keeps its body while a rule subscribed to "sharing" is
+    return memory of a parameter) keeps its body while a rule that reads "summaries" is
     enabled: ``analysis.summaries`` reads it."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
@@ -106,7 +106,7 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
     changed = False
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     keep_classes = any(rule.reads_class_bodies(file) for rule in rules)
-    called = file.called if any("sharing" in rule.events for rule in rules) else frozenset()
+    called = file.called if any("summaries" in rule.reads for rule in rules) else frozenset()
     callees = _wanted_by_callers_readers(tree, scanned, rules)
     for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         if type(statement) not in functions and type(statement) is not ast.ClassDef:

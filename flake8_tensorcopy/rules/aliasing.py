@@ -25,6 +25,7 @@ class AliasRule(Rule):
     """
 
     events = ("sharing",)
+    reads = ("summaries",)  # a call of a function of the file is read through its summary
     use_instead = ""
 
     def check_sharing(self, event: SharingObserved, analysis) -> None:

@@ -28,7 +28,8 @@ class Rule:
       requires "tensors"; the flake8 face checks that one before importing the engine);
     - ``reads``: what it reads beyond the code it is offered: "class bodies" (every method of
       the file's classes), "callers" (every body that calls a function of the file whose body
-      the rule wants) or an event name (every body where that event may happen).
+      the rule wants), "summaries" (the bodies of called functions whose summary a call site
+      needs) or an event name (every body where that event may happen).
 
     A new rule declares these and needs no edit of the scan, the engine or the flow pass; a
     new kind of event needs its scan condition in ``scan.EVENTS``, its dispatch in the flow
@@ -53,7 +54,7 @@ class Rule:
         if "wants" in vars(cls):
             raise TypeError(f"{cls.__name__} overrides wants(): declare calls, attributes, events or requires")
         unknown = (set(cls.events) - set(EVENTS)) | (set(cls.requires) - set(TRAITS)) | (
-            set(cls.reads) - set(EVENTS) - {"class bodies", "callers"})
+            set(cls.reads) - set(EVENTS) - {"class bodies", "callers", "summaries"})
         if unknown or "tensors" not in cls.requires:
             raise TypeError(f"{cls.__name__}: unknown events, traits or reads {sorted(unknown)}, "
                             "or it does not require 'tensors'")
