@@ -12,8 +12,10 @@ can be written before their pins; ``test_fixtures`` requires the pins, and
 """
 
 import functools
+import io
 import os
 import re
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+# In-process tests import this checkout too, not an installed copy that may be older.
+sys.path.insert(0, str(ROOT))
 # ``tensorcopy-fix`` as this checkout's code: an installed console script may be an older copy
 TENSORCOPY_FIX = [sys.executable, "-m", "flake8_tensorcopy"]
 MARKER = re.compile(r"#\s*expect:\s*")
@@ -48,6 +52,41 @@ def checkout_env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     return env
+
+
+def run_tensorcopy_fix(args, cwd, stdin=None, text=True) -> subprocess.CompletedProcess:
+    """``tensorcopy-fix args`` run in this process as the shell would run it (in ``cwd``, with
+    ``stdin`` on standard input, exit status and both streams captured, as bytes unless ``text``),
+    which saves a Python start and LibCST's import per call. What a separate process is needed
+    for (signals, workers, closed pipes, another interpreter's modules) keeps ``subprocess``."""
+    from flake8_tensorcopy import cli
+    from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
+
+    if isinstance(stdin, str):
+        stdin = stdin.encode()
+    stdout, stderr = io.BytesIO(), io.BytesIO()
+    streams = (io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8"),
+               io.TextIOWrapper(stdout, encoding="utf-8", write_through=True),
+               io.TextIOWrapper(stderr, encoding="utf-8", errors="backslashreplace", write_through=True))
+    saved = sys.stdin, sys.stdout, sys.stderr
+    previous = os.getcwd()
+    try:
+        os.chdir(cwd)
+        sys.stdin, sys.stdout, sys.stderr = streams
+        try:
+            returncode = cli.main([str(arg) for arg in args])
+        except SystemExit as exit:  # argparse's usage errors and --version
+            returncode = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        os.chdir(previous)
+        configure_conventions({})  # a project's [tool.tensorcopy] conventions must not reach the next test
+    out, err = stdout.getvalue(), stderr.getvalue()
+    if text:  # what subprocess.run(text=True) gives: decoded, line ends made "\n"
+        out, err = (stream.decode().replace("\r\n", "\n").replace("\r", "\n") for stream in (out, err))
+    return subprocess.CompletedProcess(["tensorcopy-fix", *map(str, args)], returncode, out, err)
 
 
 def rule_fixtures():

@@ -1,6 +1,8 @@
-"""The real ``tensorcopy-fix`` console script, in subprocesses, on copies of the fixtures.
+"""The ``tensorcopy-fix`` command on copies of the fixtures: its ``main`` with real files,
+standard streams and exit status, in this process (``conftest.run_tensorcopy_fix``), and in a
+subprocess where a process is what is tested (``python -m``, worker processes).
 
-Every test works in ``tmp_path`` (also the subprocess's working directory, so a
+Every test works in ``tmp_path`` (also the command's working directory, so a
 ``pyproject.toml`` there is the configuration) and checks exact output, exit code and bytes.
 """
 
@@ -15,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, TENSORCOPY_FIX, checkout_env
+from conftest import FIXTURES, ROOT, TENSORCOPY_FIX, checkout_env, run_tensorcopy_fix
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source, fixable, suppressed
 from flake8_tensorcopy.output import rule_url
-from flake8_tensorcopy.rules import ALL_RULES, DEFAULT_RULES, RULES_BY_CODE
+from flake8_tensorcopy.rules import DEFAULT_RULES, RULES_BY_CODE
 
 
 # Every finding has a safe fix.
@@ -30,11 +32,15 @@ SAFE_MESSAGE = "torch.tensor() on tensor 't' copies it detached and warns; use t
 
 
 def tensorcopy_fix(*args, cwd, stdin=None, cache=False):
-    """Run the script; text in and out, or bytes when ``stdin`` is bytes. The cache is off
-    unless asked for (test_cache.py covers it), so directory listings stay exact."""
+    """Run the command; text in and out, or bytes when ``stdin`` is bytes. The cache is off
+    unless asked for (test_cache.py covers it), so directory listings stay exact. In this
+    process, but in a child when it runs workers (``-j``)."""
     binary = isinstance(stdin, bytes)
-    return subprocess.run([*TENSORCOPY_FIX, *([] if cache else ["--no-cache"]), *map(str, args)], cwd=cwd,
-                          input=stdin, capture_output=True, text=not binary, timeout=60, env=checkout_env())
+    args = [*([] if cache else ["--no-cache"]), *map(str, args)]
+    if "-j" in args or "--jobs" in args:
+        return subprocess.run([*TENSORCOPY_FIX, *args], cwd=cwd, input=stdin, capture_output=True, text=not binary,
+                              timeout=60, env=checkout_env())
+    return run_tensorcopy_fix(args, cwd, stdin, text=not binary)
 
 
 def copy_fixture(code, directory, name=None):
@@ -503,14 +509,18 @@ def test_explain(tmp_path):
 
 
 def test_python_dash_m_version(tmp_path):
-    run = tensorcopy_fix("--version", cwd=tmp_path)
+    run = subprocess.run([*TENSORCOPY_FIX, "--version"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         env=checkout_env())
     assert (run.returncode, run.stdout) == (0, f"tensorcopy-fix {__version__}\n")
 
 
-def test_the_subprocesses_run_this_checkout(tmp_path):
+def test_the_subprocesses_and_this_process_run_this_checkout(tmp_path):
     where = subprocess.run([sys.executable, "-c", "import flake8_tensorcopy; print(flake8_tensorcopy.__file__)"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60, env=checkout_env())
     assert where.stdout == f"{ROOT / 'flake8_tensorcopy' / '__init__.py'}\n"
+    import flake8_tensorcopy.cli
+
+    assert Path(flake8_tensorcopy.cli.__file__) == ROOT / "flake8_tensorcopy" / "cli.py"
 
 
 # --- configuration --------------------------------------------------------------------------

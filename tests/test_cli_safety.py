@@ -6,7 +6,6 @@ Real subprocesses (this checkout's code) in ``tmp_path``, except where an except
 injected: there ``main()`` runs in-process with stdin/stdout replaced.
 """
 
-import io
 import os
 import re
 import resource
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TENSORCOPY_FIX, checkout_env
+from conftest import TENSORCOPY_FIX, checkout_env, run_tensorcopy_fix
 from flake8_tensorcopy import cli
 from flake8_tensorcopy.fixer import fix_source
 
@@ -32,8 +31,14 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="us
 
 
 def run_fix(*args, cwd, stdin=None, command=TENSORCOPY_FIX, **options):
-    """The real command (without the findings cache, so listings stay exact); bytes in and out."""
-    return subprocess.run([*command, "--no-cache", *map(str, args)], cwd=cwd, input=stdin, capture_output=True, timeout=120,
+    """The command (without the findings cache, so listings stay exact); bytes in and out. In
+    this process, but in a child where another command, worker processes (``-j 2``) or
+    process ``options`` are asked for."""
+    args = ["--no-cache", *map(str, args)]
+    in_workers = "-j" in args and args[args.index("-j") + 1] != "1"
+    if command is TENSORCOPY_FIX and not options and not in_workers:
+        return run_tensorcopy_fix(args, cwd, stdin, text=False)
+    return subprocess.run([*command, *args], cwd=cwd, input=stdin, capture_output=True, timeout=120,
                           env=checkout_env(), **options)
 
 
@@ -57,15 +62,10 @@ def test_a_file_the_analysis_fails_on_is_one_short_line_and_the_others_are_fixed
     assert (tmp_path / "b_good.py").read_text() == SAFE_FIXED
 
 
-def run_main(monkeypatch, args, stdin=b""):
-    """``main(args)`` in-process: (exit code, stdout bytes, stderr text)."""
-    stdout, stderr = io.TextIOWrapper(io.BytesIO()), io.StringIO()
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-    monkeypatch.setattr(sys, "stdout", stdout)
-    monkeypatch.setattr(sys, "stderr", stderr)
-    code = cli.main(args)
-    stdout.flush()
-    return code, stdout.buffer.getvalue(), stderr.getvalue()
+def run_main(args, stdin=b""):
+    """``main(args)`` in this process and working directory: (exit code, stdout bytes, stderr text)."""
+    run = run_tensorcopy_fix(args, os.getcwd(), stdin, text=False)
+    return run.returncode, run.stdout, run.stderr.decode()
 
 
 def failing_on(marker, error):
@@ -89,7 +89,7 @@ def test_any_exception_is_its_files_error_in_one_line(tmp_path, monkeypatch):
     (tmp_path / "b_good.py").write_text(SAFE)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "fix_source", failing_on("# trigger", KeyError(HugeNode())))
-    code, stdout, stderr = run_main(monkeypatch, ["a_bad.py", "b_good.py"])
+    code, stdout, stderr = run_main(["a_bad.py", "b_good.py"])
     error = "a_bad.py: internal error (KeyError: Node( " + "child, " * 21 + "chil...), file left as it was"
     assert stderr.splitlines() == [error, "fixed 1 finding in 1 file, 0 left, 1 file with errors"]
     assert (code, stdout) == (2, b"")
@@ -124,7 +124,7 @@ def test_closed_stdin_is_one_line_and_exit_2(tmp_path):
 
 def test_memory_error_on_stdin_gives_the_input_back(monkeypatch):
     monkeypatch.setattr(cli, "fix_source", failing_on("torch", MemoryError()))
-    code, stdout, stderr = run_main(monkeypatch, ["-"], stdin=SAFE.encode())
+    code, stdout, stderr = run_main(["-"], stdin=SAFE.encode())
     assert (code, stdout, stderr) == (2, SAFE.encode(), "-: out of memory while analysing it\n")
 
 
@@ -282,7 +282,7 @@ def test_each_files_findings_are_printed_before_the_next_file_is_read(tmp_path, 
         return read(path)
 
     monkeypatch.setattr(cli, "read_regular_file", watching)
-    code, stdout, _ = run_main(monkeypatch, ["--no-fix", "a.py", "b.py"])
+    code, stdout, _ = run_main(["--no-fix", "a.py", "b.py"])
     assert code == 1
     assert printed_before == {"a.py": "", "b.py": stdout.decode().splitlines(keepends=True)[0]}
     assert printed_before["b.py"].startswith("a.py:6:12: TEN101 ")

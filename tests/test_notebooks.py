@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, TENSORCOPY_FIX, checkout_env
+from conftest import ROOT, checkout_env, run_tensorcopy_fix
 from flake8_tensorcopy.notebooks import NotANotebook, read_notebook
 
 KERNEL = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
@@ -31,8 +31,7 @@ def as_jupyter_writes(document, indent=1, ensure_ascii=False, ending="\n"):
 
 
 def tensorcopy_fix(*args, cwd):
-    return subprocess.run([*TENSORCOPY_FIX, "--no-cache", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=60, env=checkout_env())
+    return run_tensorcopy_fix(["--no-cache", *map(str, args)], cwd)
 
 
 # An alias made in cell 2 and written in cell 3; magics of every kind around the code.
