@@ -7,16 +7,20 @@ import pytest
 from flake8_tensorcopy.analysis.conventions import snapshot_named
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
+from flake8_tensorcopy.rules.aliasing import RULES as ALIAS_RULES, deciding_operation
+
+RULE_OF = {made: rule.code for rule in ALIAS_RULES for made in rule.made_by}  # the code that claims a fact
 
 PRELUDE = "import copy\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nx = torch.ones(3)\n"
 
 
 def facts(body: str):
-    """{(alias, source, code, sides written)} holding after ``body`` runs."""
+    """{(alias, source, the code that claims it, sides written)} holding after ``body`` runs."""
     analysis = Analysis(cst.parse_module(PRELUDE + body), ALL_RULES)
     analysis.run()
     return {
-        (fact.alias_key, fact.source_key, fact.code, tuple(side for side, _node in fact.writes))
+        (fact.alias_key, fact.source_key, RULE_OF[deciding_operation(fact.operations)],
+         tuple(side for side, _node in fact.writes))
         for held in analysis.scope.aliases.values()
         for fact in held
     }

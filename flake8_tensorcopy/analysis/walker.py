@@ -20,6 +20,7 @@ from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     ClassFacts,
     Function,
+    Made,
     Layer,
     LikeBuffer,
     ModuleClass,
@@ -49,7 +50,7 @@ from flake8_tensorcopy.analysis.scope import (
     is_none,
     merge_grads,
 )
-from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, STATE_DICT_SNAPSHOT, AliasTracker
+from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import (
@@ -113,7 +114,7 @@ class Analysis:
         self.write_rules = [rule for rule in rules if "in-place write" in rule.events]
         self.binding_rules = [rule for rule in rules if rule.binds]
         self.rule_facts: Dict[str, dict] = {}  # a rule's own facts about this module, by code
-        self.aliases = AliasTracker(self, {rule.code: rule for rule in rules if "sharing" in rule.events})
+        self.aliases = AliasTracker(self, [rule for rule in rules if "sharing" in rule.events])
         self.provenance = GradProvenance(self)
         self.inference.provenance = self.provenance
         self._reports: Dict[tuple, Report] = {}
@@ -289,10 +290,10 @@ class Analysis:
                 if type(small) is cst.Assign and type(small.value) in (cst.Call, cst.DictComp):
                     for target in small.targets:
                         attr = _self_attribute(target.target, self_name)
-                        description = self.aliases.describe(small.value) if attr is not None else None
-                        if description is not None and description[0] == STATE_DICT_SNAPSHOT and (
-                                description[2].startswith(self_name + ".")):
-                            facts.state_snapshots[attr] = (small.value, description[2][len(self_name):], description[1])
+                        alias = self.aliases.describe(small.value) if attr is not None else None
+                        if alias is not None and alias.operations[0] is Made.STATE_DICT and (
+                                alias.source.startswith(self_name + ".")):
+                            facts.state_snapshots[attr] = (small.value, alias.source[len(self_name):], alias.op)
                 if method.name.value == "__init__":
                     continue
                 for written, node in _written_in_place(small, self.aliases.root):

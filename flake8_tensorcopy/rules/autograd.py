@@ -451,14 +451,14 @@ class IdentityAsSharingTest(Rule):
         if type(call.func) is not cst.Name or analysis.lookup("id") is not None or len(call.args) != 1:
             return
         argument = call.args[0].value
-        description = analysis.aliases.describe(argument)
-        if description is None:
+        alias = analysis.aliases.describe(argument)
+        if alias is None:
             return
         analysis.report(
             self.code,
             call,
             f"id() of the temporary {short_source(analysis, argument)} can be reused by another tensor "
-            f"once it is freed, and {description[1]} shares memory with '{description[2]}' anyway; "
+            f"once it is freed, and {alias.op} shares memory with '{alias.source}' anyway; "
             f"key by the tensor itself or by untyped_storage().data_ptr()",
         )
 
