@@ -30,11 +30,13 @@ from flake8_tensorcopy.analysis.facts import (
     SharingObserved,
     Source,
     WriteContext,
+    any_item,
+    element_key,
     is_parameter_item,
     part_of,
     result_is_array,
 )
-from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
+from flake8_tensorcopy.analysis.scope import LIST, NDARRAY, STATE_DICT, TENSOR, TENSOR_SEQ, Scope, dotted_name
 from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
 from flake8_tensorcopy.data import (
@@ -80,9 +82,16 @@ class Alias(NamedTuple):
     op: str
     source: str
 
+    @property
+    def made(self) -> Made:
+        return self.operations[0]
+
 
 def _closeness(written: str, side: str) -> int:
-    """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
+    """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1.
+
+    An unknown item (``batch[*]``) may be any item: it is as close to ``batch["img"]`` as itself;
+    two constant items (``batch["img"]``, ``batch["mask"]``) are different objects."""
     if written == side:
         return 3
     if part_of(written, side):
@@ -90,7 +99,26 @@ def _closeness(written: str, side: str) -> int:
     if part_of(side, written):
         # reading a list reads its items (``torch.stack(saved)``); reading ``self`` is not reading ``self.x``
         return 2 if side[len(written)] == "[" else 1
+    if "[*]" in written or "[*]" in side:
+        written_any, side_any = any_item(written), any_item(side)
+        if written_any != written or side_any != side:
+            return _closeness(written_any, side_any)
     return 0
+
+
+def constant_index(node: cst.Subscript) -> Optional[str]:
+    """The index of ``batch["img"]`` or ``outs[-1]`` as a key spells it (``'img'``, ``-1``);
+    None for any other index (a name, a slice, several)."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    value = node.slice[0].slice.value
+    if type(value) is cst.SimpleString:
+        text = value.evaluated_value
+        return f"'{text}'" if type(text) is str and not set(text) & set("'\"[].\\") else None
+    sign = ""
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+        sign, value = "-", value.expression
+    return sign + value.value if type(value) is cst.Integer and value.value.isdigit() else None
 
 
 def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
@@ -126,6 +154,9 @@ def _is_basic_index(node: cst.Subscript) -> bool:
     return True
 
 
+_CONTAINERS = frozenset({LIST, TENSOR_SEQ})  # kinds whose items are not views of them
+
+
 class AliasTracker:
     """Makes, updates and reports alias facts for the walk in ``analysis``."""
 
@@ -146,7 +177,7 @@ class AliasTracker:
         frame = self.analysis.scope.frame
         for alias_key, source_key in ((first_key, second_key), (second_key, first_key)):
             for fact in frame.aliases.get(alias_key, ()):
-                if fact.source_key == source_key and fact.operations[0] is not Made.ASSIGNMENT:
+                if fact.source_key == source_key and fact.made is not Made.ASSIGNMENT:
                     return fact.op
         return None
 
@@ -279,7 +310,7 @@ class AliasTracker:
         if self._returned_by_call(call) is None:
             return None
         alias = self.describe(call)
-        if alias is None or alias.operations[0] is Made.STATE_DICT:
+        if alias is None or alias.made is Made.STATE_DICT:
             return None
         return NDARRAY if result_is_array(alias.operations) else TENSOR
 
@@ -331,11 +362,14 @@ class AliasTracker:
         return None
 
     def root(self, node: cst.BaseExpression) -> cst.BaseExpression:
-        """The expression whose memory ``node`` is: ``w`` for ``w.detach().view(-1)[0]``."""
+        """The expression whose memory ``node`` is: ``w`` for ``w.detach().view(-1)[0]``, ``outs[0]``
+        for ``outs[0].view(-1)`` of a list (an item is not a view of its container)."""
         while True:
             if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
                 node = node.func.value  # ``t.sub_(m).div_(s)``: in-place methods return their receiver
                 continue
+            if type(node) is cst.Subscript and self.analysis.kind_of(node.value) in _CONTAINERS:
+                return node
             step = self.step(node)
             if step is None:
                 return node
@@ -345,9 +379,20 @@ class AliasTracker:
         return self.key_of(self.root(node))
 
     def key_of(self, node: cst.BaseExpression) -> Optional[str]:
-        """The key of what ``node`` names (see ``fact_key``)."""
+        """The key of what ``node`` names (see ``fact_key``), an item of a container included (not
+        of a state_dict: its values are the model's parameters, written as such)."""
+        if type(node) is cst.Subscript:
+            return self.item_key(node) if self.analysis.kind_of(node.value) != STATE_DICT else None
         key = dotted_name(node)
         return self.fact_key(key) if key is not None else None
+
+    def item_key(self, node: cst.Subscript) -> Optional[str]:
+        """``batch["img"]``, ``outs[0]`` or ``backup[*]`` for an item of a named container (not of
+        a tensor or an array: indexing those makes a view)."""
+        container = dotted_name(node.value)
+        if container is None or self.analysis.kind_of(node.value) in (TENSOR, NDARRAY):
+            return None
+        return element_key(container, constant_index(node))
 
     def fact_key(self, key: str) -> str:
         """The key facts use for a dotted path: itself, or for a loop variable over a model's
@@ -375,7 +420,7 @@ class AliasTracker:
         source_key = self.fact_key(alias.source)
         if alias_key == source_key or part_of(source_key, alias_key):
             return
-        if part_of(alias_key, source_key) and alias.operations[0] is not Made.STATE_DICT:
+        if part_of(alias_key, source_key) and alias.made is not Made.STATE_DICT:
             return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
         fact = AliasFact(alias.operations, alias_key, source_key, alias.op, value, self._source(source_key),
                          source_name=alias.source)
@@ -435,12 +480,12 @@ class AliasTracker:
         if not training and key not in frame.aliases:
             self.written_directly(key)
         shared = set() if training else {
-            fact.source_key for fact in frame.aliases.get(key, ()) if fact.operations[0] is not Made.PARTIAL_VIEW
+            fact.source_key for fact in frame.aliases.get(key, ()) if fact.made is not Made.PARTIAL_VIEW
         }
         for alias_key, facts in list(frame.aliases.items()):
             updated = []
             for fact in facts:
-                if training and fact.operations[0] is not Made.STATE_DICT:
+                if training and fact.made is not Made.STATE_DICT:
                     updated.append(fact)
                     continue
                 to_alias = _closeness(key, alias_key)
@@ -638,10 +683,9 @@ class AliasTracker:
             return
         snapshot = analysis.state_snapshot(loaded.attr.value)
         receiver = loaded.value.value
-        if snapshot is None or receiver + snapshot[1] != model_key:
+        if snapshot is None or receiver + snapshot.model_path != model_key:
             return
-        value, _path, op = snapshot
-        fact = AliasFact((Made.STATE_DICT,), dotted_name(loaded), model_key, op, value)
+        fact = AliasFact((Made.STATE_DICT,), dotted_name(loaded), model_key, snapshot.op, snapshot.value)
         self._observed(SharingObserved(fact, call, fact.alias_key, read=call, holder=Holder.LOADED_BACK,
                                        context=self._context(fact, call)))
 

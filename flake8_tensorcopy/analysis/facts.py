@@ -9,6 +9,7 @@ containers (``backup[*]``).
 """
 
 import enum
+import re
 from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple
 
@@ -21,8 +22,8 @@ class ClassFacts:
 
     stores_graph_tensor: bool = False  # a method stores a grad-requiring non-leaf on self
     methods: dict = field(default_factory=dict)  # name -> FunctionDef of its instance methods
-    # attribute -> (the expression, the model's path under self, the operation) for each
-    # ``self.best = self.model.state_dict()`` made in any method: a snapshot kept across calls
+    # attribute -> StateSnapshot for each ``self.best = self.model.state_dict()`` made in any
+    # method: a snapshot kept across calls
     state_snapshots: dict = field(default_factory=dict)
     # attribute -> the first node, in a method other than ``__init__``, writing ``self.attr``
     # (a tensor or array) in place: what aliases of it stored on self will follow
@@ -31,6 +32,16 @@ class ClassFacts:
     # what is stored in them is meant to be written through
     written_items: set = field(default_factory=set)
     attributes: Optional[dict] = None  # what ``self.x`` holds across the methods (name -> Binding)
+
+
+@dataclass(frozen=True)
+class StateSnapshot:
+    """``self.best = self.model.state_dict()`` in a method: the expression ``value``, the model's
+    path under the receiver (``.model``) and the operation as the code spells it."""
+
+    value: cst.BaseExpression
+    model_path: str
+    op: str
 
 
 @dataclass(frozen=True)
@@ -186,6 +197,11 @@ class AliasFact:
     writes: Tuple[Write, ...] = ()
     source_name: str = ""  # how the code names the source, where its key differs (``p``)
 
+    @property
+    def made(self) -> Made:
+        """The outermost operation (``VIEW`` for ``w.detach().view(-1)``)."""
+        return self.operations[0]
+
     def shown(self, key: str) -> str:
         """``key`` as a message names it."""
         return self.source_name if key == self.source_key and self.source_name else key
@@ -203,12 +219,21 @@ class AliasFact:
         return None
 
 
-def element_key(container: str) -> str:
-    """The key of any item of a container: ``backup[*]`` for ``backup[name]``, ``self.hist[*]``.
+def element_key(container: str, index: Optional[str] = None) -> str:
+    """The key of an item of a container: ``batch["img"]`` or ``outs[0]`` for a constant index,
+    ``backup[*]`` (any item) for ``backup[name]``, an appended item, an unknown index.
 
-    Keys are one space: a name (``w``), an attribute path (``self.w``), an item (``backup[*]``);
-    a key's parts follow ``.`` or ``[``."""
-    return container + "[*]"
+    Keys are one space: a name (``w``), an attribute path (``self.w``), an item (``backup[*]``,
+    ``batch["img"]``); a key's parts follow ``.`` or ``[``. ``[*]`` may be any item."""
+    return f"{container}[{'*' if index is None else index}]"
+
+
+_ANY_INDEX = re.compile(r"\[[^\]]*\]")
+
+
+def any_item(key: str) -> str:
+    """``key`` with every index made ``*``: what a key holding ``[*]`` may name."""
+    return _ANY_INDEX.sub("[*]", key)
 
 
 def part_of(key: str, whole: str) -> bool:
@@ -292,6 +317,25 @@ class FunctionSummary:
 
     returned_aliases: Tuple[ReturnedAlias, ...] = ()
     written_parameters: Tuple[int, ...] = ()
+
+
+@dataclass(eq=False)
+class BackwardCalls:
+    """What a function (or the module) runs backward through, found in one walk of the module.
+
+    ``receivers``: names ``x`` of its own ``x.backward()`` calls. ``reached``: names read in the
+    receivers and arguments of the ``.backward()`` calls in it or in functions nested in it.
+    ``function_calls``: calls there that may be ``torch.autograd.grad/backward`` (resolved by
+    the scope when asked; ``functions_resolved``: ``reached`` with their arguments' names).
+    """
+
+    receivers: set = field(default_factory=set)
+    reached: set = field(default_factory=set)
+    function_calls: list = field(default_factory=list)
+    functions_resolved: Optional[frozenset] = None
+
+
+NO_BACKWARD = BackwardCalls()
 
 
 def merge_alias_facts(*tables) -> dict:

@@ -102,7 +102,7 @@ class Summaries:
                         holds.get(target.value) != target.value
                         or annotation_kinds.get(target.value) in (TENSOR, NDARRAY)):
                     key = target.value  # ``arr -= m`` on an array or tensor writes it in place
-            parameter = holds.get(key)
+            parameter = holds.get(key.split("[", 1)[0] if key is not None else None)  # ``t[0]``: an item of t
             if parameter is not None:
                 written.add(names.index(parameter))
         return tuple(sorted(written))
