@@ -154,7 +154,7 @@ class GradProvenance:
         """The backward calls of the function being walked (of the module at top level), all
         found in one walk of the module the first time one is asked for."""
         if self._backward_calls is None:
-            self._backward_calls = _find_backward_calls(self.analysis.module)
+            self._backward_calls = find_backward_calls(self.analysis.module)
         analysis = self.analysis
         scope_node = analysis.function if analysis.function is not None else analysis.module
         return self._backward_calls.get(id(scope_node), NO_BACKWARD)
@@ -310,7 +310,7 @@ class GradProvenance:
         return self.analysis.inference.qualname(node, scope) in _INTEGER_DTYPES
 
 
-def _find_backward_calls(module: cst.Module) -> dict:
+def find_backward_calls(module: cst.Module) -> dict:
     """id(function or module) -> its BackwardCalls, in one walk of the module."""
     found: dict = {}
     stack = [(module, (module,))]
