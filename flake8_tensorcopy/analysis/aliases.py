@@ -90,8 +90,8 @@ class Alias(NamedTuple):
 def _closeness(written: str, side: str) -> int:
     """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1.
 
-    An unknown item (``batch[*]``) may be any item: it is as close to ``batch["img"]`` as itself;
-    two constant items (``batch["img"]``, ``batch["mask"]``) are different objects."""
+    An unknown item (``batch[*]``) may be any item: it is as close to ``batch['img']`` as itself;
+    two constant items (``batch['img']``, ``batch['mask']``) are different objects."""
     if written == side:
         return 3
     if part_of(written, side):
@@ -387,7 +387,7 @@ class AliasTracker:
         return self.fact_key(key) if key is not None else None
 
     def item_key(self, node: cst.Subscript) -> Optional[str]:
-        """``batch["img"]``, ``outs[0]`` or ``backup[*]`` for an item of a named container (not of
+        """``batch['img']``, ``outs[0]`` or ``backup[*]`` for an item of a named container (not of
         a tensor or an array: indexing those makes a view)."""
         container = dotted_name(node.value)
         if container is None or self.analysis.kind_of(node.value) in (TENSOR, NDARRAY):

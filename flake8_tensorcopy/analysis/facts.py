@@ -220,11 +220,11 @@ class AliasFact:
 
 
 def element_key(container: str, index: Optional[str] = None) -> str:
-    """The key of an item of a container: ``batch["img"]`` or ``outs[0]`` for a constant index,
+    """The key of an item of a container: ``batch['img']`` or ``outs[0]`` for a constant index,
     ``backup[*]`` (any item) for ``backup[name]``, an appended item, an unknown index.
 
     Keys are one space: a name (``w``), an attribute path (``self.w``), an item (``backup[*]``,
-    ``batch["img"]``); a key's parts follow ``.`` or ``[``. ``[*]`` may be any item."""
+    ``batch['img']``); a key's parts follow ``.`` or ``[``. ``[*]`` may be any item."""
     return f"{container}[{'*' if index is None else index}]"
 
 
