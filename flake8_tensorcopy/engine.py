@@ -285,7 +285,7 @@ def _lint_module(source, tree, rules, scanned, whole):
     _check_parsed_size(source)
     module = parse(source)
     analysis = Analysis(module, rules)
-    if "backward" not in features.called:
+    if features.called.isdisjoint(("backward", "grad")):
         analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
     reports = analysis.run()
     if not reports:

@@ -5,18 +5,23 @@ import libcst as cst
 import pytest
 
 from flake8_tensorcopy.analysis.conventions import snapshot_named
+from flake8_tensorcopy.analysis.facts import Made, Source, StateSnapshot
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
+from flake8_tensorcopy.rules.aliasing import RULES as ALIAS_RULES, deciding_operation
+
+RULE_OF = {made: rule.code for rule in ALIAS_RULES for made in rule.made_by}  # the code that claims a fact
 
 PRELUDE = "import copy\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nx = torch.ones(3)\n"
 
 
 def facts(body: str):
-    """{(alias, source, code, sides written)} holding after ``body`` runs."""
+    """{(alias, source, the code that claims it, sides written)} holding after ``body`` runs."""
     analysis = Analysis(cst.parse_module(PRELUDE + body), ALL_RULES)
     analysis.run()
     return {
-        (fact.alias_key, fact.source_key, fact.code, tuple(side for side, _node in fact.writes))
+        (fact.alias_key, fact.source_key, RULE_OF[deciding_operation(fact.operations)],
+         tuple(side for side, _node in fact.writes))
         for held in analysis.scope.aliases.values()
         for fact in held
     }
@@ -54,7 +59,9 @@ def test_alias_made_by(body, expected):
 @pytest.mark.parametrize(
     "body, expected",
     [
-        ("backup = {}\nbackup['w'] = x.detach()\n", {("backup[*]", "x", "TEN203", ())}),
+        ("backup = {}\nbackup['w'] = x.detach()\n", {("backup['w']", "x", "TEN203", ())}),
+        ("backup = {}\nfor k in 'ab':\n    backup[k] = x.detach()\n", {("backup[*]", "x", "TEN203", ())}),
+        ("outs = [x, x]\nouts[-1] = x.cpu()\n", {("outs[-1]", "x", "TEN205", ())}),
         ("kept = []\nkept.append(x.cpu())\nx.add_(1)\n", {("kept[*]", "x", "TEN205", ("source",))}),
         ("kept = []\nkept.append(x)\n", set()),  # a reference put in a list is how lists work
         ("kept = []\nkept.append(x.cpu())\nkept = []\n", set()),  # the container is rebound
@@ -209,3 +216,44 @@ def test_write_through_alias_of_a_blank_buffer_is_a_fill(lint):
 )
 def test_snapshot_names(name, expected):
     assert snapshot_named(name) is expected
+
+
+TYPED = """import torch
+from torch import nn
+
+
+class Trainer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = nn.Linear(2, 2)
+
+    def remember(self):
+        self.best = self.model.state_dict()
+
+    def restore(self):
+        self.model.load_state_dict(self.best)
+
+
+w = torch.randn(3)
+a = w.numpy()
+v = w.detach().view(-1)
+kept = {}
+kept["v"] = w[0]
+"""
+
+
+def test_facts_are_typed_values_not_positional_tuples():
+    """What the walk leaves is read by field name: alias facts with their operations and source,
+    state_dict snapshots of a class (a tuple read as ``origin[3]`` or ``snapshot[1]`` must not
+    come back)."""
+    analysis = Analysis(cst.parse_module(TYPED), ALL_RULES)
+    analysis.run()
+    held = {fact.alias_key: fact for facts in analysis.scope.aliases.values() for fact in facts}
+    assert {key: (fact.operations, fact.op, fact.source) for key, fact in held.items()} == {
+        "a": ((Made.NUMPY_VIEW,), "numpy()", Source(local=True)),
+        "v": ((Made.VIEW, Made.DETACH), "view()", Source(local=True)),
+        "kept['v']": ((Made.PARTIAL_VIEW,), "indexing", Source(local=True)),
+    }
+    (snapshot,) = analysis.scope.names["Trainer"].origin.facts.state_snapshots.values()
+    assert type(snapshot) is StateSnapshot
+    assert (snapshot.model_path, snapshot.op) == (".model", "state_dict()")

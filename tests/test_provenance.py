@@ -4,6 +4,7 @@ it a leaf? (Module-level code, so the answers are the module scope's bindings.)"
 import libcst as cst
 import pytest
 
+from flake8_tensorcopy.analysis.provenance import find_backward_calls
 from flake8_tensorcopy.analysis.scope import LEAF, MIXED, NON_LEAF, RETAINED
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
@@ -206,3 +207,32 @@ def test_isinstance_of_a_layer_class_makes_a_module(lint):
         "    return kept\n"
     )
     assert lint(source) == [(7, "TEN103")]
+
+
+BACKWARDS = """import torch
+
+
+def outer(x, y, z):
+    def inner():
+        y.backward()
+    loss = x * 2
+    loss.backward()
+    torch.autograd.grad(z, [x])
+"""
+
+
+def test_backward_calls_are_one_fact_per_function_from_one_walk():
+    """Grad evidence reads a function's own receivers; TEN306 reads every name backward runs
+    through, nested functions included, and the autograd calls resolved by the scope."""
+    module = cst.parse_module(BACKWARDS)
+    found = find_backward_calls(module)
+    outer = module.body[1]
+    inner = outer.body.body[0]
+    assert found[id(outer)].receivers == {"loss"} and found[id(inner)].receivers == {"y"}
+    assert found[id(outer)].reached == {"loss", "y"} and found[id(module)].reached == {"loss", "y"}
+    assert [module.code_for_node(call.func) for call in found[id(outer)].function_calls] == ["torch.autograd.grad"]
+    analysis = Analysis(module, ALL_RULES)
+    analysis.run()  # binds the module's imports
+    analysis._function = outer  # the query answers for the function being walked
+    assert analysis.provenance.under_backward() == {"loss", "y", "z", "x"}
+    assert analysis.provenance.backward_receivers() == {"loss"}

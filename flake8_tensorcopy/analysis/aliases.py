@@ -6,15 +6,16 @@ they follow the walk: rebinding either side ends a fact, ``if``/``try`` branches
 holds if it may hold), loop bodies are walked again while facts are live (a write in a later
 iteration is seen). A fact becomes a finding when one side is written in place and the
 other side is observed afterwards: read later, or outliving the function (a parameter, an
-attribute, a global, a value stored away, a name spelled like a snapshot). The TEN2xx rules
-only word the finding; the facts are here.
+attribute, a global, a value stored away, or only a name of the function). Each fact records
+the operations that made it (``Made``) and what was known of its source; the rules that
+subscribe to the "sharing" event decide which observations are hazards and word them.
 """
 
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import snapshot_named, training_call
+from flake8_tensorcopy.analysis.conventions import training_call
 from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     AliasFact,
@@ -22,15 +23,20 @@ from flake8_tensorcopy.analysis.facts import (
     Function,
     Holder,
     LikeBuffer,
+    Made,
+    Operations,
     Optimizer,
-    PARAMETERS,
     ParameterOf,
     SharingObserved,
+    Source,
     WriteContext,
+    any_item,
     element_key,
+    is_parameter_item,
     part_of,
+    result_is_array,
 )
-from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
+from flake8_tensorcopy.analysis.scope import LIST, NDARRAY, STATE_DICT, TENSOR, TENSOR_SEQ, Scope, dotted_name
 from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
 from flake8_tensorcopy.data import (
@@ -40,15 +46,6 @@ from flake8_tensorcopy.data import (
     VIEW_METHODS,
 )
 
-NUMPY_VIEW = "TEN201"
-FROM_NUMPY = "TEN202"
-DETACH = "TEN203"
-VIEW = "TEN204"
-MOVE = "TEN205"
-ASSIGNMENT = "TEN206"
-SHALLOW_COPY = "TEN207"
-STATE_DICT_SNAPSHOT = "TEN208"
-
 # Methods returning the very same tensor when nothing changes (device, dtype, layout).
 # (Integer and bool casts are left out: they are mostly used to turn floats into indices or
 # masks, which always copies.)
@@ -57,10 +54,8 @@ MOVE_METHODS = frozenset(
 )
 SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
 SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
-# The operations that make a view of part of a tensor (the others view all of it).
-PARTIAL_VIEW_OPS = frozenset({"indexing", "narrow()", "select()", "diagonal()", "unfold()", "as_strided()"}) | frozenset(
-    method + "()" for method in SEQUENCE_VIEW_METHODS
-)
+# The view methods that make a view of part of a tensor (the others view all of it).
+PARTIAL_VIEW_METHODS = frozenset({"narrow", "select", "diagonal", "unfold", "as_strided"}) | SEQUENCE_VIEW_METHODS
 
 # Blank buffers (constant or uninitialised content): filling one through a view is what it
 # is for, so writes through its aliases are not observations of anything it held before.
@@ -70,8 +65,33 @@ BLANK_BUFFERS = frozenset(
 ) | frozenset("numpy." + name for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
                                            "empty_like", "full_like"))
 
+
+class Step(NamedTuple):
+    """One operation returning memory of ``inner``: ``operations`` (several for a call of a
+    function of the file whose summary says so), spelled ``op``."""
+
+    operations: Operations
+    op: str
+    inner: cst.BaseExpression
+
+
+class Alias(NamedTuple):
+    """What an expression aliases: the named ``source``, by the chain ``operations``, the outermost spelled ``op``."""
+
+    operations: Operations
+    op: str
+    source: str
+
+    @property
+    def made(self) -> Made:
+        return self.operations[0]
+
+
 def _closeness(written: str, side: str) -> int:
-    """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1."""
+    """How directly writing ``written`` writes ``side``: itself 3, a part of it 2, its container 1.
+
+    An unknown item (``batch[*]``) may be any item: it is as close to ``batch['img']`` as itself;
+    two constant items (``batch['img']``, ``batch['mask']``) are different objects."""
     if written == side:
         return 3
     if part_of(written, side):
@@ -79,7 +99,45 @@ def _closeness(written: str, side: str) -> int:
     if part_of(side, written):
         # reading a list reads its items (``torch.stack(saved)``); reading ``self`` is not reading ``self.x``
         return 2 if side[len(written)] == "[" else 1
+    if "[*]" in written or "[*]" in side:
+        written_any, side_any = any_item(written), any_item(side)
+        if written_any != written or side_any != side:
+            return _closeness(written_any, side_any)
     return 0
+
+
+def constant_index(node: cst.Subscript) -> Optional[str]:
+    """The index of ``batch["img"]`` or ``outs[-1]`` as a key spells it (``'img'``, ``-1``);
+    None for any other index (a name, a slice, several)."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    value = node.slice[0].slice.value
+    if type(value) is cst.SimpleString:
+        text = value.evaluated_value
+        return f"'{text}'" if type(text) is str and not set(text) & set("'\"[].\\") else None
+    sign = ""
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+        sign, value = "-", value.expression
+    return sign + value.value if type(value) is cst.Integer and value.value.isdigit() else None
+
+
+def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def _may_return_itself(method: str, call: cst.Call) -> bool:
+    """Whether a move method may hand back its receiver: not ``.type()`` without arguments (a
+    string), not ``.to(..., copy=True)`` (always a copy)."""
+    if method == "type":
+        return bool(call.args)
+    if method == "to":
+        copy = _keyword(call, "copy")
+        if copy is not None:
+            return type(copy.value) is cst.Name and copy.value.value == "False"
+    return True
 
 
 def _is_basic_index(node: cst.Subscript) -> bool:
@@ -96,37 +154,41 @@ def _is_basic_index(node: cst.Subscript) -> bool:
     return True
 
 
+_CONTAINERS = frozenset({LIST, TENSOR_SEQ})  # kinds whose items are not views of them
+
+
 class AliasTracker:
     """Makes, updates and reports alias facts for the walk in ``analysis``."""
 
     def related_by_alias(self, first: cst.BaseExpression, second: cst.BaseExpression) -> Optional[str]:
-        """The operation by which one expression aliases the other, if the facts say so.
+        """The operation by which one expression shares memory with the other as a different
+        object, if the facts say so.
 
         Either one is an alias-making expression of the other (``x.detach()`` and ``x``), or
-        both are names bound by a live alias fact.
+        both are names bound by a live alias fact (not a plain assignment: ``a = b`` is ``b``).
         """
         for made, other in ((first, second), (second, first)):
-            description = self.describe(made)
-            if description is not None and description[2] == dotted_name(other):
-                return description[1]
+            alias = self.describe(made)
+            if alias is not None and alias.source == dotted_name(other):
+                return alias.op
         first_key, second_key = dotted_name(first), dotted_name(second)
         if first_key is None or second_key is None:
             return None
         frame = self.analysis.scope.frame
         for alias_key, source_key in ((first_key, second_key), (second_key, first_key)):
             for fact in frame.aliases.get(alias_key, ()):
-                if fact.source_key == source_key and fact.code != ASSIGNMENT:  # ``a = b; a is b`` is True
+                if fact.source_key == source_key and fact.made is not Made.ASSIGNMENT:
                     return fact.op
         return None
 
-    def __init__(self, analysis, rules_by_code):
+    def __init__(self, analysis, sharing_rules):
         self.analysis = analysis
-        self.rules_by_code = rules_by_code
+        self.sharing_rules = sharing_rules  # the rules subscribed to the "sharing" event
         self.summaries = Summaries(analysis, self)
 
     # ----- what an expression aliases ----------------------------------------------------
-    def step(self, node: cst.BaseExpression) -> Optional[Tuple[str, str, cst.BaseExpression]]:
-        """(code, operation, inner expression) when ``node`` returns memory of ``inner``."""
+    def step(self, node: cst.BaseExpression) -> Optional[Step]:
+        """The operation when ``node`` returns memory of an inner expression."""
         node_type = type(node)
         if node_type is cst.Call:
             returned = self._returned_by_call(node)
@@ -136,91 +198,80 @@ class AliasTracker:
             if type(func) is cst.Attribute:
                 method = func.attr.value
                 if method == "numpy" and all(arg.keyword is not None for arg in node.args):
-                    return NUMPY_VIEW, "numpy()", func.value
+                    return Step((Made.NUMPY_VIEW,), "numpy()", func.value)
                 if method == "detach" and not node.args:
-                    return DETACH, "detach()", func.value
+                    return Step((Made.DETACH,), "detach()", func.value)
                 if method in SINGLE_VIEW_METHODS:
-                    return VIEW, method + "()", func.value
-                if method in MOVE_METHODS and self._may_be_no_op(method, node):
-                    return MOVE, method + "()", func.value
+                    made = Made.PARTIAL_VIEW if method in PARTIAL_VIEW_METHODS else Made.VIEW
+                    return Step((made,), method + "()", func.value)
+                if method in MOVE_METHODS and _may_return_itself(method, node):
+                    made = Made.TRANSFER if _keyword(node, "non_blocking") is not None else Made.MOVE
+                    return Step((made,), method + "()", func.value)
                 if method == "copy" and not node.args and self.analysis.kind_of(func.value) == STATE_DICT:
-                    return STATE_DICT_SNAPSHOT, "state_dict().copy()", func.value
+                    return Step((Made.STATE_DICT,), "state_dict().copy()", func.value)
             if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
                 return None
             qualname = self.analysis.qualname(func)
             argument = node.args[0].value
             if qualname == "numpy.asarray":
-                return NUMPY_VIEW, "np.asarray()", argument
+                return Step((Made.NUMPY_VIEW,), "np.asarray()", argument)
             if qualname == "torch.from_numpy":
-                return FROM_NUMPY, "torch.from_numpy()", argument
+                return Step((Made.FROM_NUMPY,), "torch.from_numpy()", argument)
             if qualname in ("torch.as_tensor", "torch.asarray"):
                 kind = self.analysis.kind_of(argument)
                 if kind == NDARRAY:
-                    return FROM_NUMPY, qualname + "()", argument
-                return MOVE, qualname + "()", argument
+                    return Step((Made.FROM_NUMPY,), qualname + "()", argument)
+                return Step((Made.MOVE,), qualname + "()", argument)
             if qualname == "copy.copy":
-                return SHALLOW_COPY, "copy.copy()", argument
+                return Step((Made.SHALLOW_COPY,), "copy.copy()", argument)
             if qualname in ("dict", "collections.OrderedDict") or (
                 type(func) is cst.Name and func.value in ("dict", "OrderedDict") and self.analysis.lookup(func.value) is None
             ):
                 if self.analysis.kind_of(argument) == STATE_DICT:
-                    return STATE_DICT_SNAPSHOT, "dict(state_dict())", argument
+                    return Step((Made.STATE_DICT,), "dict(state_dict())", argument)
             return None
         if node_type is cst.Attribute:
             attr = node.attr.value
             if attr == "data":
-                return DETACH, ".data", node.value
+                return Step((Made.DETACH,), ".data", node.value)
             if attr in VIEW_ATTRIBUTES:
-                return VIEW, "." + attr, node.value
+                return Step((Made.VIEW,), "." + attr, node.value)
             return None
         if node_type is cst.Subscript and _is_basic_index(node):
-            return VIEW, "indexing", node.value
+            return Step((Made.PARTIAL_VIEW,), "indexing", node.value)
         return None
 
-    def _may_be_no_op(self, method: str, call: cst.Call) -> bool:
-        if any(arg.keyword is not None and arg.keyword.value == "non_blocking" for arg in call.args):
-            return False  # a transfer between host and device (TEN401/TEN402 watch its timing)
-        if method == "type":
-            return bool(call.args)
-        if method == "to":
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == "copy":
-                    return type(arg.value) is cst.Name and arg.value.value == "False"
-        return True
-
-    def describe(self, value: cst.BaseExpression):
-        """(code, operation, source key) when ``value`` aliases a named tensor or array."""
+    def steps(self, value: cst.BaseExpression) -> Tuple[list, cst.BaseExpression]:
+        """(the alias-making steps around ``value``, outermost first; the innermost expression):
+        ``[detach(), view()]`` and ``w`` for ``w.view(-1).detach()``."""
         steps = []
         node = value
         while True:
             step = self.step(node)
             if step is None:
-                break
+                return steps, node
             steps.append(step)
-            node = step[2]
+            node = step.inner
+
+    def describe(self, value: cst.BaseExpression) -> Optional[Alias]:
+        """What ``value`` aliases, when it is memory of a named tensor or array."""
+        steps, node = self.steps(value)
         state_dict = self._state_dict_source(node)
         if state_dict is not None:
-            return STATE_DICT_SNAPSHOT, "state_dict()", state_dict
+            return Alias((Made.STATE_DICT,), "state_dict()", state_dict)
         if not steps:
             return None
         key = dotted_name(node)
         if key is None:
             return None
-        codes = [step[0] for step in steps]
+        operations = sum((step.operations for step in steps), ())
         kind = self.analysis.kind_of(node)
-        if FROM_NUMPY in codes:
+        if Made.FROM_NUMPY in operations:
             if kind != NDARRAY:
                 return None
-        elif kind != TENSOR and not any(step[1] == "detach()" for step in steps):
+        elif kind != TENSOR and not any(step.op == "detach()" for step in steps):
             return None  # only detach() proves a tensor by itself (``.data`` does not)
-        return self.code_of(codes), steps[0][1], key
-
-    @staticmethod
-    def code_of(codes) -> str:
-        """The code of an alias made by a chain of operations (outermost first)."""
-        if FROM_NUMPY in codes:
-            return FROM_NUMPY
-        return NUMPY_VIEW if NUMPY_VIEW in codes else codes[0]
+        return Alias(operations, steps[0].op, key)
 
     def _callee(self, call: cst.Call):
         """(function node, receiver expression or None) for a call to a function or an own
@@ -258,13 +309,13 @@ class AliasTracker:
         of a known tensor or array argument (the array for a ``numpy()`` alias)."""
         if self._returned_by_call(call) is None:
             return None
-        description = self.describe(call)
-        if description is None or description[0] == STATE_DICT_SNAPSHOT:
+        alias = self.describe(call)
+        if alias is None or alias.made is Made.STATE_DICT:
             return None
-        return NDARRAY if description[0] == NUMPY_VIEW else TENSOR
+        return NDARRAY if result_is_array(alias.operations) else TENSOR
 
-    def _returned_by_call(self, call: cst.Call):
-        """(code, operation, argument) when a same-module callee may return memory of an argument."""
+    def _returned_by_call(self, call: cst.Call) -> Optional[Step]:
+        """The step when a same-module callee may return memory of an argument."""
         function, receiver = self._callee(call)
         if function is None:
             return None
@@ -274,9 +325,9 @@ class AliasTracker:
                 continue
             for attr in filter(None, returned.path.split(".")):
                 argument = cst.Attribute(value=argument, attr=cst.Name(attr))
-            if returned.code is None:
-                return ASSIGNMENT, f"{function.name.value}() returning its argument", argument
-            return returned.code, returned.op, argument
+            if returned.op is None:
+                return Step((Made.ASSIGNMENT,), f"{function.name.value}() returning its argument", argument)
+            return Step(returned.operations, returned.op, argument)
         return None
 
     def _state_dict_source(self, node: cst.BaseExpression) -> Optional[str]:
@@ -295,9 +346,9 @@ class AliasTracker:
                 inner = node.value
                 while True:
                     step = self.step(inner)
-                    if step is None or step[0] not in (DETACH, MOVE):
+                    if step is None or step.operations not in ((Made.DETACH,), (Made.MOVE,)):
                         break
-                    inner = step[2]
+                    inner = step.inner
                 if type(value_name) is cst.Name and type(inner) is cst.Name and inner.value == value_name.value:
                     return self._state_dict_source(loop.iter.func.value)
             return None
@@ -311,23 +362,37 @@ class AliasTracker:
         return None
 
     def root(self, node: cst.BaseExpression) -> cst.BaseExpression:
-        """The expression whose memory ``node`` is: ``w`` for ``w.detach().view(-1)[0]``."""
+        """The expression whose memory ``node`` is: ``w`` for ``w.detach().view(-1)[0]``, ``outs[0]``
+        for ``outs[0].view(-1)`` of a list (an item is not a view of its container)."""
         while True:
             if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in INPLACE_METHODS:
                 node = node.func.value  # ``t.sub_(m).div_(s)``: in-place methods return their receiver
                 continue
+            if type(node) is cst.Subscript and self.analysis.kind_of(node.value) in _CONTAINERS:
+                return node
             step = self.step(node)
             if step is None:
                 return node
-            node = step[2]
+            node = step.inner
 
     def root_key(self, node: cst.BaseExpression) -> Optional[str]:
         return self.key_of(self.root(node))
 
     def key_of(self, node: cst.BaseExpression) -> Optional[str]:
-        """The key of what ``node`` names (see ``fact_key``)."""
+        """The key of what ``node`` names (see ``fact_key``), an item of a container included (not
+        of a state_dict: its values are the model's parameters, written as such)."""
+        if type(node) is cst.Subscript:
+            return self.item_key(node) if self.analysis.kind_of(node.value) != STATE_DICT else None
         key = dotted_name(node)
         return self.fact_key(key) if key is not None else None
+
+    def item_key(self, node: cst.Subscript) -> Optional[str]:
+        """``batch['img']``, ``outs[0]`` or ``backup[*]`` for an item of a named container (not of
+        a tensor or an array: indexing those makes a view)."""
+        container = dotted_name(node.value)
+        if container is None or self.analysis.kind_of(node.value) in (TENSOR, NDARRAY):
+            return None
+        return element_key(container, constant_index(node))
 
     def fact_key(self, key: str) -> str:
         """The key facts use for a dotted path: itself, or for a loop variable over a model's
@@ -344,21 +409,21 @@ class AliasTracker:
         ``stored``, ``value`` was put in the container item ``alias_key`` (a reference to a
         tensor put in a dict is how containers work: only an alias made on the way counts)."""
         frame = self.analysis.scope.frame
-        description = self.describe(value)
-        if description is None:
+        alias = self.describe(value)
+        if alias is None:
             if stored or type(value) not in (cst.Name, cst.Attribute) or self.analysis.kind_of(value) != TENSOR:
                 return
             source_key = self.key_of(value)
             if source_key is None:
                 return
-            description = (ASSIGNMENT, "assignment", source_key)
-        code, op, source_name = description
-        source_key = self.fact_key(source_name)
+            alias = Alias((Made.ASSIGNMENT,), "assignment", source_key)
+        source_key = self.fact_key(alias.source)
         if alias_key == source_key or part_of(source_key, alias_key):
             return
-        if part_of(alias_key, source_key) and code != STATE_DICT_SNAPSHOT:
+        if part_of(alias_key, source_key) and alias.made is not Made.STATE_DICT:
             return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
-        fact = AliasFact(code, alias_key, source_key, op, value, self._fills(code, source_key), source_name=source_name)
+        fact = AliasFact(alias.operations, alias_key, source_key, alias.op, value, self._source(source_key),
+                         source_name=alias.source)
         frame.aliases[alias_key] = frame.aliases.get(alias_key, ()) + (fact,)
 
     def made_sequence(self, targets, value: cst.BaseExpression) -> None:
@@ -377,23 +442,20 @@ class AliasTracker:
         for element in targets.elements:
             key = dotted_name(element.value)
             if key is not None and not _closeness(key, source_key):
-                fact = AliasFact(VIEW, key, source_key, value.func.attr.value + "()", value,
-                                 self._fills(VIEW, source_key))
+                fact = AliasFact((Made.PARTIAL_VIEW,), key, source_key, value.func.attr.value + "()", value,
+                                 self._source(source_key))
                 frame.aliases[key] = frame.aliases.get(key, ()) + (fact,)
 
-    def _fills(self, code: str, source_key: str) -> bool:
-        """Whether writing through an alias of ``source_key`` fills a buffer of our own.
-
-        Blank allocations (``torch.zeros``) are made to be filled, also one this function just
-        put on an attribute (``self.buf = torch.empty(n); self.buf.numpy()[:] = ...``); a view of
-        any local is the ordinary way to fill part of it (``out = buf.narrow(...); out -= ...``).
-        """
+    def _source(self, source_key: str) -> Source:
+        """What the function knows of the source of an alias it makes: a local of its own, a
+        blank allocation (also one it just put on an attribute: ``self.buf = torch.empty(n)``)."""
+        frame = self.analysis.scope.frame
         if "." in source_key:
-            return source_key in self.analysis.scope.frame.blank_attributes
-        binding = self.analysis.scope.frame.names.get(source_key)
+            return Source(blank=source_key in frame.blank_attributes)
+        binding = frame.names.get(source_key)
         if binding is None or binding.origin == PARAMETER:
-            return False
-        return code == VIEW or type(binding.origin) in (BlankBuffer, LikeBuffer)
+            return Source()
+        return Source(local=True, blank=type(binding.origin) in (BlankBuffer, LikeBuffer))
 
     def _outlives(self, key: str, frame: Scope) -> Optional[Holder]:
         """Who still holds the object ``key`` names when the function returns, if anyone."""
@@ -418,12 +480,12 @@ class AliasTracker:
         if not training and key not in frame.aliases:
             self.written_directly(key)
         shared = set() if training else {
-            fact.source_key for fact in frame.aliases.get(key, ()) if fact.op not in PARTIAL_VIEW_OPS
+            fact.source_key for fact in frame.aliases.get(key, ()) if fact.made is not Made.PARTIAL_VIEW
         }
         for alias_key, facts in list(frame.aliases.items()):
             updated = []
             for fact in facts:
-                if training and fact.code != STATE_DICT_SNAPSHOT:
+                if training and fact.made is not Made.STATE_DICT:
                     updated.append(fact)
                     continue
                 to_alias = _closeness(key, alias_key)
@@ -476,13 +538,10 @@ class AliasTracker:
     def _alias_outlives(self, fact: AliasFact, frame: Scope) -> Optional[Holder]:
         if "." in fact.alias_key:
             return self._outlives(fact.alias_key, frame)
-        if fact.escaped and fact.code != VIEW:  # a stored view is a window onto its base
-            return Holder.STORED
-        if snapshot_named(fact.alias_key) and not frame.writes_params_on_purpose:
-            return Holder.SNAPSHOT_NAME
-        return None
+        return Holder.STORED if fact.escaped else Holder.LOCAL
 
-    def _context(self, fact: AliasFact, write: cst.CSTNode) -> WriteContext:
+    def _context(self, fact: AliasFact, write: cst.CSTNode, other_call: bool = False,
+                 container_written: bool = False) -> WriteContext:
         """What the function says about a write of ``fact``'s sides (the rules weigh it)."""
         analysis = self.analysis
         frame = analysis.scope.frame
@@ -495,6 +554,8 @@ class AliasTracker:
             source_returned=parameter and source.split(".", 1)[0] in analysis.returned_names(),
             on_purpose=frame.writes_params_on_purpose,
             undone=analysis.undone(write),
+            other_call=other_call,
+            container_written=container_written,
         )
 
     def written_directly(self, key: str) -> None:
@@ -506,8 +567,7 @@ class AliasTracker:
         return binding is not None and binding.origin == PARAMETER
 
     def _observed(self, event: SharingObserved) -> None:
-        rule = self.rules_by_code.get(event.fact.code)
-        if rule is not None:  # not selected: the fact still serves others (TEN304)
+        for rule in self.sharing_rules:
             rule.check_sharing(event, self.analysis)
 
     # ----- writes ------------------------------------------------------------------------
@@ -577,29 +637,27 @@ class AliasTracker:
                     yield key, True
 
     def stored_on_self(self, key: str, value: cst.BaseExpression, class_facts) -> None:
-        """``value``, stored on the receiver under ``key``, outlives the call; it is reported
-        when its source is written in place by another call: a tensor attribute that a method
-        of the class writes, or a model parameter (a loop over ``.parameters()``) while this
-        module runs a training step. (A stored view is a window onto its base; state dicts
-        have their own evidence; a container whose items the class writes holds references.)"""
-        description = self.describe(value)
-        if description is None or description[0] in (VIEW, STATE_DICT_SNAPSHOT, ASSIGNMENT):
+        """``value``, stored on the receiver under ``key``, outlives the call: an observation when
+        its source is written in place by another call: a tensor attribute that a method of the
+        class writes, or a model parameter (a loop over ``.parameters()``) while this module runs
+        a training step."""
+        alias = self.describe(value)
+        if alias is None:
             return
-        code, op, source_name = description
-        source_key = self.fact_key(source_name)
+        source_key = self.fact_key(alias.source)
         receiver, _dot, attr = source_key.partition(".")
         holder, _dot, path = key.partition(".")
-        if source_key.endswith(element_key(PARAMETERS)):
-            if path.split("[", 1)[0] in class_facts.written_items:
-                return
+        if is_parameter_item(source_key):
             write = self.analysis.training_step()
         elif receiver == holder and attr:
             write = class_facts.written_attributes.get(attr)
         else:
             return
         if write is not None:
-            fact = AliasFact(code, key, source_key, op, value, False, source_name=source_name)
-            self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=self._context(fact, write)))
+            fact = AliasFact(alias.operations, key, source_key, alias.op, value, source_name=alias.source)
+            context = self._context(fact, write, other_call=True,
+                                    container_written=path.split("[", 1)[0] in class_facts.written_items)
+            self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=context))
 
     def _optimizer_owner(self, receiver: cst.BaseExpression) -> Optional[str]:
         """The key of the model whose parameters the optimizer ``receiver`` was built from:
@@ -625,10 +683,9 @@ class AliasTracker:
             return
         snapshot = analysis.state_snapshot(loaded.attr.value)
         receiver = loaded.value.value
-        if snapshot is None or receiver + snapshot[1] != model_key:
+        if snapshot is None or receiver + snapshot.model_path != model_key:
             return
-        value, _path, op = snapshot
-        fact = AliasFact(STATE_DICT_SNAPSHOT, dotted_name(loaded), model_key, op, value, False)
+        fact = AliasFact((Made.STATE_DICT,), dotted_name(loaded), model_key, snapshot.op, snapshot.value)
         self._observed(SharingObserved(fact, call, fact.alias_key, read=call, holder=Holder.LOADED_BACK,
                                        context=self._context(fact, call)))
 

@@ -46,12 +46,12 @@ class Conventions:
     """The tables in force. Each entry has a flagged and a clean case in tests/test_conventions.py,
     and a flagged and a clean line in fixtures/ (a test checks both)."""
 
-    # A name that says it keeps an earlier value: observed by intent (TEN2xx).
+    # A name that says it keeps an earlier value: an alias kept under it is observed by intent.
     SNAPSHOT_NAMES = ("orig", "original", "old", "prev", "previous", "init", "initial", "best", "backup",
                       "copy", "saved", "snapshot")
-    # A call that trains the model it is given: it writes its parameters (TEN208).
+    # A call that trains the model it is given: it writes its parameters (state_dict snapshots follow).
     TRAINING_CALLS = ("train", "training", "fit")
-    # A value or call that is a loss: kept across iterations it keeps a graph (TEN306).
+    # A value or call that is a loss: kept across iterations it keeps its graph alive.
     LOSS_NAMES = ("loss",)
     # A function whose name or parameter says it writes its arguments in place; a trailing
     # ``_`` (PyTorch's own suffix for in-place methods) says so too.

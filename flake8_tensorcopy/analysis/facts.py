@@ -9,6 +9,7 @@ containers (``backup[*]``).
 """
 
 import enum
+import re
 from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple
 
@@ -21,8 +22,8 @@ class ClassFacts:
 
     stores_graph_tensor: bool = False  # a method stores a grad-requiring non-leaf on self
     methods: dict = field(default_factory=dict)  # name -> FunctionDef of its instance methods
-    # attribute -> (the expression, the model's path under self, the operation) for each
-    # ``self.best = self.model.state_dict()`` made in any method: a snapshot kept across calls
+    # attribute -> StateSnapshot for each ``self.best = self.model.state_dict()`` made in any
+    # method: a snapshot kept across calls
     state_snapshots: dict = field(default_factory=dict)
     # attribute -> the first node, in a method other than ``__init__``, writing ``self.attr``
     # (a tensor or array) in place: what aliases of it stored on self will follow
@@ -31,6 +32,16 @@ class ClassFacts:
     # what is stored in them is meant to be written through
     written_items: set = field(default_factory=set)
     attributes: Optional[dict] = None  # what ``self.x`` holds across the methods (name -> Binding)
+
+
+@dataclass(frozen=True)
+class StateSnapshot:
+    """``self.best = self.model.state_dict()`` in a method: the expression ``value``, the model's
+    path under the receiver (``.model``) and the operation as the code spells it."""
+
+    value: cst.BaseExpression
+    model_path: str
+    op: str
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,11 @@ class ParameterOf:
 PARAMETERS = ".parameters()"
 
 
+def is_parameter_item(key: str) -> bool:
+    """Whether ``key`` is a parameter of a model (``model.parameters()[*]``)."""
+    return key.endswith(element_key(PARAMETERS))
+
+
 def merge_origins(first, second):
     """The origin that holds after two paths meet: the same one, or none (an instance whose
     forward ran on one path may have run)."""
@@ -124,24 +140,67 @@ def merge_origins(first, second):
 Write = Tuple[str, cst.CSTNode]  # ("alias" or "source", the node that wrote that side in place)
 
 
-@dataclass(frozen=True, eq=False)
-class AliasFact:
-    """``alias_key`` shares storage with ``source_key`` since ``node`` (made by ``op``, reported as ``code``).
+class Made(enum.Enum):
+    """The operation that makes one value share storage with another."""
 
-    ``writes``: the in-place writes seen so far, in order. ``fills_source``: writes through the
-    alias fill a buffer of this function on purpose (a blank allocation, or a local viewed), so
-    they do not make the source's reads findings. ``escaped``: stored where it outlives the call.
+    NUMPY_VIEW = "an ndarray over a tensor's memory"  # ``t.numpy()``, ``np.asarray(t)``
+    FROM_NUMPY = "a tensor over an ndarray's memory"  # ``torch.from_numpy(a)``, ``torch.as_tensor(a)``
+    DETACH = "detached"  # ``t.detach()``, ``t.data``
+    VIEW = "a view of the whole"  # ``t.view(-1)``, ``t.T``
+    PARTIAL_VIEW = "a view of a part"  # ``t[0]``, ``t.narrow(...)``, the items of ``t.chunk(2)``
+    MOVE = "a move that may do nothing"  # ``t.cpu()``, ``t.float()``, ``torch.as_tensor(t)``
+    TRANSFER = "an asynchronous move"  # ``t.cuda(non_blocking=True)``: a move that may do nothing, too
+    ASSIGNMENT = "the same object"  # ``y = x``, a function returning its argument
+    SHALLOW_COPY = "a shallow copy"  # ``copy.copy(t)``
+    STATE_DICT = "the live parameters"  # ``model.state_dict()`` and dict copies of it
+
+
+Operations = Tuple[Made, ...]  # the operations of a chain, outermost first
+
+
+def result_is_array(operations: Operations) -> bool:
+    """Whether a chain ends on the numpy side (``t.detach().numpy()``, not ``torch.from_numpy(t.numpy())``)."""
+    return Made.NUMPY_VIEW in operations and Made.FROM_NUMPY not in operations
+
+
+@dataclass(frozen=True)
+class Source:
+    """What the function knows about the value an alias was made of, when the alias is made.
+
+    ``local``: a name of this function that is not a parameter (made here). ``blank``: a blank
+    or ``*_like`` allocation (``torch.zeros``), or an attribute this function just set to one.
     """
 
-    code: str
+    local: bool = False
+    blank: bool = False
+
+
+UNKNOWN_SOURCE = Source()
+
+
+@dataclass(frozen=True, eq=False)
+class AliasFact:
+    """``alias_key`` shares storage with ``source_key`` since ``node``, made by the chain of
+    ``operations`` (outermost first; ``op`` spells the outermost as the code does).
+
+    ``writes``: the in-place writes seen so far, in order. ``source``: what was known of the
+    source then. ``escaped``: stored where it outlives the call.
+    """
+
+    operations: Operations
     alias_key: str
     source_key: str
     op: str
     node: cst.BaseExpression
-    fills_source: bool
+    source: Source = UNKNOWN_SOURCE
     escaped: bool = False
     writes: Tuple[Write, ...] = ()
     source_name: str = ""  # how the code names the source, where its key differs (``p``)
+
+    @property
+    def made(self) -> Made:
+        """The outermost operation (``VIEW`` for ``w.detach().view(-1)``)."""
+        return self.operations[0]
 
     def shown(self, key: str) -> str:
         """``key`` as a message names it."""
@@ -160,12 +219,21 @@ class AliasFact:
         return None
 
 
-def element_key(container: str) -> str:
-    """The key of any item of a container: ``backup[*]`` for ``backup[name]``, ``self.hist[*]``.
+def element_key(container: str, index: Optional[str] = None) -> str:
+    """The key of an item of a container: ``batch['img']`` or ``outs[0]`` for a constant index,
+    ``backup[*]`` (any item) for ``backup[name]``, an appended item, an unknown index.
 
-    Keys are one space: a name (``w``), an attribute path (``self.w``), an item (``backup[*]``);
-    a key's parts follow ``.`` or ``[``."""
-    return container + "[*]"
+    Keys are one space: a name (``w``), an attribute path (``self.w``), an item (``backup[*]``,
+    ``batch['img']``); a key's parts follow ``.`` or ``[``. ``[*]`` may be any item."""
+    return f"{container}[{'*' if index is None else index}]"
+
+
+_ANY_INDEX = re.compile(r"\[[^\]]*\]")
+
+
+def any_item(key: str) -> str:
+    """``key`` with every index made ``*``: what a key holding ``[*]`` may name."""
+    return _ANY_INDEX.sub("[*]", key)
 
 
 def part_of(key: str, whole: str) -> bool:
@@ -181,7 +249,7 @@ class Holder(enum.Enum):
     RECEIVER_ATTRIBUTE = "an attribute"  # ``self.x`` of a method, whatever the receiver's name
     GLOBAL = "a global"
     STORED = "stored away"  # into a container, an attribute, yielded
-    SNAPSHOT_NAME = "its name says it keeps an earlier value"
+    LOCAL = "a local name"  # only a name of the function (which may say it keeps an earlier value)
     LOADED_BACK = "loaded back into its source"  # ``self.model.load_state_dict(self.best)``
 
 
@@ -189,7 +257,8 @@ class Holder(enum.Enum):
 class SharingObserved:
     """The event the alias rules subscribe to: one side of ``fact`` was written in place at
     ``write`` and the other side, ``observed_key``, is observed: read at ``read`` (a node after
-    the write in program order, or before it in a later loop iteration), or held by ``holder``."""
+    the write in program order, or before it in a later loop iteration), or held by ``holder``
+    (``Holder.LOCAL``: by nothing but its own name)."""
 
     fact: AliasFact
     write: cst.CSTNode
@@ -213,7 +282,10 @@ class WriteContext:
     ``source_returned``: the function ends by returning the source's root. ``on_purpose``: its
     name or a parameter says it writes its arguments (``normalize_``, ``inplace=``).
     ``undone``: the written element is later set back to a value read from it (a perturbation
-    that the function restores, as finite differences do).
+    that the function restores, as finite differences do). ``other_call``: the alias is kept on
+    the receiver and the write happens in another call (a method of the class, a training step).
+    ``container_written``: it is kept in a container on the receiver whose items a method of the
+    class writes in place.
     """
 
     returned: bool = False
@@ -221,6 +293,8 @@ class WriteContext:
     source_returned: bool = False
     on_purpose: bool = False
     undone: bool = False
+    other_call: bool = False
+    container_written: bool = False
 
 
 NO_CONTEXT = WriteContext()
@@ -229,11 +303,11 @@ NO_CONTEXT = WriteContext()
 @dataclass(frozen=True)
 class ReturnedAlias:
     """A function returns memory of its parameter ``parameter`` (``path``: an attribute under it,
-    ``""`` for the parameter itself), made by ``code``/``op`` (``op`` None: returned as is)."""
+    ``""`` for the parameter itself), made by ``operations``/``op`` (``op`` None: returned as is)."""
 
     parameter: int
     path: str
-    code: str
+    operations: Operations
     op: Optional[str]
 
 
@@ -243,6 +317,25 @@ class FunctionSummary:
 
     returned_aliases: Tuple[ReturnedAlias, ...] = ()
     written_parameters: Tuple[int, ...] = ()
+
+
+@dataclass(eq=False)
+class BackwardCalls:
+    """What a function (or the module) runs backward through, found in one walk of the module.
+
+    ``receivers``: names ``x`` of its own ``x.backward()`` calls. ``reached``: names read in the
+    receivers and arguments of the ``.backward()`` calls in it or in functions nested in it.
+    ``function_calls``: calls there that may be ``torch.autograd.grad/backward`` (resolved by
+    the scope when asked; ``functions_resolved``: ``reached`` with their arguments' names).
+    """
+
+    receivers: set = field(default_factory=set)
+    reached: set = field(default_factory=set)
+    function_calls: list = field(default_factory=list)
+    functions_resolved: Optional[frozenset] = None
+
+
+NO_BACKWARD = BackwardCalls()
 
 
 def merge_alias_facts(*tables) -> dict:

@@ -16,7 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.analysis.conventions import loss_named, parameter_free_layer
-from flake8_tensorcopy.analysis.facts import Layer
+from flake8_tensorcopy.analysis.facts import NO_BACKWARD, BackwardCalls, Layer
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LEAF,
@@ -77,6 +77,8 @@ _FROM_DATA = frozenset({"torch.tensor", "torch.from_numpy", "torch.frombuffer"})
 _TENSOR_METHODS = METHODS_RETURNING_TENSOR | METHODS_RETURNING_TENSOR_SEQUENCE | METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "values"})
 _NONE = frozenset()
+# torch functions that run backward through their tensor arguments.
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
@@ -108,7 +110,7 @@ class GradProvenance:
 
     def __init__(self, analysis):
         self.analysis = analysis
-        self._backward_receivers = None  # id(function or module) -> names, found on first use
+        self._backward_calls = None  # id(function or module) -> BackwardCalls, found on first use
 
     def grad_of(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Grad:
         scope = scope if scope is not None else self.analysis.scope
@@ -145,28 +147,34 @@ class GradProvenance:
         return binding.grad
 
     def no_backward_calls(self) -> None:
-        """The file calls no ``backward()``: nothing to look for."""
-        self._backward_receivers = {}
+        """The file calls no ``backward()`` and no ``autograd.grad()``: nothing to look for."""
+        self._backward_calls = {}
+
+    def _backward_here(self) -> BackwardCalls:
+        """The backward calls of the function being walked (of the module at top level), all
+        found in one walk of the module the first time one is asked for."""
+        if self._backward_calls is None:
+            self._backward_calls = find_backward_calls(self.analysis.module)
+        analysis = self.analysis
+        scope_node = analysis.function if analysis.function is not None else analysis.module
+        return self._backward_calls.get(id(scope_node), NO_BACKWARD)
 
     def backward_receivers(self) -> frozenset:
         """Names ``x`` of the function being walked with ``x.backward()`` somewhere in it: that
-        proves ``x`` a graph output that requires grad (use evidence, wherever it comes). One
-        walk of the module finds them for every function."""
-        if self._backward_receivers is None:
-            self._backward_receivers = {}
-            stack = [(self.analysis.module, self.analysis.module)]
-            while stack:
-                node, owner = stack.pop()
-                if type(node) is cst.FunctionDef:
-                    owner = node
-                elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "backward":
-                    receiver = node.func.value
-                    if type(receiver) is cst.Name:
-                        self._backward_receivers.setdefault(id(owner), set()).add(receiver.value)
-                stack.extend((child, owner) for child in node.children)
-        analysis = self.analysis
-        scope_node = analysis.function if analysis.function is not None else analysis.module
-        return self._backward_receivers.get(id(scope_node), _NONE)
+        proves ``x`` a graph output that requires grad (use evidence, wherever it comes)."""
+        return self._backward_here().receivers
+
+    def under_backward(self) -> frozenset:
+        """Names read in what the function being walked (or a function nested in it) runs
+        backward through: the receivers and arguments of ``.backward()``, the arguments of
+        ``torch.autograd.grad/backward`` however imported."""
+        calls = self._backward_here()
+        if calls.functions_resolved is None:
+            qualname = self.analysis.qualname
+            calls.functions_resolved = frozenset(calls.reached.union(*(
+                _names_in(arg.value for arg in call.args)
+                for call in calls.function_calls if qualname(call.func) in BACKWARD_FUNCTIONS)))
+        return calls.functions_resolved
 
     def _attribute(self, node: cst.Attribute, scope: Scope) -> Grad:
         attr = node.attr.value
@@ -300,3 +308,39 @@ class GradProvenance:
         if type(node) is cst.Name and node.value in ("int", "bool") and scope.lookup(node.value) is None:
             return True
         return self.analysis.inference.qualname(node, scope) in _INTEGER_DTYPES
+
+
+def find_backward_calls(module: cst.Module) -> dict:
+    """id(function or module) -> its BackwardCalls, in one walk of the module."""
+    found: dict = {}
+    stack = [(module, (module,))]
+    while stack:
+        node, owners = stack.pop()
+        if type(node) is cst.FunctionDef:
+            owners += (node,)
+        elif type(node) is cst.Call:
+            func = node.func
+            if type(func) is cst.Attribute and func.attr.value == "backward":
+                innermost = found.setdefault(id(owners[-1]), BackwardCalls())
+                if type(func.value) is cst.Name:
+                    innermost.receivers.add(func.value.value)
+                names = set(_names_in([func.value] + [arg.value for arg in node.args]))
+                for owner in owners:
+                    found.setdefault(id(owner), BackwardCalls()).reached.update(names)
+            elif type(func) is cst.Name or (type(func) is cst.Attribute and func.attr.value == "grad"):
+                for owner in owners:
+                    found.setdefault(id(owner), BackwardCalls()).function_calls.append(node)
+        stack.extend((child, owners) for child in node.children)
+    return found
+
+
+def _names_in(nodes) -> set:
+    names = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            names.add(node.value)
+        else:
+            stack.extend(node.children)
+    return names

@@ -56,24 +56,16 @@ class Summaries:
     def _returned_alias(self, value: cst.BaseExpression, names: Sequence[str], rebound: set,
                         function_name: str) -> Optional[ReturnedAlias]:
         """The parameter (or attribute of one) whose memory ``return value`` hands back, if any."""
-        steps = []
-        node = value
-        while True:
-            step = self.tracker.step(node)
-            if step is None:
-                break
-            steps.append(step)
-            node = step[2]
+        steps, node = self.tracker.steps(value)
         key = dotted_name(node)
         if key is None:
             return None
         root, _dot, path = key.partition(".")
         if root not in names or root in rebound:
             return None
-        codes = [step[0] for step in steps]
-        code = self.tracker.code_of(codes) if codes else None
-        op = f"{steps[0][1]} in {function_name}()" if steps else None
-        return ReturnedAlias(names.index(root), path, code, op)
+        operations = sum((step.operations for step in steps), ())
+        op = f"{steps[0].op} in {function_name}()" if steps else None
+        return ReturnedAlias(names.index(root), path, operations, op)
 
     def _written_parameters(self, function: cst.FunctionDef, names: Sequence[str], statements) -> Tuple[int, ...]:
         """Indexes of the parameters written in place, directly or through a local alias."""
@@ -110,7 +102,7 @@ class Summaries:
                         holds.get(target.value) != target.value
                         or annotation_kinds.get(target.value) in (TENSOR, NDARRAY)):
                     key = target.value  # ``arr -= m`` on an array or tensor writes it in place
-            parameter = holds.get(key)
+            parameter = holds.get(key.split("[", 1)[0] if key is not None else None)  # ``t[0]``: an item of t
             if parameter is not None:
                 written.add(names.index(parameter))
         return tuple(sorted(written))

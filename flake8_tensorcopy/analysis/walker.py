@@ -20,12 +20,14 @@ from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     ClassFacts,
     Function,
+    Made,
     Layer,
     LikeBuffer,
     ModuleClass,
     ModuleInstance,
     Optimizer,
     ParameterOf,
+    StateSnapshot,
 )
 from flake8_tensorcopy.analysis.provenance import GradProvenance, combine
 from flake8_tensorcopy.analysis.scope import (
@@ -49,7 +51,7 @@ from flake8_tensorcopy.analysis.scope import (
     is_none,
     merge_grads,
 )
-from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, STATE_DICT_SNAPSHOT, AliasTracker
+from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import (
@@ -113,7 +115,7 @@ class Analysis:
         self.write_rules = [rule for rule in rules if "in-place write" in rule.events]
         self.binding_rules = [rule for rule in rules if rule.binds]
         self.rule_facts: Dict[str, dict] = {}  # a rule's own facts about this module, by code
-        self.aliases = AliasTracker(self, {rule.code: rule for rule in rules if "sharing" in rule.events})
+        self.aliases = AliasTracker(self, [rule for rule in rules if "sharing" in rule.events])
         self.provenance = GradProvenance(self)
         self.inference.provenance = self.provenance
         self._reports: Dict[tuple, Report] = {}
@@ -129,11 +131,9 @@ class Analysis:
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
         self._blocks: List[list] = []  # [statements, index] of the blocks open in that function
         self._loops: List[Loop] = []  # the loops around the point of the walk, innermost last
-        self._training_loops: Dict[int, bool] = {}
         self._returned: Dict[int, frozenset] = {}
         self._restored: Dict[int, frozenset] = {}
         self._training_step: Optional[tuple] = None
-        self._backward_names: Dict[int, frozenset] = {}
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -289,10 +289,10 @@ class Analysis:
                 if type(small) is cst.Assign and type(small.value) in (cst.Call, cst.DictComp):
                     for target in small.targets:
                         attr = _self_attribute(target.target, self_name)
-                        description = self.aliases.describe(small.value) if attr is not None else None
-                        if description is not None and description[0] == STATE_DICT_SNAPSHOT and (
-                                description[2].startswith(self_name + ".")):
-                            facts.state_snapshots[attr] = (small.value, description[2][len(self_name):], description[1])
+                        alias = self.aliases.describe(small.value) if attr is not None else None
+                        if alias is not None and alias.made is Made.STATE_DICT and (
+                                alias.source.startswith(self_name + ".")):
+                            facts.state_snapshots[attr] = StateSnapshot(small.value, alias.source[len(self_name):], alias.op)
                 if method.name.value == "__init__":
                     continue
                 for written, node in _written_in_place(small, self.aliases.root):
@@ -725,10 +725,12 @@ class Analysis:
             elif target_type is cst.Subscript:
                 self._visit_store_target(target)
                 self._offer_write(node, target, value)
-                container = dotted_name(target.value)
-                if container is not None and self.kind_of(target.value) not in (TENSOR, NDARRAY):
-                    aliases.made(element_key(container), value, stored=True)
-                    self._store_on_self(target.value, element_key(container), value)
+                item = aliases.item_key(target)
+                if item is not None:
+                    if not item.endswith("[*]"):
+                        self.scope.frame.forget(item)  # the item now holds another object
+                    aliases.made(item, value, stored=True)
+                    self._store_on_self(target.value, item, value)
                 written_key = _written_key(target.value)
                 if written_key is not None:
                     self.aliases.written_directly(written_key)
@@ -943,23 +945,6 @@ class Analysis:
         """The loops around the point of the walk in the function being walked, innermost last."""
         return self._loops
 
-    def loop_trains(self, loop: cst.CSTNode) -> bool:
-        """Whether a loop's body runs ``.backward()`` or ``.step()``: each iteration is a training step.
-
-        Collecting a forward pass's intermediate outputs in a loop is not that; they are the graph.
-        """
-        known = self._training_loops.get(id(loop))
-        if known is None:
-            known = False
-            stack = [loop.body]
-            while stack and not known:
-                node = stack.pop()
-                known = type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in (
-                    "backward", "step")
-                stack.extend(node.children)
-            self._training_loops[id(loop)] = known
-        return known
-
     def returned_names(self) -> frozenset:
         """Names the function returns as they are in its last statement (``return x`` or
         ``return x, y``): an updater handing back what it changed (an early guard does not count)."""
@@ -989,25 +974,6 @@ class Analysis:
         if restored is None:
             restored = self._restored[id(function)] = _restored_targets(function, self.source_of)
         return self.source_of(write) in restored
-
-    def graph_returned(self, name: str) -> bool:
-        """Whether the function returns something built from ``name`` as a tensor (its graph goes on
-        to the caller), not only as a number (``float(total)``, ``total.item()``)."""
-        function = self._function
-        if function is None:
-            return False
-        for small in small_statements(suite_statements(function.body)):
-            if type(small) is cst.Return and small.value is not None and name in _tensor_uses(small.value):
-                return True
-        return False
-
-    def backward_uses(self, name: str) -> bool:
-        """Whether the function being walked calls ``.backward()`` on something built from ``name``."""
-        scope_node = self._function if self._function is not None else self.module
-        names = self._backward_names.get(id(scope_node))
-        if names is None:
-            names = self._backward_names[id(scope_node)] = _names_under_backward(scope_node, self.qualname)
-        return name in names
 
     def _track_grad_toggles(self, value: cst.BaseExpression) -> None:
         """``x.retain_grad()`` keeps a non-leaf's .grad; ``x.requires_grad_()`` makes x require grad."""
@@ -1065,9 +1031,9 @@ class Analysis:
         """Whether ``node`` is the instance of the class whose method is being walked."""
         return self._is_self(node)
 
-    def state_snapshot(self, attr: str) -> Optional[tuple]:
-        """(expression, model path, operation) when a method of the class being walked stores
-        a state_dict snapshot of its own model in ``self.attr``."""
+    def state_snapshot(self, attr: str) -> Optional[StateSnapshot]:
+        """The state_dict snapshot of its own model that a method of the class being walked
+        stores in ``self.attr``, if one does."""
         return self._class_facts.state_snapshots.get(attr) if self._class_facts is not None else None
 
     def own_method(self, name: str) -> Optional[cst.FunctionDef]:
@@ -1089,12 +1055,14 @@ class Analysis:
             rule.check_call(node, self)
 
     def _visit_subscript(self, node: cst.Subscript) -> None:
-        self.visit(node.value)
+        item = self.aliases.item_key(node) if self.scope.frame.aliases else None
+        if item is None:
+            self.visit(node.value)
+            self._visit_subscript_parts(node)
+            return
+        self._offer_chain(node.value)  # an item of a dict or list is read, not every item
         self._visit_subscript_parts(node)
-        if self.scope.frame.aliases:
-            container = dotted_name(node.value)
-            if container is not None and self.kind_of(node.value) not in (TENSOR, NDARRAY):
-                self.aliases.read(element_key(container), node)  # an item of a dict or list
+        self.aliases.read(item, node)
 
     def _visit_store_target(self, node: cst.BaseExpression) -> None:
         """A target written in place (``a[i] += ``, ``out=a[i]``): its indexes are read."""
@@ -1208,50 +1176,6 @@ def _strong(binding: Binding) -> bool:
     return binding.evidence is not None and binding.evidence.strong
 
 
-# torch functions that run backward through their tensor arguments.
-BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
-
-
-def _names_under_backward(scope_node: cst.CSTNode, qualname) -> frozenset:
-    """Names read in the receivers of ``.backward()`` calls and in the arguments of
-    ``torch.autograd.grad/backward`` however imported (``qualname`` resolves a callee)."""
-    names = set()
-    stack = [scope_node]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Call:
-            func = node.func
-            if type(func) is cst.Attribute and func.attr.value == "backward":
-                names.update(_names_in([func.value] + [arg.value for arg in node.args]))
-            elif type(func) in (cst.Attribute, cst.Name) and qualname(func) in BACKWARD_FUNCTIONS:
-                names.update(_names_in(arg.value for arg in node.args))
-        stack.extend(node.children)
-    return frozenset(names)
-
-
-_AS_NUMBERS = frozenset({"float", "int", "len", "round", "bool", "str"})
-
-
-def _tensor_uses(node: cst.CSTNode) -> set:
-    """Names read in ``node`` other than as numbers (``float(x)``, ``x.item()``, ``x.tolist()``)."""
-    found = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Call:
-            func = current.func
-            if type(func) is cst.Name and func.value in _AS_NUMBERS:
-                continue
-            if type(func) is cst.Attribute and func.attr.value in ("item", "tolist"):
-                continue
-        if type(current) in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
-            continue  # iterating, mostly to convert each item
-        if type(current) is cst.Name:
-            found.add(current.value)
-        stack.extend(current.children)
-    return found
-
-
 def _written_key(node: cst.BaseExpression) -> Optional[str]:
     """``x`` for ``x`` and ``x[0]``, ``self.buf`` for ``self.buf[:, 1:]``: what a written chain writes."""
     while type(node) is cst.Subscript:
@@ -1299,16 +1223,6 @@ def _restored_targets(function: cst.FunctionDef, source_of) -> frozenset:
         elif type(target) is cst.Subscript and type(value) is cst.Name and saved.get(value.value) == source_of(target):
             restored.add(saved[value.value])
     return frozenset(restored)
-
-
-def _names_in(nodes) -> Iterator[str]:
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Name:
-            yield node.value
-        else:
-            stack.extend(node.children)
 
 
 def _self_attribute(target: cst.BaseExpression, self_name: str) -> Optional[str]:

@@ -1,24 +1,36 @@
 """TEN2xx: shared memory where a copy was meant.
 
-The facts (what aliases what, which side was written, who observes it) come from
-``analysis.aliases``; these rules only say which operation made the alias and what to use.
-A finding is reported at the expression that made the alias, only when the sharing is
-observable: one side written in place, the other read afterwards or outliving the function.
+The flow pass records alias facts (which operations made a key share storage with another,
+what was known of the source) and raises the "sharing" event when one side is written in place
+and the other observed (``analysis.aliases``). Each rule here claims the facts made by its
+operations and decides whether the observation is a hazard: the other side read afterwards, or
+kept where it outlives the function. A finding is reported at the expression that made the
+alias, worded with the lines of the write and of the read.
 """
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.aliases import PARTIAL_VIEW_OPS, SEQUENCE_VIEW_METHODS, VIEW
+from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
 from flake8_tensorcopy.analysis.conventions import snapshot_named
-from flake8_tensorcopy.analysis.facts import NO_CONTEXT, Holder, SharingObserved
+from flake8_tensorcopy.analysis.facts import NO_CONTEXT, AliasFact, Holder, Made, SharingObserved, is_parameter_item
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 
+def deciding_operation(operations: Tuple[Made, ...]) -> Made:
+    """The operation whose rule reports an alias made by a chain (outermost first): crossing
+    between torch and numpy decides (``torch.from_numpy`` over ``numpy()``), else the outermost.
+    A chain through a non_blocking transfer is left to TEN401/TEN402, which watch its timing."""
+    for made in (Made.TRANSFER, Made.FROM_NUMPY, Made.NUMPY_VIEW):
+        if made in operations:
+            return made
+    return operations[0]
+
+
 class AliasRule(Rule):
-    """A TEN2xx rule: reported by the alias analysis, worded here.
+    """A TEN2xx rule: it claims the alias facts made by the operations ``made_by``.
 
     Every fix replaces the expression that made the alias (``fact.node``) with a copy; all are
     unsafe: they remove an alias on purpose.
@@ -26,14 +38,20 @@ class AliasRule(Rule):
 
     events = ("sharing",)
     reads = ("summaries",)  # a call of a function of the file is read through its summary
+    made_by: Tuple[Made, ...] = ()
     use_instead = ""
+    stored_keeps_value = True  # an alias stored away keeps the value it had (not a window onto its source)
+    kept_on_receiver = True  # an alias kept on self is observed when another call writes its source
 
     def check_sharing(self, event: SharingObserved, analysis) -> None:
-        """One side of an alias this rule makes was written and the other observed: a finding
+        """One side of an alias this rule claims was written and the other observed: a finding
         where the sharing is a hazard, worded once the lines of the write and the read are known."""
-        if not hazard(event):
-            return
         fact = event.fact
+        if deciding_operation(fact.operations) not in self.made_by:
+            return
+        holder = self.observer(event) if event.read is None else event.holder
+        if event.read is None and holder is None or not self.hazard(event):
+            return
         fix = self.fix(fact, analysis)
         advice = self.advice(fact, fix, analysis)
         refs = {"write": event.write}
@@ -41,14 +59,14 @@ class AliasRule(Rule):
             refs["read"] = event.read
 
         def message(lines) -> str:
-            if event.holder is Holder.LOADED_BACK:
+            if holder is Holder.LOADED_BACK:
                 return (
                     f"'{fact.alias_key}' shares memory with '{fact.source_key}' ({fact.op} does not copy): it follows "
                     f"every in-place update of '{fact.source_key}', so loading it back on line {lines['read']} "
                     f"restores the current weights, not the saved ones; {advice}"
                 )
             if event.read is None:
-                observation = _HELD[event.holder]
+                observation = _HELD[holder]
             elif lines["read"] < lines["write"]:
                 observation = f"read on line {lines['read']} in a later iteration"
             else:
@@ -60,6 +78,45 @@ class AliasRule(Rule):
             )
 
         analysis.report(self.code, fact.node, message, fix, refs=refs)
+
+    def observer(self, event: SharingObserved) -> Optional[Holder]:
+        """Who observes the unwritten side when nothing reads it, or None.
+
+        A caller (a parameter, an attribute, a global) or a container it was stored into; a
+        local name only when it says it keeps an earlier value (``best``, ``w_prev``) and the
+        function does not say it writes its arguments (``normalize_``). Kept on self and written
+        by another call: where the rule says so, and not in a container of the model's own
+        parameters that the class writes through (it holds references on purpose).
+        """
+        holder = event.holder
+        context = event.context or NO_CONTEXT
+        fact = event.fact
+        if context.other_call:
+            through = context.container_written and is_parameter_item(fact.source_key)
+            return holder if self.kept_on_receiver and not through else None
+        if holder is Holder.STORED and not self.stored_keeps_value:
+            holder = Holder.LOCAL
+        if holder is Holder.LOCAL:
+            return holder if snapshot_named(fact.alias_key) and not context.on_purpose else None
+        return holder
+
+    def hazard(self, event: SharingObserved) -> bool:
+        """Whether an observed sharing is a hazard, not a use of the alias on purpose.
+
+        Reading the alias after its source changed always is. Reading the source after a write
+        through the alias is not where the write fills a buffer of the function, where the
+        function's name or parameter says it writes its arguments, where it writes the source
+        through its own name too (an updater), or where it undoes the write (a perturbation).
+        """
+        if event.observed_key == event.fact.alias_key:
+            return True
+        context = event.context or NO_CONTEXT
+        return not (self.fills(event.fact) or context.on_purpose or context.source_written_directly or context.undone)
+
+    def fills(self, fact: AliasFact) -> bool:
+        """Whether writing through the alias fills a buffer of the function: a blank allocation
+        (``torch.zeros``) is made to be filled, also one just put on an attribute."""
+        return fact.source.blank
 
     def advice(self, fact, fix: Optional[Fix], analysis) -> str:
         """The code the fix writes, or where there is none the rule's advice in general."""
@@ -74,33 +131,9 @@ class AliasRule(Rule):
         return None
 
 
-def hazard(event: SharingObserved) -> bool:
-    """Whether an observed sharing is a hazard, not a use of the alias on purpose.
-
-    Not a hazard: a partial view read inside the function after its base changed (a window
-    onto it); a write through an alias that fills a buffer of the function; a function whose
-    name or parameter says it writes its arguments; an updater, which writes its parameter
-    through the parameter's own name, or through a view of it that it then hands back; a
-    method filling part of its own state through a window; a perturbation the function undoes.
-    A view of the whole tensor read after its base was written is reported, as is a write to
-    ``self`` state through a detached, converted or moved alias.
-    """
-    fact = event.fact
-    context = event.context or NO_CONTEXT
-    partial = fact.code == VIEW and fact.op in PARTIAL_VIEW_OPS
-    if event.observed_key == fact.alias_key:
-        window = partial and event.read is not None and not context.returned and not snapshot_named(fact.alias_key)
-        return not window
-    if fact.fills_source or context.on_purpose or context.source_written_directly or context.undone:
-        return False
-    if context.source_returned and fact.code == VIEW:
-        return False
-    return not (event.holder is Holder.RECEIVER_ATTRIBUTE and partial)
-
-
 _HELD = {
-    Holder.SNAPSHOT_NAME: "is kept as a snapshot (its name says so)",
-    **{holder: f"outlives the function ({holder.value})" for holder in Holder if holder is not Holder.SNAPSHOT_NAME},
+    Holder.LOCAL: "is kept as a snapshot (its name says so)",
+    **{holder: f"outlives the function ({holder.value})" for holder in Holder if holder is not Holder.LOCAL},
 }
 
 
@@ -148,6 +181,7 @@ class NumpyShares(AliasRule):
     """
 
     code = "TEN201"
+    made_by = (Made.NUMPY_VIEW,)
     summary = "`t.numpy()` shares memory with `t`, then one side is written; use `.numpy().copy()`"
     use_instead = "{source}.numpy().copy() or np.array({source})"
 
@@ -200,6 +234,7 @@ class FromNumpyShares(AliasRule):
     """
 
     code = "TEN202"
+    made_by = (Made.FROM_NUMPY,)
     summary = "`torch.from_numpy(a)` shares memory with `a`, then one side is written; use `torch.tensor(a)`"
     use_instead = "torch.tensor({source})"
 
@@ -249,6 +284,7 @@ class DetachShares(AliasRule):
     """
 
     code = "TEN203"
+    made_by = (Made.DETACH,)
     summary = "`t.detach()`/`t.data` shares storage with `t`, then one side is written; use `.detach().clone()`"
     use_instead = "{source}.detach().clone()"
 
@@ -297,6 +333,29 @@ class ViewShares(AliasRule):
     code = "TEN204"
     summary = "a view (`view`, `reshape`, slicing, ...) shares storage, then one side is written; add `.clone()`"
     use_instead = "a .clone() of the view"
+    made_by = (Made.VIEW, Made.PARTIAL_VIEW)
+    stored_keeps_value = False  # a stored view is a window onto its base
+    kept_on_receiver = False
+
+    def fills(self, fact: AliasFact) -> bool:
+        """A view of a local of the function is the ordinary way to fill part of it
+        (``out = buf.narrow(...); out -= ...``)."""
+        return fact.source.blank or fact.source.local
+
+    def hazard(self, event: SharingObserved) -> bool:
+        """Not a hazard either: a view of a part read inside the function after its base changed
+        (a window onto it), an updater that writes its parameter through a view and hands the
+        parameter back, a method filling part of its own state through a window. A view of the
+        whole read after its base was written is reported."""
+        fact = event.fact
+        context = event.context or NO_CONTEXT
+        partial = deciding_operation(fact.operations) is Made.PARTIAL_VIEW
+        if event.observed_key == fact.alias_key:
+            window = partial and event.read is not None and not context.returned and not snapshot_named(fact.alias_key)
+            return not window
+        if not super().hazard(event) or context.source_returned:
+            return False
+        return not (event.holder is Holder.RECEIVER_ATTRIBUTE and partial)
 
     def fix(self, fact, analysis) -> Optional[Fix]:
         node = fact.node
@@ -352,6 +411,7 @@ class MoveMayShare(AliasRule):
     """
 
     code = "TEN205"
+    made_by = (Made.MOVE,)
     summary = "`.cpu()`/`.to()`/`.float()`/`.contiguous()` may return the same tensor; add `copy=True` or `.clone()`"
     use_instead = '.to(..., copy=True) or .clone() on the result'
 
@@ -406,6 +466,8 @@ class AssignmentShares(AliasRule):
     code = "TEN206"
     summary = "`y = x` of a tensor makes two names for one tensor, then one is written; use `x.clone()`"
     use_instead = "{alias} = {source}.clone()"
+    made_by = (Made.ASSIGNMENT,)
+    kept_on_receiver = False  # ``self.w = w`` is how a class keeps what it is given
 
     def fix(self, fact, analysis) -> Optional[Fix]:
         return _unsafe(fact.node, method(bare(fact.node), "clone"))
@@ -449,6 +511,7 @@ class ShallowCopyShares(AliasRule):
     """
 
     code = "TEN207"
+    made_by = (Made.SHALLOW_COPY,)
     summary = "`copy.copy(t)` shares t's storage, then one side is written; use `t.detach().clone()`"
     use_instead = "{source}.detach().clone()"
 
@@ -509,6 +572,8 @@ class StateDictSnapshot(AliasRule):
     code = "TEN208"
     summary = "`model.state_dict()` kept as a snapshot follows training; use `copy.deepcopy(...)`"
     use_instead = "copy.deepcopy({source}.state_dict()) or {{k: v.detach().clone() ...}}"
+    made_by = (Made.STATE_DICT,)
+    kept_on_receiver = False  # a snapshot kept on self is observed when it is loaded back
 
     def fix(self, fact, analysis) -> Optional[Fix]:
         """A copy per value, spelled without imports: ``{k: v.detach().clone() for ...}``."""

@@ -451,14 +451,14 @@ class IdentityAsSharingTest(Rule):
         if type(call.func) is not cst.Name or analysis.lookup("id") is not None or len(call.args) != 1:
             return
         argument = call.args[0].value
-        description = analysis.aliases.describe(argument)
-        if description is None:
+        alias = analysis.aliases.describe(argument)
+        if alias is None:
             return
         analysis.report(
             self.code,
             call,
             f"id() of the temporary {short_source(analysis, argument)} can be reused by another tensor "
-            f"once it is freed, and {description[1]} shares memory with '{description[2]}' anyway; "
+            f"once it is freed, and {alias.op} shares memory with '{alias.source}' anyway; "
             f"key by the tensor itself or by untyped_storage().data_ptr()",
         )
 
@@ -632,11 +632,12 @@ class GraphKeptAcrossIterations(Rule):
             return  # a leaf (a parameter itself) carries no graph, a detached value none either
         if not _is_loss(value, analysis) and not any(
             loop.frame is analysis.scope.frame and accumulator in loop.outer_names and not loop.over_parameters
-            and analysis.loop_trains(loop.node)
+            and self._trains(loop.node, analysis)
             for loop in analysis.loops
         ):
             return  # a forward pass collecting its outputs builds the graph on purpose
-        if any(analysis.backward_uses(name) or analysis.graph_returned(name)
+        under_backward = analysis.provenance.under_backward()
+        if any(name in under_backward or _graph_returned(name, analysis.function)
                for name in _built_from(accumulator, analysis.function)):
             return  # gradient accumulation on purpose: backward() runs through it, here or in the caller
         source = short_source(analysis, value)
@@ -653,6 +654,50 @@ class GraphKeptAcrossIterations(Rule):
         """Keep the value without its graph: ``.detach()`` works for any shape (``.item()`` only
         for one element)."""
         return Fix(node.deep_replace(value, method(value, "detach")), safe=False)
+
+    def _trains(self, loop: cst.CSTNode, analysis) -> bool:
+        """Whether a loop's body runs ``.backward()`` or ``.step()``: each iteration is a training
+        step. Collecting a forward pass's intermediate outputs in a loop is not that; they are
+        the graph. (Asked once per loop: the answer is kept with the rule's facts.)"""
+        known = analysis.facts_for(self.code)
+        trains = known.get(id(loop))
+        if trains is None:
+            trains = known[id(loop)] = any(
+                type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in ("backward", "step")
+                for node in _walk(loop.body))
+        return trains
+
+
+def _graph_returned(name: str, function: Optional[cst.FunctionDef]) -> bool:
+    """Whether the function returns something built from ``name`` as a tensor (its graph goes on
+    to the caller), not only as a number (``float(total)``, ``total.item()``)."""
+    if function is None:
+        return False
+    return any(type(small) is cst.Return and small.value is not None and name in _tensor_uses(small.value)
+               for small in small_statements(suite_statements(function.body)))
+
+
+_AS_NUMBERS = frozenset({"float", "int", "len", "round", "bool", "str"})
+
+
+def _tensor_uses(node: cst.CSTNode) -> set:
+    """Names read in ``node`` other than as numbers (``float(x)``, ``x.item()``, ``x.tolist()``)."""
+    found = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call:
+            func = current.func
+            if type(func) is cst.Name and func.value in _AS_NUMBERS:
+                continue
+            if type(func) is cst.Attribute and func.attr.value in ("item", "tolist"):
+                continue
+        if type(current) in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
+            continue  # iterating, mostly to convert each item
+        if type(current) is cst.Name:
+            found.add(current.value)
+        stack.extend(current.children)
+    return found
 
 
 def _built_from(name: str, function: Optional[cst.FunctionDef]) -> set:

@@ -10,10 +10,9 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.provenance import GRAD_STOPS
+from flake8_tensorcopy.analysis.provenance import BACKWARD_FUNCTIONS, GRAD_STOPS
 from flake8_tensorcopy.analysis.scope import INSTANCE, TENSOR, TENSOR_SEQ
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
-from flake8_tensorcopy.analysis.walker import BACKWARD_FUNCTIONS
 from flake8_tensorcopy.data import INPLACE_METHODS, METHODS_RETURNING_TENSOR, SAVED_FOR_BACKWARD, VIEW_METHODS
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, fix_evidence, short_source, suggestion, written_code
