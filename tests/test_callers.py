@@ -55,8 +55,8 @@ def test_one_disputing_call_site_among_tensor_ones_is_enough():
 
 
 def test_an_uncalled_function_keeps_its_annotation():
-    source = "import torch\n\n\ndef scale(x: torch.Tensor, factor: torch.Tensor):\n    return x * torch.tensor(factor)\n"
-    assert codes(source) == [(5, "TEN101")]
+    uncalled = CALLER.format(argument="[0.1]").replace("return scale(x, [0.1])", "return x")
+    assert codes(uncalled) == FLAGGED
 
 
 METHODS = """import torch

@@ -221,6 +221,7 @@ def _assigned_values(statements: List[ast.stmt], nested: bool) -> Dict[str, Opti
 
 
 def _bound_names(node: ast.AST) -> Iterator[str]:
+    """The names a statement (or walrus) binds other than by a plain ``name = value``."""
     node_type = type(node)
     if node_type in _FUNCTIONS or node_type is ast.ClassDef:
         yield node.name
@@ -229,11 +230,13 @@ def _bound_names(node: ast.AST) -> Iterator[str]:
         for alias in node.names:
             yield (alias.asname or alias.name).split(".")[0]
         return
-    targets = {ast.Assign: lambda: node.targets, ast.For: lambda: [node.target], ast.AsyncFor: lambda: [node.target],
-               ast.NamedExpr: lambda: [node.target]}.get(node_type)
-    if targets is None:  # with
-        targets = lambda: [item.optional_vars for item in node.items if item.optional_vars is not None]  # noqa: E731
-    for target in targets():
+    if node_type is ast.Assign:
+        targets = node.targets
+    elif node_type in (ast.With, ast.AsyncWith):
+        targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+    else:  # for, async for, walrus
+        targets = [node.target]
+    for target in targets:
         for part in ast.walk(target):
             if type(part) is ast.Name:
                 yield part.id

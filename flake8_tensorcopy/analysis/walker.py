@@ -249,8 +249,12 @@ class Analysis:
                + list(params.kwonly_params)):
             return frozenset()
         if self._disputed is None:
-            tree, scanned = (self._tree, self._scanned) if self._tree is not None else (ast.parse(self.module.code), None)
-            self._disputed = disputed_parameters(tree, scanned)
+            if self._tree is None:  # not from the engine: parse it here
+                try:
+                    self._tree = ast.parse(self.module.code)
+                except (SyntaxError, ValueError):
+                    self._tree = ast.Module(body=[], type_ignores=[])
+            self._disputed = disputed_parameters(self._tree, self._scanned)
         return self._disputed.get((class_name, node.name.value), frozenset())
 
     def _bind_param(self, param: cst.Param, scope: Scope, disputed: FrozenSet[str] = frozenset()) -> None:
@@ -365,7 +369,8 @@ class Analysis:
                 if not ordered:
                     continue
                 method_scope = Scope(self.scope)
-                disputed = self._disputed_parameters(statement, node.name.value) if self.scope.parent is None else frozenset()
+                top_level = self.scope.parent is None
+                disputed = self._disputed_parameters(statement, node.name.value) if top_level else frozenset()
                 for param in ordered[1:] + list(statement.params.kwonly_params):
                     self._bind_param(param, method_scope, disputed)
                 self_name = ordered[0].name.value
