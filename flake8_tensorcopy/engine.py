@@ -284,7 +284,7 @@ def _lint_module(source, tree, rules, scanned, whole):
         source = _without_quiet_bodies(source, tree, scanned, rules)
     _check_parsed_size(source)
     module = parse(source)
-    analysis = Analysis(module, rules)
+    analysis = Analysis(module, rules, tree, scanned)
     if features.called.isdisjoint(("backward", "grad")):
         analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
     reports = analysis.run()

@@ -27,7 +27,7 @@ def _run(command, tmp_path, *args):
     ('[tool.tensorcopy]\nignroe = ["TEN208"]\n',
      "[tool.tensorcopy] unknown key 'ignroe' (did you mean 'ignore'?)"),
     ('[tool.tensorcopy]\nlevel = "strict"\n',
-     "[tool.tensorcopy] unknown key 'level' (known: exclude, extend-inplace-names, extend-loss-names, extend-parameter-free-layers, "
+     "[tool.tensorcopy] unknown key 'level' (known: exclude, extend-config-names, extend-inplace-names, extend-loss-names, extend-parameter-free-layers, "
      "extend-snapshot-names, extend-training-calls, ignore, select, unsafe-fixes)"),
     ('[tool.tensorcopy]\nignore = "TEN208"\n',
      '[tool.tensorcopy] ignore must be a list of strings, not "TEN208"'),

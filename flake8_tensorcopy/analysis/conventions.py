@@ -66,6 +66,10 @@ class Conventions:
         "Softshrink", "GLU", "CosineSimilarity", "PairwiseDistance", "*Loss",
     )
 
+    # An object holding configuration: a value read out of it (``self.config.latents_mean``,
+    # ``cfg.lr``) is a Python value, so a caller passing one disputes a tensor annotation.
+    CONFIG_NAMES = ("config", "cfg", "hparams")
+
     # ``[tool.tensorcopy]`` keys (and flake8 options, with ``--`` and ``_`` for ``-``) -> table.
     KEYS = {
         "extend-snapshot-names": "SNAPSHOT_NAMES",
@@ -73,6 +77,7 @@ class Conventions:
         "extend-loss-names": "LOSS_NAMES",
         "extend-inplace-names": "INPLACE_NAMES",
         "extend-parameter-free-layers": "PARAMETER_FREE_LAYERS",
+        "extend-config-names": "CONFIG_NAMES",
     }
 
     def __init__(self, extensions: Optional[Mapping[str, Iterable[str]]] = None):
@@ -85,6 +90,7 @@ class Conventions:
         self.loss = _phrases(tables["LOSS_NAMES"])
         self.inplace = _phrases(tables["INPLACE_NAMES"])
         self.parameter_free = tables["PARAMETER_FREE_LAYERS"]
+        self.config = _phrases(tables["CONFIG_NAMES"])
 
 
 _active = Conventions()
@@ -147,6 +153,11 @@ def parameter_free_layer(qualname: str) -> bool:
     """``torch.nn.ZeroPad2d``, ``torch.nn.ReLU``: a layer class that holds no parameters."""
     last = qualname.rsplit(".", 1)[-1]
     return any(fnmatch.fnmatchcase(last, pattern) for pattern in _active.parameter_free)
+
+
+def config_named(name: str) -> bool:
+    """``config``, ``vae_config``, ``cfg``, ``hparams``: an object that holds configuration."""
+    return _has_phrase(words(name), _active.config)
 
 
 def method_receiver(parameter_names: Tuple[str, ...], decorators: Tuple[str, ...]) -> Optional[str]:

@@ -8,9 +8,12 @@ what the program knows there. A hand-written walk, not a ``CSTVisitor``: it visi
 nodes that can hold expressions, which costs a fraction of LibCST's generic visitor dispatch.
 """
 
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+import ast
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
+
+from flake8_tensorcopy.analysis.callers import Disputed, disputed_parameters
 
 from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, method_receiver
 from flake8_tensorcopy.analysis.facts import (
@@ -100,8 +103,11 @@ class Analysis:
     current point of the program; ``report`` records a finding.
     """
 
-    def __init__(self, module: cst.Module, rules: Sequence):
+    def __init__(self, module: cst.Module, rules: Sequence, tree: Optional[ast.Module] = None, scanned=None):
         self.module = module
+        self._tree = tree  # the stdlib ast of the whole source, for its call sites (None: parsed when needed)
+        self._scanned = scanned  # scan.scan_statements(tree), when the engine has it
+        self._disputed: Optional[Disputed] = None
         self.inference = TensorInference()
         self.rules_by_call: Dict[str, list] = {}
         self.rules_by_attribute: Dict[str, list] = {}
@@ -128,6 +134,7 @@ class Analysis:
         self._deferred = set()
         self._alias_root: Optional[str] = None  # the key of the source being aliased right now
         self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
+        self._class_name: Optional[str] = None  # that class's name
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
         self._blocks: List[list] = []  # [statements, index] of the blocks open in that function
         self._loops: List[Loop] = []  # the loops around the point of the walk, innermost last
@@ -203,13 +210,19 @@ class Analysis:
         scope = Scope(self.scope)
         params = node.params
         ordered = list(params.posonly_params) + list(params.params)
+        if self.scope.parent is None:
+            disputed = self._disputed_parameters(node, None)
+        elif self.scope.is_class and self.scope.parent.parent is None:
+            disputed = self._disputed_parameters(node, self._class_name)
+        else:
+            disputed = frozenset()  # a nested function: its callers are not matched
         for index, param in enumerate(ordered):
             if index == 0 and instance is not None:
                 scope.names[param.name.value] = instance
             else:
-                self._bind_param(param, scope)
+                self._bind_param(param, scope, disputed)
         for param in params.kwonly_params:
-            self._bind_param(param, scope)
+            self._bind_param(param, scope, disputed)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.names[star.name.value] = UNKNOWN
@@ -227,7 +240,28 @@ class Analysis:
         self._walk_scope(suite_statements(node.body), scope)
         self.no_grad_depth, self._function, self._loops, self._blocks = saved
 
-    def _bind_param(self, param: cst.Param, scope: Scope) -> None:
+    def _disputed_parameters(self, node: cst.FunctionDef, class_name: Optional[str]) -> FrozenSet[str]:
+        """The parameters of a top-level function or method that a call site of this file
+        passes something that is not a tensor (``analysis.callers``): their annotation is not
+        evidence. Computed once per module, and only for a function with an annotation."""
+        params = node.params
+        if all(param.annotation is None for param in list(params.posonly_params) + list(params.params)
+               + list(params.kwonly_params)):
+            return frozenset()
+        if self._disputed is None:
+            if self._tree is None:  # not from the engine: parse it here
+                try:
+                    self._tree = ast.parse(self.module.code)
+                except (SyntaxError, ValueError):
+                    self._tree = ast.Module(body=[], type_ignores=[])
+            self._disputed = disputed_parameters(self._tree, self._scanned)
+        return self._disputed.get((class_name, node.name.value), frozenset())
+
+    def _bind_param(self, param: cst.Param, scope: Scope, disputed: FrozenSet[str] = frozenset()) -> None:
+        """Bind a parameter as its annotation says, unless the file's callers dispute it."""
+        if param.name.value in disputed:
+            scope.names[param.name.value] = Binding(origin=PARAMETER)
+            return
         annotation = param.annotation.annotation if param.annotation is not None else None
         kind = self.inference.annotation_kind(annotation, self.scope)
         grad = LEAF if annotation is not None and self.qualname(annotation) == "torch.nn.Parameter" else None
@@ -269,12 +303,12 @@ class Analysis:
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
         self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
         class_scope = Scope(self.scope, is_class=True)
-        outer = self._instance, self._class_facts
+        outer = self._instance, self._class_facts, self._class_name
         self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=attributes)
-        self._class_facts = facts
+        self._class_facts, self._class_name = facts, node.name.value
         facts.attributes = self._instance.attrs
         self._walk_scope(suite_statements(node.body), class_scope)
-        self._instance, self._class_facts = outer
+        self._instance, self._class_facts, self._class_name = outer
 
     def _class_pass(self, methods, facts: ClassFacts, attributes: Dict[str, Binding]) -> None:
         """Class facts from every method before any body is walked: the state_dict snapshots
@@ -335,8 +369,10 @@ class Analysis:
                 if not ordered:
                     continue
                 method_scope = Scope(self.scope)
+                top_level = self.scope.parent is None
+                disputed = self._disputed_parameters(statement, node.name.value) if top_level else frozenset()
                 for param in ordered[1:] + list(statement.params.kwonly_params):
-                    self._bind_param(param, method_scope)
+                    self._bind_param(param, method_scope, disputed)
                 self_name = ordered[0].name.value
                 method_scope.names[self_name] = instance
                 outer, self.scope = self.scope, method_scope
