@@ -21,8 +21,9 @@ from typing import Dict, List, Optional
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.cli import Options, options_for
 from flake8_tensorcopy.config import load_config
-from flake8_tensorcopy.engine import SourceError, lint_source
+from flake8_tensorcopy.engine import Finding, SourceError, lint_source
 from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
+from flake8_tensorcopy.incremental import ModuleCache
 from flake8_tensorcopy.output import finding_row, rule_url
 
 NAME = "tensorcopy"
@@ -34,15 +35,21 @@ _LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 @dataclass
 class Linted:
-    """One version of a document as last linted: its finding rows (1-based columns, with
-    their fixes' edits), or the one problem that stopped linting."""
+    """One version of a document as last linted: its findings and their rows (1-based columns;
+    a fix's edits are built when a code action asks, by ``fix_edits``), or the one problem
+    that stopped linting."""
 
     version: Optional[int]
     source: str
     directory: Path  # where its configuration is looked for
     rows: List[dict] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)  # one per row
     problem: Optional[str] = None  # a configuration error, or why the source cannot be analysed
     options: Optional[Options] = None
+
+    def fix_edits(self, index: int) -> List[dict]:
+        """The edits of the fix of row ``index``, as ``tensorcopy-fix --format json`` gives them."""
+        return finding_row(self.findings[index], self.options.unsafe, source_lines(self.source))["fix"]["edits"]
 
 
 def configured(directory: Path) -> Options:
@@ -51,9 +58,11 @@ def configured(directory: Path) -> Options:
     return options_for(load_config(directory), "report")
 
 
-def lint_text(source: str, directory: Optional[Path], version: Optional[int] = None) -> Linted:
+def lint_text(source: str, directory: Optional[Path], version: Optional[int] = None,
+              modules: Optional[ModuleCache] = None) -> Linted:
     """Lint a buffer with the configuration of ``directory`` (the working directory's when it
-    is None); never raises."""
+    is None); ``modules`` keeps the document's LibCST statements between its versions. Never
+    raises."""
     linted = Linted(version, source, directory or Path.cwd())
     try:
         linted.options = configured(linted.directory)
@@ -66,8 +75,9 @@ def lint_text(source: str, directory: Optional[Path], version: Optional[int] = N
         return linted  # mid-edit: no diagnostics, no edits
     try:
         lines = source_lines(source)
-        findings = lint_source(source, tree, linted.options.rules)
-        linted.rows = [finding_row(f, linted.options.unsafe, lines) for f in findings if not suppressed(f, lines)]
+        findings = lint_source(source, tree, linted.options.rules, modules=modules)
+        linted.findings = [finding for finding in findings if not suppressed(finding, lines)]
+        linted.rows = [finding_row(finding, linted.options.unsafe) for finding in linted.findings]
     except SourceError as error:
         linted.problem = CANNOT_ANALYSE.format(error)
     return linted
@@ -118,6 +128,7 @@ def build_server():
     server = LanguageServer(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
     pending: Dict[str, asyncio.TimerHandle] = {}
     linted: Dict[str, Linted] = {}
+    modules: Dict[str, ModuleCache] = {}  # per open document
 
     def current(uri: str) -> Linted:
         """The document's findings for its current text, linting it again if it changed."""
@@ -125,7 +136,8 @@ def build_server():
         known = linted.get(uri)
         if known is None or known.version != document.version or known.source != document.source:
             directory = Path(document.path).parent if document.path else None
-            known = linted[uri] = lint_text(document.source, directory, document.version)
+            known = linted[uri] = lint_text(document.source, directory, document.version,
+                                            modules.setdefault(uri, ModuleCache()))
         return known
 
     def client_range(uri: str, source: str, start: tuple, end: tuple):
@@ -182,6 +194,7 @@ def build_server():
         uri = params.text_document.uri
         cancel_pending(uri)
         linted.pop(uri, None)
+        modules.pop(uri, None)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
@@ -193,18 +206,19 @@ def build_server():
         actions = []
         if not wanted or any(types.CodeActionKind.QuickFix.value.startswith(kind) for kind in wanted):
             first, last = params.range.start.line + 1, params.range.end.line + 1
-            actions.extend(quick_fix(uri, result, row) for row in result.rows
+            actions.extend(quick_fix(uri, result, index) for index, row in enumerate(result.rows)
                            if row["fix"] is not None and row["line"] <= last and first <= row["end_line"])
         if not wanted or any(FIX_ALL_KIND.startswith(kind) for kind in wanted):
             actions.extend(fix_all(uri, result))
         return actions
 
-    def quick_fix(uri: str, result: Linted, row: dict) -> types.CodeAction:
+    def quick_fix(uri: str, result: Linted, index: int) -> types.CodeAction:
+        row = result.rows[index]
         edits = [types.TextEdit(range=client_range(uri, result.source, (edit["line"] - 1, edit["column"] - 1),
                                                    (edit["end_line"] - 1, edit["end_column"] - 1)),
                                 new_text=edit["content"])
-                 for edit in row["fix"]["edits"]]
-        replacement = row["fix"]["edits"][0]["content"].splitlines()[0]
+                 for edit in result.fix_edits(index)]
+        replacement = edits[0].new_text.splitlines()[0]
         safety = "" if row["fix"]["safe"] else " (unsafe fix: it changes what the code shares on purpose)"
         return types.CodeAction(
             title=f"{row['code']}: use {replacement}{safety}", kind=types.CodeActionKind.QuickFix,
