@@ -81,8 +81,9 @@ def test_an_edit_in_a_function_body_parses_one_chunk_again_and_finds_what_a_whol
     assert modules.reused == modules.chunks - 1
 
 
-EDIT_LINES = ["", "  ", "# note", "    # indented note", "x = 1", "    y = x", "def g():", "    return 2",
-              "class K:", "if x:", "\\", '"""', "a = 1; b = 2", "@decorator", "    pass", "z = (", ")"]
+EDIT_LINES = ["", "  ", "# note", "    # indented note", "        # deeper note", "x = 1", "    y = x", "def g():",
+              "    return 2", "class K:", "if x:", "\\", '"""', "a = 1; b = 2", "@decorator", "    pass", "z = (", ")",
+              "    def h(self):", "        return self", "    @property"]
 
 
 def random_edit(source: str, chooser: random.Random) -> str:
