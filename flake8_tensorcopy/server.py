@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from flake8_tensorcopy import __version__
+from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.cli import Options, options_for
-from flake8_tensorcopy.config import load_config
+from flake8_tensorcopy.config import find_pyproject, load_config
 from flake8_tensorcopy.engine import Finding, SourceError, lint_source
 from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
 from flake8_tensorcopy.incremental import ModuleCache
@@ -52,20 +53,41 @@ class Linted:
         return finding_row(self.findings[index], self.options.unsafe, source_lines(self.source))["fix"]["edits"]
 
 
-def configured(directory: Path) -> Options:
-    """The options of ``directory``'s ``[tool.tensorcopy]``, its naming conventions put in
-    force (they are global: every lint and fix asks again); ValueError when it is wrong."""
-    return options_for(load_config(directory), "report")
+class Configurations:
+    """Each directory's options, read again only when its nearest pyproject.toml changes (its
+    mtime or size) or another one becomes the nearest: reading and checking it costs a lint
+    about 1 ms per change (a 50-line pyproject.toml), the stat calls a few microseconds."""
+
+    def __init__(self) -> None:
+        self._known: Dict[Path, tuple] = {}  # directory -> (the pyproject's path and stat, Config, Options)
+
+    def options(self, directory: Path) -> Options:
+        """The options of ``directory``'s ``[tool.tensorcopy]``, its naming conventions put in
+        force (they are global: every lint and fix asks again); ValueError when it is wrong."""
+        path = find_pyproject(directory.resolve())
+        try:
+            stat = None if path is None else path.stat()
+        except OSError:
+            stat = None
+        signature = (path, None if stat is None else (stat.st_mtime_ns, stat.st_size))
+        known = self._known.get(directory)
+        if known is not None and known[0] == signature:
+            configure_conventions(known[1].conventions)
+            return known[2]
+        config = load_config(directory)
+        options = options_for(config, "report")
+        self._known[directory] = (signature, config, options)
+        return options
 
 
 def lint_text(source: str, directory: Optional[Path], version: Optional[int] = None,
-              modules: Optional[ModuleCache] = None) -> Linted:
+              modules: Optional[ModuleCache] = None, configurations: Optional[Configurations] = None) -> Linted:
     """Lint a buffer with the configuration of ``directory`` (the working directory's when it
-    is None); ``modules`` keeps the document's LibCST statements between its versions. Never
-    raises."""
+    is None); ``modules`` keeps the document's LibCST statements between its versions,
+    ``configurations`` the server's options. Never raises."""
     linted = Linted(version, source, directory or Path.cwd())
     try:
-        linted.options = configured(linted.directory)
+        linted.options = (configurations or Configurations()).options(linted.directory)
     except ValueError as error:  # ConfigError is one
         linted.problem = str(error)
         return linted
@@ -129,6 +151,7 @@ def build_server():
     pending: Dict[str, asyncio.TimerHandle] = {}
     linted: Dict[str, Linted] = {}
     modules: Dict[str, ModuleCache] = {}  # per open document
+    configurations = Configurations()
 
     def current(uri: str) -> Linted:
         """The document's findings for its current text, linting it again if it changed."""
@@ -137,7 +160,7 @@ def build_server():
         if known is None or known.version != document.version or known.source != document.source:
             directory = Path(document.path).parent if document.path else None
             known = linted[uri] = lint_text(document.source, directory, document.version,
-                                            modules.setdefault(uri, ModuleCache()))
+                                            modules.setdefault(uri, ModuleCache()), configurations)
         return known
 
     def client_range(uri: str, source: str, start: tuple, end: tuple):
@@ -186,7 +209,7 @@ def build_server():
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
         cancel_pending(params.text_document.uri)
-        linted.pop(params.text_document.uri, None)  # pyproject.toml may have changed: read it again
+        linted.pop(params.text_document.uri, None)  # pyproject.toml may have changed: look again
         publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -231,7 +254,7 @@ def build_server():
         if result.options is None or not any(row["fix"] is not None and row["fix"]["safe"] for row in result.rows):
             return []
         try:
-            fixed = fix_source(result.source, configured(result.directory).rules, unsafe=False)
+            fixed = fix_source(result.source, configurations.options(result.directory).rules, unsafe=False)
         except (SourceError, ValueError):
             return []
         edit = edit_for_fixed(result.source, fixed.source)

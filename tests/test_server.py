@@ -2,6 +2,7 @@
 messages (LSP's framing) over its stdin and stdout, exact diagnostics and edits asserted."""
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from conftest import FIXTURES, TENSORCOPY_FIX, checkout_env, expectations, mismatches
 from flake8_tensorcopy.output import rule_url
-from flake8_tensorcopy.server import edit_for_fixed
+from flake8_tensorcopy.server import Configurations, edit_for_fixed
 
 pytest.importorskip("pygls.lsp.server", reason="the language server needs pygls 2 (pip install '.[server]')")
 
@@ -314,3 +315,27 @@ def test_diagnostics_and_quick_fixes_of_edited_versions_are_what_tensorcopy_fix_
                 "range": {"start": {"line": e["line"] - 1, "character": e["column"] - 1},
                           "end": {"line": e["end_line"] - 1, "character": e["end_column"] - 1}},
                 "newText": e["content"]} for e in finding["fix"]["edits"]]
+
+
+def test_a_directorys_options_are_read_again_only_when_its_pyproject_changes(tmp_path):
+    (tmp_path / "src").mkdir()
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.tensorcopy]\nignore = ["TEN101"]\n', encoding="utf-8")
+    configurations = Configurations()
+
+    def codes():
+        return {rule.code for rule in configurations.options(tmp_path / "src").rules}
+
+    first = configurations.options(tmp_path / "src")
+    assert "TEN101" not in codes() and "TEN102" in codes()
+    assert configurations.options(tmp_path / "src") is first  # unchanged: not read again
+    pyproject.write_text('[tool.tensorcopy]\nignore = ["TEN101", "TEN102"]\n', encoding="utf-8")  # its size
+    assert "TEN102" not in codes()
+    pyproject.write_text('[tool.tensorcopy]\nignore = ["TEN101", "TEN103"]\n', encoding="utf-8")
+    os.utime(pyproject, ns=(pyproject.stat().st_atime_ns, pyproject.stat().st_mtime_ns + 10**9))  # its mtime
+    assert ("TEN102" in codes(), "TEN103" in codes()) == (True, False)
+    (tmp_path / "src" / "pyproject.toml").write_text("", encoding="utf-8")  # a nearer one
+    assert "TEN101" in codes()
+    (tmp_path / "src" / "pyproject.toml").write_text('[tool.tensorcopy]\nselect = ["TEN8"]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown code or prefix: TEN8"):
+        configurations.options(tmp_path / "src")
