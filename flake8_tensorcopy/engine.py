@@ -239,19 +239,22 @@ def _holds_any(node: cst.CSTNode, wanted: Set[int]) -> bool:
     return False
 
 
-def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None) -> List[Finding]:
+def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None,
+                modules=None) -> List[Finding]:
     """All findings of ``rules`` in ``source``, sorted by position (only what can be reported
     is parsed by LibCST).
 
     ``tree`` is the stdlib ast of ``source`` when the caller has it (flake8 does); without it
     the source is parsed with ``ast`` first; ``scanned`` is ``scan_statements(tree)`` if the
-    caller has it too. Raises SourceError (and nothing else) when it cannot be analysed.
+    caller has it too. ``modules`` (an ``incremental.ModuleCache``, which the language server
+    keeps per document) parses with LibCST only what changed since its last parse. Raises
+    SourceError (and nothing else) when it cannot be analysed.
     """
-    return lint_module(source, tree, rules, scanned, whole=False)[1]
+    return lint_module(source, tree, rules, scanned, whole=False, modules=modules)[1]
 
 
 def lint_module(
-    source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None, whole: bool = True
+    source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None, whole: bool = True, modules=None
 ) -> Tuple[Optional[cst.Module], List[Finding]]:
     """The LibCST module (None when no rule could apply) and the findings, whose nodes and
     fixes belong to that module: what the fixer needs to rewrite it.
@@ -260,14 +263,14 @@ def lint_module(
     on are left out of the parse: their bodies become blank lines, so positions stay the same.
     """
     try:
-        return _lint_module(source, tree, rules, scanned, whole)
+        return _lint_module(source, tree, rules, scanned, whole, modules)
     except SourceError:
         raise
     except Exception as error:  # deep nesting, memory or a bug: one line, never a node dump
         raise as_source_error(error) from error
 
 
-def _lint_module(source, tree, rules, scanned, whole):
+def _lint_module(source, tree, rules, scanned, whole, modules):
     _check_line_length(source)
     if tree is None:
         try:
@@ -283,7 +286,7 @@ def _lint_module(source, tree, rules, scanned, whole):
     if not whole:
         source = _without_quiet_bodies(source, tree, scanned, rules)
     _check_parsed_size(source)
-    module = parse(source)
+    module = parse(source) if modules is None else modules.parse(source, tree)
     analysis = Analysis(module, rules, tree, scanned)
     if features.called.isdisjoint(("backward", "grad")):
         analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them

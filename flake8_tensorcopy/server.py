@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from flake8_tensorcopy import __version__
+from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.cli import Options, options_for
-from flake8_tensorcopy.config import load_config
-from flake8_tensorcopy.engine import SourceError, lint_source
+from flake8_tensorcopy.config import find_pyproject, load_config
+from flake8_tensorcopy.engine import Finding, SourceError, lint_source
 from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
+from flake8_tensorcopy.incremental import ModuleCache
 from flake8_tensorcopy.output import finding_row, rule_url
 
 NAME = "tensorcopy"
@@ -34,29 +36,58 @@ _LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 @dataclass
 class Linted:
-    """One version of a document as last linted: its finding rows (1-based columns, with
-    their fixes' edits), or the one problem that stopped linting."""
+    """One version of a document as last linted: its findings and their rows (1-based columns;
+    a fix's edits are built when a code action asks, by ``fix_edits``), or the one problem
+    that stopped linting."""
 
     version: Optional[int]
     source: str
     directory: Path  # where its configuration is looked for
     rows: List[dict] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)  # one per row
     problem: Optional[str] = None  # a configuration error, or why the source cannot be analysed
     options: Optional[Options] = None
 
-
-def configured(directory: Path) -> Options:
-    """The options of ``directory``'s ``[tool.tensorcopy]``, its naming conventions put in
-    force (they are global: every lint and fix asks again); ValueError when it is wrong."""
-    return options_for(load_config(directory), "report")
+    def fix_edits(self, index: int) -> List[dict]:
+        """The edits of the fix of row ``index``, as ``tensorcopy-fix --format json`` gives them."""
+        return finding_row(self.findings[index], self.options.unsafe, source_lines(self.source))["fix"]["edits"]
 
 
-def lint_text(source: str, directory: Optional[Path], version: Optional[int] = None) -> Linted:
+class Configurations:
+    """Each directory's options, read again only when its nearest pyproject.toml changes (its
+    mtime or size) or another one becomes the nearest: reading and checking it costs a lint
+    about 1 ms per change (a 50-line pyproject.toml), the stat calls a few microseconds."""
+
+    def __init__(self) -> None:
+        self._known: Dict[Path, tuple] = {}  # directory -> (the pyproject's path and stat, Config, Options)
+
+    def options(self, directory: Path) -> Options:
+        """The options of ``directory``'s ``[tool.tensorcopy]``, its naming conventions put in
+        force (they are global: every lint and fix asks again); ValueError when it is wrong."""
+        path = find_pyproject(directory.resolve())
+        try:
+            stat = None if path is None else path.stat()
+        except OSError:
+            stat = None
+        signature = (path, None if stat is None else (stat.st_mtime_ns, stat.st_size))
+        known = self._known.get(directory)
+        if known is not None and known[0] == signature:
+            configure_conventions(known[1].conventions)
+            return known[2]
+        config = load_config(directory)
+        options = options_for(config, "report")
+        self._known[directory] = (signature, config, options)
+        return options
+
+
+def lint_text(source: str, directory: Optional[Path], version: Optional[int] = None,
+              modules: Optional[ModuleCache] = None, configurations: Optional[Configurations] = None) -> Linted:
     """Lint a buffer with the configuration of ``directory`` (the working directory's when it
-    is None); never raises."""
+    is None); ``modules`` keeps the document's LibCST statements between its versions,
+    ``configurations`` the server's options. Never raises."""
     linted = Linted(version, source, directory or Path.cwd())
     try:
-        linted.options = configured(linted.directory)
+        linted.options = (configurations or Configurations()).options(linted.directory)
     except ValueError as error:  # ConfigError is one
         linted.problem = str(error)
         return linted
@@ -66,8 +97,9 @@ def lint_text(source: str, directory: Optional[Path], version: Optional[int] = N
         return linted  # mid-edit: no diagnostics, no edits
     try:
         lines = source_lines(source)
-        findings = lint_source(source, tree, linted.options.rules)
-        linted.rows = [finding_row(f, linted.options.unsafe, lines) for f in findings if not suppressed(f, lines)]
+        findings = lint_source(source, tree, linted.options.rules, modules=modules)
+        linted.findings = [finding for finding in findings if not suppressed(finding, lines)]
+        linted.rows = [finding_row(finding, linted.options.unsafe) for finding in linted.findings]
     except SourceError as error:
         linted.problem = CANNOT_ANALYSE.format(error)
     return linted
@@ -118,6 +150,8 @@ def build_server():
     server = LanguageServer(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
     pending: Dict[str, asyncio.TimerHandle] = {}
     linted: Dict[str, Linted] = {}
+    modules: Dict[str, ModuleCache] = {}  # per open document
+    configurations = Configurations()
 
     def current(uri: str) -> Linted:
         """The document's findings for its current text, linting it again if it changed."""
@@ -125,7 +159,8 @@ def build_server():
         known = linted.get(uri)
         if known is None or known.version != document.version or known.source != document.source:
             directory = Path(document.path).parent if document.path else None
-            known = linted[uri] = lint_text(document.source, directory, document.version)
+            known = linted[uri] = lint_text(document.source, directory, document.version,
+                                            modules.setdefault(uri, ModuleCache()), configurations)
         return known
 
     def client_range(uri: str, source: str, start: tuple, end: tuple):
@@ -174,7 +209,7 @@ def build_server():
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
         cancel_pending(params.text_document.uri)
-        linted.pop(params.text_document.uri, None)  # pyproject.toml may have changed: read it again
+        linted.pop(params.text_document.uri, None)  # pyproject.toml may have changed: look again
         publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -182,6 +217,7 @@ def build_server():
         uri = params.text_document.uri
         cancel_pending(uri)
         linted.pop(uri, None)
+        modules.pop(uri, None)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
@@ -193,18 +229,19 @@ def build_server():
         actions = []
         if not wanted or any(types.CodeActionKind.QuickFix.value.startswith(kind) for kind in wanted):
             first, last = params.range.start.line + 1, params.range.end.line + 1
-            actions.extend(quick_fix(uri, result, row) for row in result.rows
+            actions.extend(quick_fix(uri, result, index) for index, row in enumerate(result.rows)
                            if row["fix"] is not None and row["line"] <= last and first <= row["end_line"])
         if not wanted or any(FIX_ALL_KIND.startswith(kind) for kind in wanted):
             actions.extend(fix_all(uri, result))
         return actions
 
-    def quick_fix(uri: str, result: Linted, row: dict) -> types.CodeAction:
+    def quick_fix(uri: str, result: Linted, index: int) -> types.CodeAction:
+        row = result.rows[index]
         edits = [types.TextEdit(range=client_range(uri, result.source, (edit["line"] - 1, edit["column"] - 1),
                                                    (edit["end_line"] - 1, edit["end_column"] - 1)),
                                 new_text=edit["content"])
-                 for edit in row["fix"]["edits"]]
-        replacement = row["fix"]["edits"][0]["content"].splitlines()[0]
+                 for edit in result.fix_edits(index)]
+        replacement = edits[0].new_text.splitlines()[0]
         safety = "" if row["fix"]["safe"] else " (unsafe fix: it changes what the code shares on purpose)"
         return types.CodeAction(
             title=f"{row['code']}: use {replacement}{safety}", kind=types.CodeActionKind.QuickFix,
@@ -217,7 +254,7 @@ def build_server():
         if result.options is None or not any(row["fix"] is not None and row["fix"]["safe"] for row in result.rows):
             return []
         try:
-            fixed = fix_source(result.source, configured(result.directory).rules, unsafe=False)
+            fixed = fix_source(result.source, configurations.options(result.directory).rules, unsafe=False)
         except (SourceError, ValueError):
             return []
         edit = edit_for_fixed(result.source, fixed.source)

@@ -2,6 +2,7 @@
 messages (LSP's framing) over its stdin and stdout, exact diagnostics and edits asserted."""
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -10,9 +11,9 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, checkout_env, expectations, mismatches
+from conftest import FIXTURES, TENSORCOPY_FIX, checkout_env, expectations, mismatches
 from flake8_tensorcopy.output import rule_url
-from flake8_tensorcopy.server import edit_for_fixed
+from flake8_tensorcopy.server import Configurations, edit_for_fixed
 
 pytest.importorskip("pygls.lsp.server", reason="the language server needs pygls 2 (pip install '.[server]')")
 
@@ -274,3 +275,67 @@ def test_without_pygls_the_command_says_what_to_install(tmp_path):
 ])
 def test_the_fix_all_edit_is_the_smallest_run_of_lines_and_never_empties_the_buffer(source, fixed, edit):
     assert edit_for_fixed(source, fixed) == edit
+
+
+def test_diagnostics_and_quick_fixes_of_edited_versions_are_what_tensorcopy_fix_reports(client, tmp_path):
+    """The server parses an edited buffer incrementally (only the top-level statements that
+    changed): each version's diagnostics and each quick fix's edits are those of
+    ``tensorcopy-fix --format json`` on the same text; a version that does not parse gets none."""
+    path = tmp_path / "TEN101.py"
+    text = (FIXTURES / "TEN101.py").read_text(encoding="utf-8")
+    body = "    loss.backward()\n"  # a line of a function body: the edits go after it
+    assert text.count(body) == 1
+    versions = [text, text.replace(body, body + "    pending = 1\n"), text.replace(body, body + "    pending = (\n"),
+                text.replace(body, body + "    pending = torch.tensor(loss)\n")]
+    client.open(path, versions[0])
+    for version, source in enumerate(versions, start=1):
+        if version > 1:
+            client.change(path, source, version)
+            client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+        published = client.diagnostics(path.as_uri())
+        assert published["version"] == version
+        (tmp_path / "same.py").write_text(source, encoding="utf-8")
+        run = subprocess.run([*TENSORCOPY_FIX, "--no-cache", "--no-fix", "--output-format", "json", "same.py"],
+                             cwd=tmp_path, capture_output=True, text=True, env=checkout_env())
+        if version == 3:
+            assert run.returncode == 2 and published["diagnostics"] == [] and client.code_actions(path, 0, 400) == []
+            continue
+        expected = json.loads(run.stdout)["findings"]
+        assert [(d["code"], span(d), d["message"]) for d in published["diagnostics"]] == [
+            (f["code"], (f["line"] - 1, f["column"] - 1, f["end_line"] - 1, f["end_column"] - 1), f["message"])
+            for f in expected]
+        assert len(expected) == 39 + (version == 4)
+        fixable = [f for f in expected if f["fix"] is not None]
+        assert fixable
+        for finding in fixable[-4:]:  # the last ones: after the edited line, moved by it
+            (action,) = [a for a in client.code_actions(path, finding["line"] - 1, finding["line"] - 1, ["quickfix"])
+                         if span(a["diagnostics"][0]) == (finding["line"] - 1, finding["column"] - 1,
+                                                          finding["end_line"] - 1, finding["end_column"] - 1)]
+            assert action["edit"]["changes"][path.as_uri()] == [{
+                "range": {"start": {"line": e["line"] - 1, "character": e["column"] - 1},
+                          "end": {"line": e["end_line"] - 1, "character": e["end_column"] - 1}},
+                "newText": e["content"]} for e in finding["fix"]["edits"]]
+
+
+def test_a_directorys_options_are_read_again_only_when_its_pyproject_changes(tmp_path):
+    (tmp_path / "src").mkdir()
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.tensorcopy]\nignore = ["TEN101"]\n', encoding="utf-8")
+    configurations = Configurations()
+
+    def codes():
+        return {rule.code for rule in configurations.options(tmp_path / "src").rules}
+
+    first = configurations.options(tmp_path / "src")
+    assert "TEN101" not in codes() and "TEN102" in codes()
+    assert configurations.options(tmp_path / "src") is first  # unchanged: not read again
+    pyproject.write_text('[tool.tensorcopy]\nignore = ["TEN101", "TEN102"]\n', encoding="utf-8")  # its size
+    assert "TEN102" not in codes()
+    pyproject.write_text('[tool.tensorcopy]\nignore = ["TEN101", "TEN103"]\n', encoding="utf-8")
+    os.utime(pyproject, ns=(pyproject.stat().st_atime_ns, pyproject.stat().st_mtime_ns + 10**9))  # its mtime
+    assert ("TEN102" in codes(), "TEN103" in codes()) == (True, False)
+    (tmp_path / "src" / "pyproject.toml").write_text("", encoding="utf-8")  # a nearer one
+    assert "TEN101" in codes()
+    (tmp_path / "src" / "pyproject.toml").write_text('[tool.tensorcopy]\nselect = ["TEN8"]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown code or prefix: TEN8"):
+        configurations.options(tmp_path / "src")
