@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from flake8_tensorcopy.analysis.statements import subtree
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
@@ -215,6 +216,21 @@ def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode])
     return found
 
 
+def _opinions_yield_to_hazards(reports: list, rules) -> list:
+    """``reports`` without the opinionated ones (TEN9xx: "no hazard here, a style") on a node
+    that a hazard finding covers or lies inside: one site never reads as both."""
+    opinionated = {rule.code for rule in rules if rule.opinionated}
+    if not opinionated or not any(report.code in opinionated for report in reports):
+        return reports
+    hazards = [report.node for report in reports if report.code not in opinionated]
+    if not hazards:
+        return reports
+    covered = {id(node) for hazard in hazards for node in subtree(hazard)}
+    hazard_ids = {id(hazard) for hazard in hazards}
+    return [report for report in reports if report.code not in opinionated or not (
+        id(report.node) in covered or _holds_any(report.node, hazard_ids))]
+
+
 def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
     """The line each top-level LibCST statement's code starts on (decorators included); a
     line of ``a = 1; b = 2`` is one LibCST statement and two ast ones."""
@@ -230,13 +246,7 @@ def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
 
 
 def _holds_any(node: cst.CSTNode, wanted: Set[int]) -> bool:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in wanted:
-            return True
-        stack.extend(current.children)
-    return False
+    return any(id(current) in wanted for current in subtree(node))
 
 
 def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None) -> List[Finding]:
@@ -287,7 +297,7 @@ def _lint_module(source, tree, rules, scanned, whole):
     analysis = Analysis(module, rules)
     if "backward" not in features.called:
         analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
-    reports = analysis.run()
+    reports = _opinions_yield_to_hazards(analysis.run(), rules)
     if not reports:
         return module, []
     positions = positions_of(module, tree, [report.node for report in reports] +

@@ -7,7 +7,7 @@ from typing import Optional
 from flake8_tensorcopy.analysis.conventions import loss_named, words
 from flake8_tensorcopy.analysis.facts import ModuleInstance
 from flake8_tensorcopy.analysis.scope import MODULE, TENSOR, dotted_name
-from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.analysis.statements import small_statements, subtree, suite_statements
 from flake8_tensorcopy.data import INPLACE_METHODS
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, on_accelerator, short_source, suggestion
@@ -54,7 +54,7 @@ def _assigned(node: cst.Attribute, statement: Optional[cst.CSTNode]) -> bool:
 
 
 def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
-    return any(current is node for current in _walk(root))
+    return any(current is node for current in subtree(root))
 
 
 def _feeds_loss(node: cst.Attribute, analysis) -> Optional[str]:
@@ -109,7 +109,7 @@ def _backward_around(analysis, after: bool) -> bool:
 
 def _calls_backward(node: cst.CSTNode) -> bool:
     return any(type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value == "backward"
-               for current in _walk(node))
+               for current in subtree(node))
 
 
 def _graph_recorded(analysis) -> bool:
@@ -219,7 +219,8 @@ class DataAttributeStyle(Rule):
     ## What it does
     Flags every other `.data` on a tensor (opinionated, off by default: enable with
     `--extend-select TEN9`): initialisation, updates under `torch.no_grad()`, EMA and target
-    network updates, `p.data = ...` dtype or device swaps, plain reads.
+    network updates, `p.data = ...` dtype or device swaps, plain reads. Silent where a hazard
+    rule reports on the same expression (an alias `w.data` makes, TEN203).
 
     ## Why is this bad?
     It is not a hazard there, but `.data` is a legacy API: it skips autograd's version
@@ -690,14 +691,6 @@ def _carries(value: cst.BaseExpression, names: set) -> bool:
             type(func) is cst.Attribute and func.attr.value in ("stack", "cat"))
         return keeps and _carries(value.args[0].value, names)
     return False
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
 
 
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:
