@@ -216,19 +216,30 @@ def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode])
     return found
 
 
-def _opinions_yield_to_hazards(reports: list, rules) -> list:
-    """``reports`` without the opinionated ones (TEN9xx: "no hazard here, a style") on a node
-    that a hazard finding covers or lies inside: one site never reads as both."""
+def _without_yielded(reports: list, rules) -> list:
+    """``reports`` without those that step aside for another on the same site: an opinionated
+    one (TEN9xx: "no hazard here, a style") where a hazard finding covers its expression or lies
+    inside it, and a rule's where a code it ``yields_to`` does: one site never reads as both."""
+    yielding = {rule.code: rule for rule in rules if rule.opinionated or rule.yields_to}
+    if not any(report.code in yielding for report in reports):
+        return reports
     opinionated = {rule.code for rule in rules if rule.opinionated}
-    if not opinionated or not any(report.code in opinionated for report in reports):
-        return reports
-    hazards = [report.node for report in reports if report.code not in opinionated]
-    if not hazards:
-        return reports
-    covered = {id(node) for hazard in hazards for node in subtree(hazard)}
-    hazard_ids = {id(hazard) for hazard in hazards}
-    return [report for report in reports if report.code not in opinionated or not (
-        id(report.node) in covered or _holds_any(report.node, hazard_ids))]
+    kept = []
+    for report in reports:
+        rule = yielding.get(report.code)
+        if rule is not None:
+            others = [other.node for other in reports if other.code in rule.yields_to or (
+                rule.opinionated and other.code not in opinionated)]
+            if others and _overlaps(report.node, others):
+                continue
+        kept.append(report)
+    return kept
+
+
+def _overlaps(node: cst.CSTNode, others: list) -> bool:
+    """Whether ``node`` lies inside one of ``others`` or holds one."""
+    return _holds_any(node, {id(other) for other in others}) or any(
+        _holds_any(other, {id(node)}) for other in others)
 
 
 def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
@@ -297,7 +308,7 @@ def _lint_module(source, tree, rules, scanned, whole):
     analysis = Analysis(module, rules)
     if "backward" not in features.called:
         analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
-    reports = _opinions_yield_to_hazards(analysis.run(), rules)
+    reports = _without_yielded(analysis.run(), rules)
     if not reports:
         return module, []
     positions = positions_of(module, tree, [report.node for report in reports] +

@@ -333,3 +333,15 @@ def test_any_opinionated_rule_yields_to_any_hazard_covering_or_inside_its_node()
     )
     found = [(finding.line, finding.code) for finding in lint_source(source, rules=(_Style(), _Hazard()))]
     assert found == [(5, "TEN997"), (6, "TEN997"), (7, "TEN998")]
+
+
+class _Deferring(_Hazard):
+    code = "TEN996"
+    yields_to = ("TEN997",)
+
+
+def test_a_hazard_rule_yields_only_to_the_codes_it_names():
+    source = "import torch\n\n\ndef f(t: torch.Tensor):\n    return t.abs()\n"
+    together = [finding.code for finding in lint_source(source, rules=(_Deferring(), _Hazard(), _Style()))]
+    alone = [finding.code for finding in lint_source(source, rules=(_Deferring(),))]
+    assert (together, alone) == (["TEN997"], ["TEN996"])

@@ -91,6 +91,22 @@ def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return type(node) is cst.Name and node.value == "True"
 
 
+def _callee_name(node: cst.BaseExpression) -> Optional[str]:
+    """``f`` for ``f(...)`` and ``self.f(...)``: a call that may be of a function of this module."""
+    if type(node) is not cst.Call:
+        return None
+    func = node.func
+    if type(func) is cst.Name:
+        return func.value
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+        return func.attr.value
+    return None
+
+
+def _named(function) -> str:
+    return f"'{function.name.value}'" if type(function) is cst.FunctionDef else "the module"
+
+
 def combine(states) -> Grad:
     """The state of a value computed from values in ``states``: it may require grad if one may,
     cannot if none can, else unknown."""
@@ -109,6 +125,7 @@ class GradProvenance:
     def __init__(self, analysis):
         self.analysis = analysis
         self._backward_receivers = None  # id(function or module) -> names, found on first use
+        self._backpropagated = {}  # function name -> how a caller backpropagates its result
 
     def grad_of(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Grad:
         scope = scope if scope is not None else self.analysis.scope
@@ -151,22 +168,53 @@ class GradProvenance:
     def backward_receivers(self) -> frozenset:
         """Names ``x`` of the function being walked with ``x.backward()`` somewhere in it: that
         proves ``x`` a graph output that requires grad (use evidence, wherever it comes). One
-        walk of the module finds them for every function."""
+        walk of the module finds them for every function, and the functions of this module
+        whose result a caller backpropagates (``loss = f(...)`` then ``loss.backward()``)."""
         if self._backward_receivers is None:
-            self._backward_receivers = {}
-            stack = [(self.analysis.module, self.analysis.module)]
-            while stack:
-                node, owner = stack.pop()
-                if type(node) is cst.FunctionDef:
-                    owner = node
-                elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "backward":
-                    receiver = node.func.value
-                    if type(receiver) is cst.Name:
-                        self._backward_receivers.setdefault(id(owner), set()).add(receiver.value)
-                stack.extend((child, owner) for child in node.children)
+            self._find_backward_calls()
         analysis = self.analysis
         scope_node = analysis.function if analysis.function is not None else analysis.module
         return self._backward_receivers.get(id(scope_node), _NONE)
+
+    def _find_backward_calls(self) -> None:
+        receivers = self._backward_receivers = {}
+        results = []  # (caller, name, callee) for each ``name = callee(...)``
+        direct = []  # (caller, callee) for each ``callee(...).backward()`` (through method chains)
+        stack = [(self.analysis.module, self.analysis.module)]
+        while stack:
+            node, owner = stack.pop()
+            node_type = type(node)
+            if node_type is cst.FunctionDef:
+                owner = node
+            elif node_type is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+                callee = _callee_name(node.value)
+                if callee is not None:
+                    results.append((owner, node.targets[0].target.value, callee))
+            elif node_type is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "backward":
+                receiver = node.func.value
+                if type(receiver) is cst.Name:
+                    receivers.setdefault(id(owner), set()).add(receiver.value)
+                while type(receiver) is cst.Call and type(receiver.func) is cst.Attribute and _callee_name(receiver) is None:
+                    receiver = receiver.func.value
+                callee = _callee_name(receiver)
+                if callee is not None:
+                    direct.append((owner, callee))
+            stack.extend((child, owner) for child in node.children)
+        for owner, name, callee in results:
+            if name in receivers.get(id(owner), ()):
+                self._backpropagated.setdefault(callee, f"{_named(owner)} calls {name}.backward() on its result")
+        for owner, callee in direct:
+            self._backpropagated.setdefault(callee, f"{_named(owner)} calls backward() on its result")
+
+    def backpropagated(self) -> Optional[str]:
+        """How a caller in this module backpropagates what the function being walked returns
+        (None when none does): it computes a loss, so its torch results may require grad."""
+        function = self.analysis.function
+        if function is None:
+            return None
+        if self._backward_receivers is None:
+            self._find_backward_calls()
+        return self._backpropagated.get(function.name.value)
 
     def _attribute(self, node: cst.Attribute, scope: Scope) -> Grad:
         attr = node.attr.value
@@ -286,12 +334,18 @@ class GradProvenance:
                                                              if arg.keyword is None])
         return UNKNOWN_GRAD
 
-    @staticmethod
-    def _loss_or(callee: str, state: Grad) -> Grad:
+    def _loss_or(self, callee: str, state: Grad) -> Grad:
         """A functional loss (``F.mse_loss``) of inputs of unknown state computes a loss to
-        backpropagate: it may require grad. Inputs known not to require grad keep it out."""
-        if state.requires is Requires.UNKNOWN and loss_named(callee.rsplit(".", 1)[-1]):
+        backpropagate: it may require grad; so does any torch function of them in a function
+        whose result a caller backpropagates. Inputs known not to require grad keep it out."""
+        if state.requires is not Requires.UNKNOWN:
+            return state
+        if loss_named(callee.rsplit(".", 1)[-1]):
             return NON_LEAF.because("a loss computed outside no_grad")
+        backpropagated = self.backpropagated()
+        if backpropagated is not None:
+            return NON_LEAF.because(f"computed by {callee.rsplit('.', 1)[-1]}() in "
+                                    f"{_named(self.analysis.function)}, whose caller {backpropagated}")
         return state
 
     def _integer_dtype(self, node: Optional[cst.BaseExpression], scope: Scope) -> bool:
