@@ -241,7 +241,8 @@ class GradProvenance:
         if attr in _VIEW_ATTRIBUTES:
             state = self.grad_of(base, scope)
             return NON_LEAF.because(state.evidence) if state else state
-        return UNKNOWN_GRAD
+        stored = inference.stored_graph_attribute(node, scope)
+        return stored if stored is not None else UNKNOWN_GRAD
 
     def _computed(self, node: cst.BaseExpression, scope: Scope) -> Grad:
         node_type = type(node)
