@@ -127,14 +127,15 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
 
 
 def _wanted_by_callers_readers(tree: ast.AST, scanned, rules) -> frozenset:
-    """The top-level functions of the file whose bodies a rule reading "callers" wants: a body
-    calling one of them keeps its own (a fact about a parameter waits for the call)."""
+    """The top-level functions and classes of the file whose bodies a rule reading "callers"
+    wants: a body calling one of them keeps its own (a fact about a parameter waits for the call)."""
     readers = [rule for rule in rules if "callers" in rule.reads and rule.wants(scanned.file)]
     if not readers:
         return frozenset()
     return frozenset(
         statement.name for statement, features in zip(tree.body, scanned.statements)
-        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and any(rule.wants(features) for rule in readers)
+        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        and any(rule.wants(features) for rule in readers)
     )
 
 
