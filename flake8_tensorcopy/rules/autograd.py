@@ -195,6 +195,7 @@ class DataAttribute(Rule):
     code = "TEN301"
     summary = "`.data` written between forward and backward, or read into a loss, corrupts or drops gradients"
     attributes = ("data",)
+    reads = ("callers",)  # a caller backpropagating what the function returns puts its values in a graph
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
         if not _data_of_tensor(node, analysis):
@@ -254,6 +255,7 @@ class DataAttributeStyle(Rule):
     code = "TEN901"
     summary = "`.data` (opinionated, off by default): use `.detach()` or `torch.no_grad()`"
     attributes = ("data",)
+    reads = ("callers",)  # where TEN301 sees a hazard it stays silent: the same evidence
     opinionated = True
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
