@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from flake8_tensorcopy.analysis.statements import subtree
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
@@ -126,14 +127,15 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
 
 
 def _wanted_by_callers_readers(tree: ast.AST, scanned, rules) -> frozenset:
-    """The top-level functions of the file whose bodies a rule reading "callers" wants: a body
-    calling one of them keeps its own (a fact about a parameter waits for the call)."""
+    """The top-level functions and classes of the file whose bodies a rule reading "callers"
+    wants: a body calling one of them keeps its own (a fact about a parameter waits for the call)."""
     readers = [rule for rule in rules if "callers" in rule.reads and rule.wants(scanned.file)]
     if not readers:
         return frozenset()
     return frozenset(
         statement.name for statement, features in zip(tree.body, scanned.statements)
-        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and any(rule.wants(features) for rule in readers)
+        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        and any(rule.wants(features) for rule in readers)
     )
 
 
@@ -215,6 +217,32 @@ def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode])
     return found
 
 
+def _without_yielded(reports: list, rules) -> list:
+    """``reports`` without those that step aside for another on the same site: an opinionated
+    one (TEN9xx: "no hazard here, a style") where a hazard finding covers its expression or lies
+    inside it, and a rule's where a code it ``yields_to`` does: one site never reads as both."""
+    yielding = {rule.code: rule for rule in rules if rule.opinionated or rule.yields_to}
+    if not any(report.code in yielding for report in reports):
+        return reports
+    opinionated = {rule.code for rule in rules if rule.opinionated}
+    kept = []
+    for report in reports:
+        rule = yielding.get(report.code)
+        if rule is not None:
+            others = [other.node for other in reports if other.code in rule.yields_to or (
+                rule.opinionated and other.code not in opinionated)]
+            if others and _overlaps(report.node, others):
+                continue
+        kept.append(report)
+    return kept
+
+
+def _overlaps(node: cst.CSTNode, others: list) -> bool:
+    """Whether ``node`` lies inside one of ``others`` or holds one."""
+    return _holds_any(node, {id(other) for other in others}) or any(
+        _holds_any(other, {id(node)}) for other in others)
+
+
 def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
     """The line each top-level LibCST statement's code starts on (decorators included); a
     line of ``a = 1; b = 2`` is one LibCST statement and two ast ones."""
@@ -230,13 +258,7 @@ def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
 
 
 def _holds_any(node: cst.CSTNode, wanted: Set[int]) -> bool:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in wanted:
-            return True
-        stack.extend(current.children)
-    return False
+    return any(id(current) in wanted for current in subtree(node))
 
 
 def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None,
@@ -290,7 +312,7 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
     analysis = Analysis(module, rules, tree, scanned)
     if features.called.isdisjoint(("backward", "grad")):
         analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
-    reports = analysis.run()
+    reports = _without_yielded(analysis.run(), rules)
     if not reports:
         return module, []
     positions = positions_of(module, tree, [report.node for report in reports] +

@@ -11,6 +11,7 @@ from flake8_tensorcopy import engine
 from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.scan import scan
 from flake8_tensorcopy.rules import ALL_RULES
+from flake8_tensorcopy.rules.base import Rule
 
 
 def test_empty_source_has_no_findings():
@@ -181,15 +182,21 @@ def test_positions_after_header_comments_crlf_and_other_statements(lint):
 @pytest.mark.parametrize("path", by_weight(rule_fixtures(), code=lambda path: path.stem))
 def test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding(path):
     """flake8 parses only what can be reported; the fixer parses everything: same findings, and
-    one rule selected alone finds what it finds among all (the whole parse is done once)."""
+    one rule selected alone finds what it finds among all (the whole parse is done once for
+    them), except that a rule that yields (opinionated, or ``yields_to``) alone also speaks
+    where the rule it yields to would have covered it."""
     from flake8_tensorcopy.engine import lint_module
 
+    def found(rules, whole):
+        return [(f.line, f.col, f.code, f.message) for f in lint_module(source, rules=rules, whole=whole)[1]]
+
     source = path.read_text(encoding="utf-8")
-    whole = [(f.line, f.col, f.code, f.message) for f in lint_module(source, rules=ALL_RULES, whole=True)[1]]
+    whole = found(ALL_RULES, True)
     for rules in [ALL_RULES] + [(rule,) for rule in ALL_RULES]:
         codes = {rule.code for rule in rules}
-        sparse = [(f.line, f.col, f.code, f.message) for f in lint_module(source, rules=rules, whole=False)[1]]
-        assert sparse == [finding for finding in whole if finding[2] in codes], sorted(codes)
+        yields = len(rules) == 1 and (rules[0].opinionated or rules[0].yields_to)
+        expected = found(rules, True) if yields else [f for f in whole if f[2] in codes]
+        assert found(rules, False) == expected, sorted(codes)
 
 
 def test_quiet_class_with_decorated_first_method_still_parses():
@@ -290,3 +297,53 @@ def test_quiet_helper_a_summary_needs_keeps_its_body(parsed):
     assert "    return x * 2\n" not in parsed[0]
     whole = [(f.line, f.code) for f in engine.lint_module(source, whole=True)[1]]
     assert whole == [(13, "TEN206")]
+
+
+def test_an_opinionated_finding_steps_aside_for_a_hazard_on_the_same_expression(lint):
+    """TEN901 says "no hazard here": where TEN203 reports the alias ``w.data`` makes (line 5)
+    it stays silent; on a ``.data`` no hazard rule reports (line 11) it still speaks."""
+    source = (
+        "import torch\n\n\ndef keep(w: torch.Tensor):\n    backup = w.data\n    w.add_(1)\n    return backup\n\n\n"
+        "def peek(w: torch.Tensor):\n    view = w.data\n    return view.sum()\n"
+    )
+    assert lint(source) == [(5, "TEN203"), (11, "TEN901")]
+
+
+class _Style(Rule):
+    code = "TEN998"
+    attributes = ("real",)
+    opinionated = True
+
+    def check_attribute(self, node, analysis, store):
+        analysis.report(self.code, node, "style")
+
+
+class _Hazard(Rule):
+    code = "TEN997"
+    calls = ("abs",)
+
+    def check_call(self, call, analysis):
+        analysis.report(self.code, call, "hazard")
+
+
+def test_any_opinionated_rule_yields_to_any_hazard_covering_or_inside_its_node():
+    """The engine knows no code: an opinionated finding on a node inside a hazard's (line 5),
+    or holding one (line 6), is dropped; apart from one (line 7) it stays."""
+    source = (
+        "import torch\n\n\ndef f(t: torch.Tensor):\n    a = t.real.abs()\n    b = (t.abs()).real\n"
+        "    return t.real\n"
+    )
+    found = [(finding.line, finding.code) for finding in lint_source(source, rules=(_Style(), _Hazard()))]
+    assert found == [(5, "TEN997"), (6, "TEN997"), (7, "TEN998")]
+
+
+class _Deferring(_Hazard):
+    code = "TEN996"
+    yields_to = ("TEN997",)
+
+
+def test_a_hazard_rule_yields_only_to_the_codes_it_names():
+    source = "import torch\n\n\ndef f(t: torch.Tensor):\n    return t.abs()\n"
+    together = [finding.code for finding in lint_source(source, rules=(_Deferring(), _Hazard(), _Style()))]
+    alone = [finding.code for finding in lint_source(source, rules=(_Deferring(),))]
+    assert (together, alone) == (["TEN997"], ["TEN996"])

@@ -225,7 +225,8 @@ def test_backward_calls_are_one_fact_per_function_from_one_walk():
     """Grad evidence reads a function's own receivers; TEN306 reads every name backward runs
     through, nested functions included, and the autograd calls resolved by the scope."""
     module = cst.parse_module(BACKWARDS)
-    found = find_backward_calls(module)
+    found, backpropagated = find_backward_calls(module)
+    assert backpropagated == {}
     outer = module.body[1]
     inner = outer.body.body[0]
     assert found[id(outer)].receivers == {"loss"} and found[id(inner)].receivers == {"y"}
@@ -236,3 +237,11 @@ def test_backward_calls_are_one_fact_per_function_from_one_walk():
     analysis._function = outer  # the query answers for the function being walked
     assert analysis.provenance.under_backward() == {"loss", "y", "z", "x"}
     assert analysis.provenance.backward_receivers() == {"loss"}
+
+
+def test_the_same_walk_finds_the_functions_whose_result_a_caller_backpropagates():
+    _, backpropagated = find_backward_calls(cst.parse_module(
+        "def train(x):\n    loss = compute(x)\n    loss.backward()\n    score(x).sum().backward()\n"
+        "    kept = other(x)\n"))
+    assert backpropagated == {"compute": "'train' calls loss.backward() on its result",
+                              "score": "'train' calls backward() on its result"}

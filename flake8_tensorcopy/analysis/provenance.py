@@ -93,6 +93,22 @@ def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return type(node) is cst.Name and node.value == "True"
 
 
+def _callee_name(node: cst.BaseExpression) -> Optional[str]:
+    """``f`` for ``f(...)`` and ``self.f(...)``: a call that may be of a function of this module."""
+    if type(node) is not cst.Call:
+        return None
+    func = node.func
+    if type(func) is cst.Name:
+        return func.value
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+        return func.attr.value
+    return None
+
+
+def _named(function) -> str:
+    return f"'{function.name.value}'" if type(function) is cst.FunctionDef else "the module"
+
+
 def combine(states) -> Grad:
     """The state of a value computed from values in ``states``: it may require grad if one may,
     cannot if none can, else unknown."""
@@ -111,6 +127,7 @@ class GradProvenance:
     def __init__(self, analysis):
         self.analysis = analysis
         self._backward_calls = None  # id(function or module) -> BackwardCalls, found on first use
+        self._backpropagated = {}  # function name -> how a caller backpropagates its result
 
     def grad_of(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Grad:
         scope = scope if scope is not None else self.analysis.scope
@@ -149,12 +166,12 @@ class GradProvenance:
     def no_backward_calls(self) -> None:
         """The file calls no ``backward()`` and no ``autograd.grad()``: nothing to look for."""
         self._backward_calls = {}
+        self._backpropagated = {}
 
     def _backward_here(self) -> BackwardCalls:
         """The backward calls of the function being walked (of the module at top level), all
         found in one walk of the module the first time one is asked for."""
-        if self._backward_calls is None:
-            self._backward_calls = find_backward_calls(self.analysis.module)
+        self._find_backward_calls()
         analysis = self.analysis
         scope_node = analysis.function if analysis.function is not None else analysis.module
         return self._backward_calls.get(id(scope_node), NO_BACKWARD)
@@ -175,6 +192,19 @@ class GradProvenance:
                 _names_in(arg.value for arg in call.args)
                 for call in calls.function_calls if qualname(call.func) in BACKWARD_FUNCTIONS)))
         return calls.functions_resolved
+
+    def _find_backward_calls(self) -> None:
+        if self._backward_calls is None:
+            self._backward_calls, self._backpropagated = find_backward_calls(self.analysis.module)
+
+    def backpropagated(self) -> Optional[str]:
+        """How a caller in this module backpropagates what the function being walked returns
+        (None when none does): it computes a loss, so its torch results may require grad."""
+        function = self.analysis.function
+        if function is None:
+            return None
+        self._find_backward_calls()
+        return self._backpropagated.get(function.name.value)
 
     def _attribute(self, node: cst.Attribute, scope: Scope) -> Grad:
         attr = node.attr.value
@@ -201,7 +231,8 @@ class GradProvenance:
         if attr in _VIEW_ATTRIBUTES:
             state = self.grad_of(base, scope)
             return NON_LEAF.because(state.evidence) if state else state
-        return UNKNOWN_GRAD
+        stored = inference.stored_graph_attribute(node, scope)
+        return stored if stored is not None else UNKNOWN_GRAD
 
     def _computed(self, node: cst.BaseExpression, scope: Scope) -> Grad:
         node_type = type(node)
@@ -294,12 +325,18 @@ class GradProvenance:
                                                              if arg.keyword is None])
         return UNKNOWN_GRAD
 
-    @staticmethod
-    def _loss_or(callee: str, state: Grad) -> Grad:
+    def _loss_or(self, callee: str, state: Grad) -> Grad:
         """A functional loss (``F.mse_loss``) of inputs of unknown state computes a loss to
-        backpropagate: it may require grad. Inputs known not to require grad keep it out."""
-        if state.requires is Requires.UNKNOWN and loss_named(callee.rsplit(".", 1)[-1]):
+        backpropagate: it may require grad; so does any torch function of them in a function
+        whose result a caller backpropagates. Inputs known not to require grad keep it out."""
+        if state.requires is not Requires.UNKNOWN:
+            return state
+        if loss_named(callee.rsplit(".", 1)[-1]):
             return NON_LEAF.because("a loss computed outside no_grad")
+        backpropagated = self.backpropagated()
+        if backpropagated is not None:
+            return NON_LEAF.because(f"computed by {callee.rsplit('.', 1)[-1]}() in "
+                                    f"{_named(self.analysis.function)}, whose caller {backpropagated}")
         return state
 
     def _integer_dtype(self, node: Optional[cst.BaseExpression], scope: Scope) -> bool:
@@ -310,15 +347,24 @@ class GradProvenance:
         return self.analysis.inference.qualname(node, scope) in _INTEGER_DTYPES
 
 
-def find_backward_calls(module: cst.Module) -> dict:
-    """id(function or module) -> its BackwardCalls, in one walk of the module."""
+def find_backward_calls(module: cst.Module) -> tuple:
+    """In one walk of the module: (id(function or module) -> its BackwardCalls; name of a
+    function of the module -> how a caller backpropagates its result, as in ``loss = f(...)``
+    then ``loss.backward()``, or ``f(...).backward()`` through method chains)."""
     found: dict = {}
+    results = []  # (caller, name, callee) for each ``name = callee(...)``
+    direct = []  # (caller, callee) for each ``callee(...)...backward()``
     stack = [(module, (module,))]
     while stack:
         node, owners = stack.pop()
-        if type(node) is cst.FunctionDef:
+        node_type = type(node)
+        if node_type is cst.FunctionDef:
             owners += (node,)
-        elif type(node) is cst.Call:
+        elif node_type is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+            callee = _callee_name(node.value)
+            if callee is not None:
+                results.append((owners[-1], node.targets[0].target.value, callee))
+        elif node_type is cst.Call:
             func = node.func
             if type(func) is cst.Attribute and func.attr.value == "backward":
                 innermost = found.setdefault(id(owners[-1]), BackwardCalls())
@@ -327,11 +373,23 @@ def find_backward_calls(module: cst.Module) -> dict:
                 names = set(_names_in([func.value] + [arg.value for arg in node.args]))
                 for owner in owners:
                     found.setdefault(id(owner), BackwardCalls()).reached.update(names)
+                receiver = func.value
+                while type(receiver) is cst.Call and type(receiver.func) is cst.Attribute and _callee_name(receiver) is None:
+                    receiver = receiver.func.value
+                callee = _callee_name(receiver)
+                if callee is not None:
+                    direct.append((owners[-1], callee))
             elif type(func) is cst.Name or (type(func) is cst.Attribute and func.attr.value == "grad"):
                 for owner in owners:
                     found.setdefault(id(owner), BackwardCalls()).function_calls.append(node)
         stack.extend((child, owners) for child in node.children)
-    return found
+    backpropagated: dict = {}
+    for owner, name, callee in results:
+        if name in found.get(id(owner), NO_BACKWARD).receivers:
+            backpropagated.setdefault(callee, f"{_named(owner)} calls {name}.backward() on its result")
+    for owner, callee in direct:
+        backpropagated.setdefault(callee, f"{_named(owner)} calls backward() on its result")
+    return found, backpropagated
 
 
 def _names_in(nodes) -> set:

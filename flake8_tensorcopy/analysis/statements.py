@@ -1,4 +1,5 @@
-"""Plain helpers over LibCST statement lists, shared by the walk and the alias summaries."""
+"""Plain helpers over LibCST statement lists and subtrees, shared by the walk, the summaries,
+the rules and the engine."""
 
 from typing import Iterable, Iterator, Sequence
 
@@ -35,3 +36,12 @@ def nested_blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
     final = getattr(statement, "finalbody", None)
     if final is not None:
         yield suite_statements(final.body)
+
+
+def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node below it, depth first (no recursion: deep code stays safe)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)

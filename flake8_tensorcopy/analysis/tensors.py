@@ -125,6 +125,26 @@ class TensorInference:
 
     provenance = None
 
+    def __init__(self):
+        # attribute name -> the grad state of the graph tensor a class of this file stores in
+        # ``self.<name>`` (None where a class also stores a non-tensor there)
+        self.graph_attributes = {}
+
+    def stored_graph_attribute(self, node: cst.Attribute, scope: Scope):
+        """The grad state ``node`` (``layer.aux_loss``) has because a class of this file stores a
+        graph tensor in ``self.aux_loss``, when the receiver is of no known class; else None."""
+        if not self.graph_attributes:
+            return None
+        stored = self.graph_attributes.get(node.attr.value)
+        if stored is None:
+            return None
+        base = node.value
+        binding = scope.lookup(base.value) if type(base) is cst.Name else None
+        if binding is not None and (binding.kind == INSTANCE or binding.attrs is not None or binding.qualname):
+            return None
+        kind = binding.kind if binding is not None else self.kind_of(base, scope)
+        return stored if kind is None or (kind == MODULE and module_attributes(binding) is None) else None
+
     def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
         """``torch.tensor`` for ``th.tensor`` / ``T`` / ``torch.tensor`` when imports say so."""
         parts = []
@@ -266,13 +286,13 @@ class TensorInference:
                 return TENSOR
             if binding.kind == MODULE and (attr in MODULE_PARAMETERS or attr in MODULE_BUFFERS):
                 return TENSOR
-            return None
+            return TENSOR if self.stored_graph_attribute(node, scope) is not None else None
         base_kind = self.kind_of(base, scope)
         if attr in ATTRIBUTES_RETURNING_TENSOR and base_kind == TENSOR:
             return TENSOR
         if base_kind == MODULE and (attr in MODULE_PARAMETERS or attr in MODULE_BUFFERS):
             return TENSOR
-        return None
+        return TENSOR if self.stored_graph_attribute(node, scope) is not None else None
 
     def _subscript(self, node: cst.Subscript, scope: Scope) -> Optional[str]:
         base = self.kind_of(node.value, scope)
@@ -421,6 +441,8 @@ class TensorInference:
                 return attributes[node.attr.value].evidence
             if binding is not None and binding.kind == INSTANCE:
                 return None
+        if self.stored_graph_attribute(node, scope) is not None:
+            return Evidence.SUMMARY
         return self.evidence_of(base, scope) if self._attribute(node, scope) is not None else None
 
     def _subscript_evidence(self, node: cst.Subscript, scope: Scope) -> Optional[Evidence]:

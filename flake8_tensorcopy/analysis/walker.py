@@ -744,8 +744,8 @@ class Analysis:
                 self.visit(target.value)
                 self._offer_attribute(target, store=True)
                 self._note_requires_grad_set(target, value)
-                if grad.graph_non_leaf and self._class_facts is not None and self._is_self(target.value):
-                    self._class_facts.stores_graph_tensor = True
+                if self._class_facts is not None and self._is_self(target.value):
+                    self._note_stored_on_self(target.attr.value, kind, grad)
                 key = dotted_name(target)
                 if key is not None:
                     blank = self.scope.frame.blank_attributes
@@ -778,6 +778,18 @@ class Analysis:
                             aliases.written(written, target)
             else:
                 self.visit(target)
+
+    def _note_stored_on_self(self, attr: str, kind: Optional[str], grad: Grad) -> None:
+        """``self.attr = value``: a graph tensor stored there makes ``.attr`` of a receiver of
+        unknown class one too (``layer.aux_loss``), unless a class also stores a non-tensor."""
+        stored = self.inference.graph_attributes
+        if grad.graph_non_leaf:
+            self._class_facts.stores_graph_tensor = True
+            if stored.get(attr, grad) is not None:
+                where = f" in {self._function.name.value}()" if self._function is not None else ""
+                stored[attr] = grad.because(f"a class of this file stores a tensor in a graph in self.{attr}{where}")
+        elif kind not in (TENSOR, NONE):
+            stored[attr] = None
 
     def _escape(self, value: cst.BaseExpression) -> None:
         """``value`` is stored away (attribute, container, yield): it outlives the function."""

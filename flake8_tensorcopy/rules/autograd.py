@@ -5,9 +5,9 @@ import libcst as cst
 from typing import Optional
 
 from flake8_tensorcopy.analysis.conventions import loss_named, words
-from flake8_tensorcopy.analysis.facts import ModuleInstance
+from flake8_tensorcopy.analysis.facts import PARAMETER, ModuleClass, ModuleInstance
 from flake8_tensorcopy.analysis.scope import MODULE, TENSOR, dotted_name
-from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.analysis.statements import small_statements, subtree, suite_statements
 from flake8_tensorcopy.data import INPLACE_METHODS
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, on_accelerator, short_source, suggestion
@@ -54,7 +54,7 @@ def _assigned(node: cst.Attribute, statement: Optional[cst.CSTNode]) -> bool:
 
 
 def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
-    return any(current is node for current in _walk(root))
+    return any(current is node for current in subtree(root))
 
 
 def _feeds_loss(node: cst.Attribute, analysis) -> Optional[str]:
@@ -109,7 +109,7 @@ def _backward_around(analysis, after: bool) -> bool:
 
 def _calls_backward(node: cst.CSTNode) -> bool:
     return any(type(current) is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value == "backward"
-               for current in _walk(node))
+               for current in subtree(node))
 
 
 def _graph_recorded(analysis) -> bool:
@@ -195,6 +195,7 @@ class DataAttribute(Rule):
     code = "TEN301"
     summary = "`.data` written between forward and backward, or read into a loss, corrupts or drops gradients"
     attributes = ("data",)
+    reads = ("callers",)  # a caller backpropagating what the function returns puts its values in a graph
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
         if not _data_of_tensor(node, analysis):
@@ -219,7 +220,8 @@ class DataAttributeStyle(Rule):
     ## What it does
     Flags every other `.data` on a tensor (opinionated, off by default: enable with
     `--extend-select TEN9`): initialisation, updates under `torch.no_grad()`, EMA and target
-    network updates, `p.data = ...` dtype or device swaps, plain reads.
+    network updates, `p.data = ...` dtype or device swaps, plain reads. Silent where a hazard
+    rule reports on the same expression (an alias `w.data` makes, TEN203).
 
     ## Why is this bad?
     It is not a hazard there, but `.data` is a legacy API: it skips autograd's version
@@ -253,6 +255,7 @@ class DataAttributeStyle(Rule):
     code = "TEN901"
     summary = "`.data` (opinionated, off by default): use `.detach()` or `torch.no_grad()`"
     attributes = ("data",)
+    reads = ("callers",)  # where TEN301 sees a hazard it stays silent: the same evidence
     opinionated = True
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
@@ -545,10 +548,13 @@ class DeepcopyOfGraphTensor(Rule):
     code = "TEN305"
     summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
     calls = ("deepcopy",)
-    reads = ("class bodies",)  # a deepcopy of a module needs to know what its forward stores on self
+    # a deepcopy of a module needs to know what its forward stores on self; of a parameter, whether
+    # a caller ran the module's forward before passing it
+    reads = ("class bodies", "callers")
 
     def check_call(self, call: cst.Call, analysis) -> None:
         if analysis.qualname(call.func) != "copy.deepcopy" or len(call.args) != 1:
+            self._called(call, analysis)
             return
         argument = call.args[0].value
         source = short_source(analysis, argument)
@@ -573,6 +579,44 @@ class DeepcopyOfGraphTensor(Rule):
                     f"copy.deepcopy({source}) raises after a forward pass: its forward stores a non-leaf "
                     f"that requires grad on self; store .detach() there or copy before running it",
                 )
+            elif binding is not None and origin is PARAMETER and binding.attrs is None:
+                self._module_of_unknown_class(call, argument.value, analysis)
+
+    def _module_of_unknown_class(self, call: cst.Call, name: str, analysis) -> None:
+        """``copy.deepcopy(model)`` of a module parameter of no known class, in a file whose module
+        classes store a graph tensor on self in forward: a hazard once ``model``'s forward ran,
+        here before the copy or in a caller before it passes ``model`` (the report waits for it)."""
+        storing = _classes_storing_graph_tensors(analysis)
+        if not storing:
+            return
+        message = (f"copy.deepcopy({name}) raises after a forward pass if '{name}' holds {storing[0]} modules "
+                   f"(a class of this file that stores a non-leaf requiring grad on self)")
+        advice = "; store .detach() there or copy before running it"
+        if _called_before(name, analysis):
+            analysis.report(self.code, call, f"{message}: {name}'s forward ran above{advice}")
+            return
+        function = analysis.function
+        callee = _callee_of(function, analysis.module)
+        if callee is None:
+            return
+        pending = analysis.facts_for(self.code).setdefault(callee[0], [])
+        pending.append((function, callee[1], name, call, message, advice))
+        analysis.offer_calls(callee[0], self)
+
+    def _called(self, call: cst.Call, analysis) -> None:
+        """A call of a function or class whose deepcopy of a parameter waits for a caller that ran
+        the module's forward before passing it."""
+        func = call.func
+        called = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
+        for function, skipped, name, node, message, advice in analysis.facts_for(self.code).get(called, ()):
+            passed = _argument_for(function, skipped, name, call)
+            if (type(passed) is cst.Name and analysis.kind_of(passed) == MODULE
+                    and _called_before(passed.value, analysis)):
+                analysis.report(
+                    self.code, node,
+                    lambda lines, text=message, module=passed.value: (
+                        f"{text}: the call on line {lines['call']} passes {module} after running its forward{advice}"),
+                    refs={"call": call})
 
 
 class GraphKeptAcrossIterations(Rule):
@@ -664,7 +708,7 @@ class GraphKeptAcrossIterations(Rule):
         if trains is None:
             trains = known[id(loop)] = any(
                 type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in ("backward", "step")
-                for node in _walk(loop.body))
+                for node in subtree(loop.body))
         return trains
 
 
@@ -698,6 +742,56 @@ def _tensor_uses(node: cst.CSTNode) -> set:
             found.add(current.value)
         stack.extend(current.children)
     return found
+
+
+def _classes_storing_graph_tensors(analysis) -> list:
+    """Names of the module classes of this file whose methods store a graph tensor on self."""
+    scope = analysis.scope
+    while scope.parent is not None:
+        scope = scope.parent
+    return [name for name, binding in scope.names.items()
+            if type(binding.origin) is ModuleClass and binding.origin.facts.stores_graph_tensor]
+
+
+def _called_before(name: str, analysis) -> bool:
+    """Whether the function being walked calls ``name(...)`` (runs a module's forward) in a
+    statement before the current one."""
+    function = analysis.function
+    if function is None:
+        return False
+    for small in small_statements(suite_statements(function.body)):
+        if small is analysis.statement:
+            return False
+        if any(type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == name
+               for node in subtree(small)):
+            return True
+    return False
+
+
+def _callee_of(function: Optional[cst.FunctionDef], module: cst.Module):
+    """(the name its callers call, how many leading parameters no call passes) for a function:
+    a top-level function by its name; ``__init__`` by its class's name and a method by its own,
+    both past the receiver."""
+    if function is None:
+        return None
+    for statement in module.body:
+        if statement is function:
+            return function.name.value, 0
+        if type(statement) is cst.ClassDef and function in suite_statements(statement.body):
+            return (statement.name.value if function.name.value == "__init__" else function.name.value), 1
+    return None
+
+
+def _argument_for(function: cst.FunctionDef, skipped: int, name: str, call: cst.Call):
+    """The argument ``call`` passes for parameter ``name`` of ``function`` (positional or keyword)."""
+    params = function.params
+    names = [param.name.value for param in list(params.posonly_params) + list(params.params)][skipped:]
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if (arg.keyword.value == name) if arg.keyword is not None else (index < len(names) and names[index] == name):
+            return arg.value
+    return None
 
 
 def _built_from(name: str, function: Optional[cst.FunctionDef]) -> set:
@@ -735,14 +829,6 @@ def _carries(value: cst.BaseExpression, names: set) -> bool:
             type(func) is cst.Attribute and func.attr.value in ("stack", "cat"))
         return keeps and _carries(value.args[0].value, names)
     return False
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
 
 
 def _is_loss(value: cst.BaseExpression, analysis) -> bool:

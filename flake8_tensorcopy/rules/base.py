@@ -47,6 +47,9 @@ class Rule:
     requires: Tuple[str, ...] = ("tensors",)
     reads: Tuple[str, ...] = ()
     opinionated = False  # a TEN9xx style code: off unless selected by name (bugbear's B9xx)
+    # codes whose finding covering the same expression already names this rule's hazard: this
+    # rule's finding steps aside there (an opinionated rule yields to every hazard rule)
+    yields_to: Tuple[str, ...] = ()
     binds = False  # it overrides ``check_binding`` (set by ``__init_subclass__``)
 
     def __init_subclass__(cls, **kwargs):

@@ -7,6 +7,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.facts import LikeBuffer
 from flake8_tensorcopy.analysis.provenance import FACTORIES
 from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ, dotted_name
+from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
 from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS
 from flake8_tensorcopy.fixes import (
@@ -476,6 +477,7 @@ class TensorOfTensorList(Rule):
     code = "TEN106"
     summary = "`torch.tensor([...])` over tensors cuts the graph; use `torch.stack([...])`"
     calls = ("tensor", "as_tensor", "Tensor")
+    reads = ("class bodies",)  # ``layer.aux_loss``: what the file's classes store on self
 
     def check_call(self, call: cst.Call, analysis) -> None:
         constructor = analysis.qualname(call.func)
@@ -484,7 +486,7 @@ class TensorOfTensorList(Rule):
         data = argument(call, 0, "data")
         if data is None or analysis.kind_of(data) != TENSOR_SEQ:
             return
-        hazard = _graph_or_device(data, analysis)
+        hazard = _graph_or_device(call, data, analysis)
         if hazard is None:
             return  # integer indices, constants, detached values: no graph to cut, no device to leave
         fix = self._fix(call, data, analysis)
@@ -525,15 +527,67 @@ def _fresh_temporary(data: cst.BaseExpression, analysis) -> bool:
     return qualname is not None and qualname in FACTORIES
 
 
-def _graph_or_device(data: cst.BaseExpression, analysis) -> Optional[str]:
-    """What makes converting these elements a hazard: one may require grad, or live on an accelerator."""
+def _graph_or_device(call: cst.Call, data: cst.BaseExpression, analysis) -> Optional[str]:
+    """What makes converting these elements a hazard: one may require grad, or live on an
+    accelerator (then, without ``device=``, the result is built on the CPU)."""
     state = analysis.grad_of(data)
     if state:
         return f"may require grad ({state.evidence})"
     elements = bare(data).elements if type(bare(data)) in (cst.List, cst.Tuple) else ()
-    if any(type(element) is cst.Element and on_accelerator(element.value) for element in elements):
+    values = [element.value for element in elements if type(element) is cst.Element]
+    if any(on_accelerator(value) for value in values):
         return "live on an accelerator"
+    if argument(call, KEYWORD_ONLY, "device") is not None or analysis.function is None:
+        return None
+    for value in values:
+        if type(value) is cst.Name and analysis.kind_of(value) == TENSOR:
+            placed = _placed_on_device(value.value, analysis)
+            if placed is not None:
+                return f"may live on an accelerator ('{value.value}' is made with {placed}: the result is built on the CPU)"
     return None
+
+
+KEYWORD_ONLY = -1  # as ``argument``'s position: only the keyword is looked at
+
+
+def _placed_on_device(name: str, analysis) -> Optional[str]:
+    """How every assignment of ``name`` in the function being walked puts it on a device that
+    is not the CPU (``torch.zeros((), device=device)``, ``x.to(device)``, ``x.cuda()``), if all do."""
+    placements = [_device_placement(small.value, analysis)
+                  for small in small_statements(suite_statements(analysis.function.body))
+                  if type(small) is cst.Assign and any(
+                      type(target.target) is cst.Name and target.target.value == name for target in small.targets)]
+    return placements[0] if placements and all(placements) else None
+
+
+def _device_placement(value: cst.BaseExpression, analysis) -> Optional[str]:
+    """``device=d`` (``d`` not the CPU) of a torch call, ``.to(d)`` or ``.cuda()`` along a chain of
+    tensor methods, as the code spells it."""
+    while type(value) is cst.Call:
+        device = argument(value, KEYWORD_ONLY, "device")
+        func = value.func
+        method = func.attr.value if type(func) is cst.Attribute else None
+        if device is None and method == "to":
+            device = argument(value, 0, "device")
+        if device is None and method in ("cuda", "cpu"):
+            return ".cuda()" if method == "cuda" else None
+        if device is not None:
+            return _not_cpu(device, analysis)
+        if type(func) is not cst.Attribute or analysis.qualname(func) is not None:
+            return None
+        value = func.value
+    return None
+
+
+def _not_cpu(device: cst.BaseExpression, analysis) -> Optional[str]:
+    """``device=...`` as written when it names a device that may be an accelerator: a string
+    naming one, or a name or attribute spelled as a device (``device``, ``x.device``)."""
+    if type(device) is cst.SimpleString:
+        return f"device={device.value}" if not device.evaluated_value.startswith("cpu") else None
+    spelled = dotted_name(device)
+    if spelled is None or "device" not in spelled.rsplit(".", 1)[-1].lower():
+        return None
+    return f"device={spelled}"
 
 
 def _may_be_empty(data: cst.BaseExpression) -> bool:

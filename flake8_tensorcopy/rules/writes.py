@@ -636,7 +636,8 @@ class WriteToSavedTensor(_WriteRule):
     `.data` or a view) to a tensor that an earlier recorded operation saved for backward,
     before the backward that needs it: `y = torch.sigmoid(x); y.mul_(2)`,
     `h = conv(x); x.masked_fill_(mask, 0)`. Which operations save their inputs or their
-    output is probed from torch (`scripts/generate_torch_tables.py`).
+    output is probed from torch (`scripts/generate_torch_tables.py`). Where TEN301 reports the
+    same write through `.data`, TEN301 alone speaks.
 
     ## Why is this bad?
     backward raises "one of the variables needed for gradient computation has been modified
@@ -674,6 +675,7 @@ class WriteToSavedTensor(_WriteRule):
     code = "TEN307"
     summary = "in-place write to a tensor saved for backward: backward raises (through `.data`: wrong gradients)"
     calls = WRITE_CALLS + ("backward", "grad")
+    yields_to = ("TEN301",)  # a write through ``.data`` that TEN301 reports: its code for that hazard
 
     def check_call(self, call: cst.Call, analysis) -> None:
         name = _method_name(call)
