@@ -55,6 +55,8 @@ STATE_DICT_SNAPSHOT = "TEN208"
 MOVE_METHODS = frozenset(
     {"cpu", "cuda", "to", "float", "double", "half", "bfloat16", "type", "type_as", "contiguous"}
 )
+# Moves that change the dtype: a copy unless the source already has it.
+DTYPE_CASTS = frozenset({"float()", "double()", "half()", "bfloat16()", "type()", "type_as()"})
 SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
 SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
 # The operations that make a view of part of a tensor (the others view all of it).
@@ -82,16 +84,14 @@ def _closeness(written: str, side: str) -> int:
     return 0
 
 
-def _is_basic_index(node: cst.Subscript) -> bool:
-    """``t[0]``, ``t[:, 1:3]``, ``t[..., None]``: indexing that returns a view, not a copy."""
+def _is_basic_index(node: cst.Subscript, is_integer) -> bool:
+    """``t[0]``, ``t[:, 1:3]``, ``t[..., None]``, ``a[idx]`` (``idx: int``): indexing that returns a view, not a copy."""
     for element in node.slice:
         part = element.slice
         if type(part) is cst.Slice:
             continue
         value = part.value
-        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
-            value = value.expression
-        if type(value) not in (cst.Integer, cst.Ellipsis) and not (type(value) is cst.Name and value.value == "None"):
+        if type(value) is not cst.Ellipsis and not (type(value) is cst.Name and value.value == "None") and not is_integer(value):
             return False
     return True
 
@@ -154,7 +154,7 @@ class AliasTracker:
             if qualname == "torch.from_numpy":
                 return FROM_NUMPY, "torch.from_numpy()", argument
             if qualname in ("torch.as_tensor", "torch.asarray"):
-                kind = self.analysis.kind_of(argument)
+                kind = self.analysis.kind_of(argument) or self.analysis.kind_of(self.root(argument))
                 if kind == NDARRAY:
                     return FROM_NUMPY, qualname + "()", argument
                 return MOVE, qualname + "()", argument
@@ -173,9 +173,13 @@ class AliasTracker:
             if attr in VIEW_ATTRIBUTES:
                 return VIEW, "." + attr, node.value
             return None
-        if node_type is cst.Subscript and _is_basic_index(node):
+        if node_type is cst.Subscript and _is_basic_index(node, self._is_integer):
             return VIEW, "indexing", node.value
         return None
+
+    def _is_integer(self, node: cst.BaseExpression) -> bool:
+        analysis = self.analysis
+        return analysis.inference.is_integer(node, analysis.scope, analysis.function)
 
     def _may_be_no_op(self, method: str, call: cst.Call) -> bool:
         if any(arg.keyword is not None and arg.keyword.value == "non_blocking" for arg in call.args):
@@ -209,8 +213,8 @@ class AliasTracker:
         codes = [step[0] for step in steps]
         kind = self.analysis.kind_of(node)
         if FROM_NUMPY in codes:
-            if kind != NDARRAY:
-                return None
+            if kind != NDARRAY or any(step[1] in DTYPE_CASTS for step in steps[:codes.index(FROM_NUMPY)]):
+                return None  # a cast shares only an array of that dtype already, which is not known
         elif kind != TENSOR and not any(step[1] == "detach()" for step in steps):
             return None  # only detach() proves a tensor by itself (``.data`` does not)
         return self.code_of(codes), steps[0][1], key
