@@ -31,6 +31,7 @@ from flake8_tensorcopy.analysis.facts import (
     part_of,
 )
 from flake8_tensorcopy.analysis.scope import NDARRAY, STATE_DICT, TENSOR, Scope, dotted_name
+from flake8_tensorcopy.analysis.containers import collected_aliases, items_key, made_by
 from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
 from flake8_tensorcopy.data import (
@@ -206,7 +207,7 @@ class AliasTracker:
         if state_dict is not None:
             return STATE_DICT_SNAPSHOT, "state_dict()", state_dict
         if not steps:
-            return None
+            return collected_aliases(self, value)
         key = dotted_name(node)
         if key is None:
             return None
@@ -340,7 +341,7 @@ class AliasTracker:
             binding = self.analysis.lookup(key)
             if binding is not None and type(binding.origin) is ParameterOf:
                 return binding.origin.key
-        return key
+        return items_key(self.analysis, key) or key
 
     # ----- events from the walk ----------------------------------------------------------
     def made(self, alias_key: str, value: cst.BaseExpression, stored: bool = False) -> None:
@@ -362,7 +363,8 @@ class AliasTracker:
             return
         if part_of(alias_key, source_key) and code != STATE_DICT_SNAPSHOT:
             return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
-        fact = AliasFact(code, alias_key, source_key, op, value, self._fills(code, source_key), source_name=source_name)
+        fact = AliasFact(code, alias_key, source_key, op, made_by(value, code == STATE_DICT_SNAPSHOT), self._fills(code, source_key),
+                         source_name=source_name)
         frame.aliases[alias_key] = frame.aliases.get(alias_key, ()) + (fact,)
 
     def made_sequence(self, targets, value: cst.BaseExpression) -> None:
@@ -602,7 +604,7 @@ class AliasTracker:
         else:
             return
         if write is not None:
-            fact = AliasFact(code, key, source_key, op, value, False, source_name=source_name)
+            fact = AliasFact(code, key, source_key, op, made_by(value, code == STATE_DICT_SNAPSHOT), False, source_name=source_name)
             self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=self._context(fact, write)))
 
     def _optimizer_owner(self, receiver: cst.BaseExpression) -> Optional[str]:

@@ -108,6 +108,18 @@ class ParameterOf:
         return element_key(self.owner + PARAMETERS)
 
 
+@dataclass(frozen=True)
+class ParametersOf:
+    """A list of ``owner``'s parameters (``list(model.parameters())``): each item is one of them,
+    whatever name or attribute the list is kept under."""
+
+    owner: str
+
+    @property
+    def key(self) -> str:
+        return element_key(self.owner + PARAMETERS)
+
+
 PARAMETERS = ".parameters()"
 
 

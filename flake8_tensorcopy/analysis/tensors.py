@@ -9,7 +9,7 @@ from typing import Optional, Tuple, Union
 import libcst as cst
 
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
-from flake8_tensorcopy.analysis.facts import PARAMETER, ModuleClass, ModuleInstance
+from flake8_tensorcopy.analysis.facts import PARAMETER, ModuleClass, ModuleInstance, ParametersOf
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
@@ -345,6 +345,22 @@ class TensorInference:
             clause = clause.inner_for_in
         return inner
 
+    def parameters_owner(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """``model`` when ``node`` yields ``model``'s parameters: ``model.parameters()``, a list of
+        them, or a name or ``self`` attribute bound to one (``self.params = list(model.parameters())``)."""
+        owner = called_parameters_owner(node)
+        if owner is not None:
+            return owner
+        binding = None
+        if type(node) is cst.Name:
+            binding = scope.lookup(node.value)
+        elif type(node) is cst.Attribute and type(node.value) is cst.Name:
+            base = scope.lookup(node.value.value)
+            attributes = module_attributes(base) if base is not None else None
+            binding = attributes.get(node.attr.value) if attributes else None
+        origin = binding.origin if binding is not None else None
+        return origin.owner if type(origin) is ParametersOf else None
+
     def is_integer(self, node: cst.BaseExpression, scope: Scope, function: Optional[cst.FunctionDef]) -> bool:
         """Whether ``node`` is an int: a literal, or a parameter of ``function`` annotated ``int``
         and not rebound (``def __getitem__(self, idx: int)``). Indexing with ints views."""
@@ -488,6 +504,20 @@ class TensorInference:
             if node.func.value == "zip":
                 return tuple(self.iter_kind(argument, scope) for argument in arguments)
         return None
+
+
+def called_parameters_owner(node: cst.BaseExpression) -> Optional[str]:
+    """``model`` for ``model.parameters()``, ``model.named_parameters()`` and a call wrapping one
+    (``list(model.parameters())``)."""
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.args:
+        node = node.args[0].value
+    if (
+        type(node) is cst.Call
+        and type(node.func) is cst.Attribute
+        and node.func.attr.value in ("parameters", "named_parameters")
+    ):
+        return dotted_name(node.func.value)
+    return None
 
 
 def _one_array_kind(kinds: set) -> Optional[str]:

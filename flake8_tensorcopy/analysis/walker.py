@@ -26,6 +26,7 @@ from flake8_tensorcopy.analysis.facts import (
     ModuleInstance,
     Optimizer,
     ParameterOf,
+    ParametersOf,
 )
 from flake8_tensorcopy.analysis.provenance import GradProvenance, combine
 from flake8_tensorcopy.analysis.scope import (
@@ -57,6 +58,7 @@ from flake8_tensorcopy.analysis.tensors import (
     TENSOR_ONLY_METHODS,
     ZERO_DIM,
     TensorInference,
+    called_parameters_owner,
     is_module_class,
 )
 from flake8_tensorcopy.data import INPLACE_METHODS
@@ -354,7 +356,8 @@ class Analysis:
             grad = None
             for _kind, found_grad, _origin, _evidence in found:
                 grad = found_grad if grad is None else merge_grads(grad, found_grad)
-            kept_origins = {origin for _kind, _grad, origin, _evidence in found if type(origin) in (Layer, Optimizer)}
+            kept_origins = {origin for _kind, _grad, origin, _evidence in found
+                            if type(origin) in (Layer, Optimizer, ParametersOf)}
             origin = kept_origins.pop() if len(kept_origins) == 1 and len(found) == 1 else None
             evidence = weakest(evidence for kind, _grad, _origin, evidence in found if kind != NONE)
             if len(kinds) <= 1:
@@ -513,14 +516,10 @@ class Analysis:
         self.visit(node.iter)
         item_kind = self.inference.iter_kind(node.iter, self.scope)
         iterable = node.iter
-        parameters = (
-            type(iterable) is cst.Call
-            and type(iterable.func) is cst.Attribute
-            and iterable.func.attr.value in ("parameters", "named_parameters")
-        )
+        owner = self.inference.parameters_owner(iterable, self.scope)
+        parameters = owner is not None
         grad = self.provenance.item_grad(iterable, self.scope)
         evidence = self.evidence_of(iterable)
-        owner = dotted_name(iterable.func.value) if parameters else None
 
         def bind_item():
             bind_target(node.target, item_kind, self.scope, grad, evidence)
@@ -754,6 +753,9 @@ class Analysis:
             return ZERO_DIM
         if type(value) is not cst.Call:
             return None
+        owner = called_parameters_owner(value)
+        if owner is not None:
+            return ParametersOf(owner)
         qualname = self.qualname(value.func)
         if qualname is None:
             if type(value.func) is cst.Name:
@@ -770,17 +772,9 @@ class Analysis:
         if is_module_class(qualname):
             return Layer(qualname)
         if qualname.startswith("torch.optim.") and value.args:
-            parameters = value.args[0].value
-            if type(parameters) is cst.Call and type(parameters.func) is cst.Name and parameters.args:
-                parameters = parameters.args[0].value  # list(model.parameters())
-            if (
-                type(parameters) is cst.Call
-                and type(parameters.func) is cst.Attribute
-                and parameters.func.attr.value in ("parameters", "named_parameters")
-            ):
-                owner = dotted_name(parameters.func.value)
-                if owner is not None:
-                    return Optimizer(owner)
+            owner = called_parameters_owner(value.args[0].value)
+            if owner is not None:
+                return Optimizer(owner)
         return None
 
     def _walk_aug_assign(self, node: cst.AugAssign) -> None:
