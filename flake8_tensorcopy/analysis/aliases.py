@@ -20,6 +20,7 @@ from flake8_tensorcopy.analysis.facts import (
     AliasFact,
     BlankBuffer,
     Function,
+    HeldBy,
     Holder,
     LikeBuffer,
     Optimizer,
@@ -401,10 +402,15 @@ class AliasTracker:
             return False
         return code == VIEW or type(binding.origin) in (BlankBuffer, LikeBuffer)
 
+    def holder_of(self, key: str) -> Optional[Holder]:
+        return self._outlives(key, self.analysis.scope.frame)
+
     def _outlives(self, key: str, frame: Scope) -> Optional[Holder]:
         """Who still holds the object ``key`` names when the function returns, if anyone."""
         root = key.split(".", 1)[0]
         binding = frame.names.get(root)
+        if binding is not None and type(binding.origin) is HeldBy:
+            return binding.origin.holder
         if binding is not None and binding.origin == PARAMETER:
             if root == key:
                 return Holder.PARAMETER

@@ -109,6 +109,14 @@ class ParameterOf:
 
 
 @dataclass(frozen=True)
+class HeldBy:
+    """An item read out of something that outlives the function (``state = self.state[p]``,
+    ``buf = state["momentum"]``): its ``holder`` still holds it when the function returns."""
+
+    holder: "Holder"
+
+
+@dataclass(frozen=True)
 class ParametersOf:
     """A list of ``owner``'s parameters (``list(model.parameters())``): each item is one of them,
     whatever name or attribute the list is kept under."""

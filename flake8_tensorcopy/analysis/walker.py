@@ -20,6 +20,7 @@ from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     ClassFacts,
     Function,
+    HeldBy,
     Layer,
     LikeBuffer,
     ModuleClass,
@@ -751,6 +752,10 @@ class Analysis:
         """How an assigned value was made, for rules and facts that follow it."""
         if self.inference.is_zero_dim(value, self.scope):
             return ZERO_DIM
+        if type(value) is cst.Subscript:
+            container = _written_key(value)
+            holder = self.aliases.holder_of(container) if container is not None else None
+            return HeldBy(holder) if holder is not None else None
         if type(value) is not cst.Call:
             return None
         owner = called_parameters_owner(value)
@@ -871,8 +876,11 @@ class Analysis:
             self.visit(node.func)
             self._offer_call(node)
             func = node.func
-            if type(func) is cst.Attribute and func.attr.value in TENSOR_ONLY_METHODS and type(func.value) is cst.Name:
-                self._proven_tensor(func.value.value, Evidence.USE)
+            if type(func) is cst.Attribute and type(func.value) is cst.Name:
+                if func.attr.value in TENSOR_ONLY_METHODS:
+                    self._proven_tensor(func.value.value, Evidence.USE)
+                elif func.attr.value in INPLACE_METHODS:
+                    self._proven_tensor(func.value.value, Evidence.USE, unknown=True)
             if self.scope.frame.aliases:
                 for key, training in self.aliases.call_writes(node):
                     self.aliases.written(key, node, training)
@@ -1044,13 +1052,19 @@ class Analysis:
             origin = ModuleInstance(binding.origin.facts, True)
             owner.names[name] = Binding(binding.kind, origin=origin, grad=binding.grad, evidence=binding.evidence)
 
-    def _proven_tensor(self, name: str, evidence: Evidence) -> None:
+    def _proven_tensor(self, name: str, evidence: Evidence, unknown: bool = False) -> None:
         """A name of this function known a tensor only by its annotation is proven one from here
-        on (``x.detach()`` ran). A name of an enclosing function is not: it is used elsewhere too."""
+        on (``x.detach()`` ran); with ``unknown``, so is a name of unknown kind (``x.mul_(2)``: only
+        a tensor has torch's in-place methods). A name of an enclosing function is not: it is used
+        elsewhere too."""
         binding = self.lookup(name)
         owner = self.scope.owner_of(name)
-        if binding is not None and binding.kind == TENSOR and not _strong(binding) and owner.frame is self.scope.frame:
+        if binding is None or owner.frame is not self.scope.frame:
+            return
+        if binding.kind == TENSOR and not _strong(binding):
             owner.names[name] = binding.with_evidence(evidence)
+        elif unknown and binding.kind is None and binding.qualname is None:
+            owner.names[name] = Binding(TENSOR, origin=binding.origin, grad=binding.grad, evidence=evidence)
 
     def _is_self(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
