@@ -236,8 +236,10 @@ class AliasTracker:
             binding = self.analysis.lookup(func.value)
             if binding is not None and type(binding.origin) is Function:
                 return binding.origin.node, None
-        elif type(func) is cst.Attribute and self.analysis.is_receiver(func.value):
-            method = self.analysis.own_method(func.attr.value)
+        elif type(func) is cst.Attribute:
+            analysis = self.analysis
+            name = func.attr.value
+            method = analysis.own_method(name) if analysis.is_receiver(func.value) else analysis.method_of(func.value, name)
             if method is not None:
                 return method, func.value
         return None, None
@@ -262,8 +264,12 @@ class AliasTracker:
     def summarized_kind(self, call: cst.Call) -> Optional[str]:
         """What a call to a same-module callee returns when its summary says it returns memory
         of a known tensor or array argument (the array for a ``numpy()`` alias)."""
-        if self._returned_by_call(call) is None:
+        returned = self._returned_by_call(call)
+        if returned is None:
             return None
+        if returned[0] == ASSIGNMENT:  # handed back as is: what the argument is
+            kind = self.analysis.kind_of(returned[2])
+            return kind if kind in (TENSOR, NDARRAY) else None
         description = self.describe(call)
         if description is None or description[0] == STATE_DICT_SNAPSHOT:
             return None
@@ -340,7 +346,7 @@ class AliasTracker:
         parameters the item key ``model.parameters()[*]`` (the next loop's ``p`` is the same memory)."""
         if "." not in key:
             binding = self.analysis.lookup(key)
-            if binding is not None and type(binding.origin) is ParameterOf:
+            if binding is not None and type(binding.origin) in (ParameterOf, HeldBy) and binding.origin.key:
                 return binding.origin.key
         return items_key(self.analysis, key) or key
 
@@ -404,6 +410,16 @@ class AliasTracker:
 
     def holder_of(self, key: str) -> Optional[Holder]:
         return self._outlives(key, self.analysis.scope.frame)
+
+    def returned_memory(self, call: cst.Call) -> Optional[HeldBy]:
+        """What a same-module callee hands back as is, when no alias fact follows it (an array:
+        ``obs = env.reset()`` returning ``self._obs``) and something outliving the call holds it."""
+        returned = self._returned_by_call(call)
+        if returned is None or returned[0] != ASSIGNMENT or self.analysis.kind_of(returned[2]) != NDARRAY:
+            return None
+        key = self.key_of(returned[2])
+        holder = self.holder_of(key) if key is not None else None
+        return HeldBy(holder, key) if holder is not None else None
 
     def _outlives(self, key: str, frame: Scope) -> Optional[Holder]:
         """Who still holds the object ``key`` names when the function returns, if anyone."""
@@ -542,7 +558,7 @@ class AliasTracker:
                 owner = self._optimizer_owner(receiver)
                 if owner is not None:
                     yield owner, False
-                return
+                    return  # else a method of this module may be called ``step`` (``env.step()``)
             if method == "load_state_dict":
                 key = dotted_name(receiver)
                 loaded = dotted_name(call.args[0].value) if call.args else None
@@ -574,11 +590,12 @@ class AliasTracker:
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
         function, receiver = self._callee(call)
         if function is not None:
-            for index in self.summaries.of(function).written_parameters:
+            summary = self.summaries.of(function)
+            for index, path in [(index, "") for index in summary.written_parameters] + list(summary.written_attributes):
                 argument = self._argument(call, function, receiver, index)
                 key = self.root_key(argument) if argument is not None else None
                 if key is not None:
-                    yield key, False
+                    yield key + ("." + path if path else ""), False
         if training_call(name):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:

@@ -56,6 +56,14 @@ class ModuleClass:
 
 
 @dataclass(frozen=True)
+class PlainClass:
+    """A class defined in this file that is not an ``nn.Module`` (its methods are summarised at
+    the calls on a parameter annotated with it)."""
+
+    facts: ClassFacts
+
+
+@dataclass(frozen=True)
 class ModuleInstance:
     """An instance of a module class of this file; ``forward_ran``: it was called on this path."""
 
@@ -111,9 +119,12 @@ class ParameterOf:
 @dataclass(frozen=True)
 class HeldBy:
     """An item read out of something that outlives the function (``state = self.state[p]``,
-    ``buf = state["momentum"]``): its ``holder`` still holds it when the function returns."""
+    ``buf = state["momentum"]``): its ``holder`` still holds it when the function returns.
+    ``key``: the memory the name is, where a same-module callee handed back an array kept
+    there as is (``obs = env.reset()`` returning ``self._obs``: the key ``env._obs``)."""
 
     holder: "Holder"
+    key: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -263,6 +274,8 @@ class FunctionSummary:
 
     returned_aliases: Tuple[ReturnedAlias, ...] = ()
     written_parameters: Tuple[int, ...] = ()
+    # (parameter index, attribute path) written in place: ``self._obs[i] = 0`` is (0, "_obs")
+    written_attributes: Tuple[Tuple[int, str], ...] = ()
 
 
 def merge_alias_facts(*tables) -> dict:

@@ -26,6 +26,7 @@ from flake8_tensorcopy.analysis.facts import (
     ModuleClass,
     ModuleInstance,
     Optimizer,
+    PlainClass,
     ParameterOf,
     ParametersOf,
 )
@@ -137,6 +138,7 @@ class Analysis:
         self._restored: Dict[int, frozenset] = {}
         self._training_step: Optional[tuple] = None
         self._backward_names: Dict[int, frozenset] = {}
+        self._classes: Dict[int, ClassFacts] = {}  # id of a class's attribute table -> its facts
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -239,6 +241,8 @@ class Analysis:
             annotated = self.lookup(annotation.value)
             if annotated is not None and type(annotated.origin) is ModuleClass:
                 kind, attributes = MODULE, annotated.origin.facts.attributes
+            elif annotated is not None and type(annotated.origin) is PlainClass:
+                kind, attributes = INSTANCE, annotated.origin.facts.attributes
         scope.names[param.name.value] = Binding(kind, origin=PARAMETER, attrs=attributes, grad=grad,
                                                 evidence=Evidence.ANNOTATION)
 
@@ -270,12 +274,13 @@ class Analysis:
         facts = ClassFacts(methods=methods)
         self._class_pass(methods.values(), facts, attributes)
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
-        self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
+        self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts) if is_module else PlainClass(facts)))
         class_scope = Scope(self.scope, is_class=True)
         outer = self._instance, self._class_facts
         self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=attributes)
         self._class_facts = facts
         facts.attributes = self._instance.attrs
+        self._classes[id(facts.attributes)] = facts
         self._walk_scope(suite_statements(node.body), class_scope)
         self._instance, self._class_facts = outer
 
@@ -758,6 +763,9 @@ class Analysis:
             return HeldBy(holder) if holder is not None else None
         if type(value) is not cst.Call:
             return None
+        held = self.aliases.returned_memory(value)
+        if held is not None:
+            return held
         owner = called_parameters_owner(value)
         if owner is not None:
             return ParametersOf(owner)
@@ -1077,6 +1085,13 @@ class Analysis:
         """(expression, model path, operation) when a method of the class being walked stores
         a state_dict snapshot of its own model in ``self.attr``."""
         return self._class_facts.state_snapshots.get(attr) if self._class_facts is not None else None
+
+    def method_of(self, receiver: cst.BaseExpression, name: str) -> Optional[cst.FunctionDef]:
+        """The method ``name`` of the class of this file that ``receiver`` (a name annotated with
+        that class) is an instance of."""
+        binding = self.lookup(receiver.value) if type(receiver) is cst.Name else None
+        facts = self._classes.get(id(binding.attrs)) if binding is not None and binding.attrs is not None else None
+        return facts.methods.get(name) if facts is not None else None
 
     def own_method(self, name: str) -> Optional[cst.FunctionDef]:
         """The instance method ``name`` of the class whose methods are being walked."""
