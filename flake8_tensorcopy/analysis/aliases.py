@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import snapshot_named, training_call
+from flake8_tensorcopy.analysis.conventions import inplace_named, snapshot_named, training_call
 from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     AliasFact,
@@ -98,6 +98,12 @@ def _is_basic_index(node: cst.Subscript, is_integer) -> bool:
     return True
 
 
+def _keyword_false(call: cst.Call, name: str) -> bool:
+    """Whether ``call`` passes ``name=False``."""
+    return any(arg.keyword is not None and arg.keyword.value == name and type(arg.value) is cst.Name
+               and arg.value.value == "False" for arg in call.args)
+
+
 class AliasTracker:
     """Makes, updates and reports alias facts for the walk in ``analysis``."""
 
@@ -145,6 +151,8 @@ class AliasTracker:
                     return VIEW, method + "()", func.value
                 if method in MOVE_METHODS and self._may_be_no_op(method, node):
                     return MOVE, method + "()", func.value
+                if method == "astype" and _keyword_false(node, "copy"):
+                    return MOVE, "astype(copy=False)", func.value  # the array itself when it has the dtype
                 if method == "copy" and not node.args and self.analysis.kind_of(func.value) == STATE_DICT:
                     return STATE_DICT_SNAPSHOT, "state_dict().copy()", func.value
             if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
@@ -593,6 +601,8 @@ class AliasTracker:
             summary = self.summaries.of(function)
             for index, path in [(index, "") for index in summary.written_parameters] + list(summary.written_attributes):
                 argument = self._argument(call, function, receiver, index)
+                if not path and argument is not None and self._written_through(call, function, argument):
+                    continue
                 key = self.root_key(argument) if argument is not None else None
                 if key is not None:
                     yield key + ("." + path if path else ""), False
@@ -604,6 +614,31 @@ class AliasTracker:
                 key = dotted_name(candidate)
                 if key is not None:
                     yield key, True
+
+    def _written_through(self, call: cst.Call, function: cst.FunctionDef, argument: cst.BaseExpression) -> bool:
+        """A call taken for its result (``zs = normalize(raw.numpy())``) of a function of this
+        module that writes its parameter in place, handed an alias made on the spot: the write
+        through that alias is reported when the memory it aliases outlives the function (itself,
+        or the source of the name it aliases: ``raw = cache.get(...)``). True when reported.
+        (A call made for its effect, or a function named as writing its arguments, means it.)"""
+        statement = self.analysis.statement
+        if (type(statement) is cst.Expr and statement.value is call) or inplace_named(function.name.value):
+            return False
+        description = self.describe(argument)
+        if description is None:
+            return False
+        code, op, source_name = description
+        source_key = self.fact_key(source_name)
+        frame = self.analysis.scope.frame
+        observed, holder = source_key, self._outlives(source_key, frame)
+        for fact in frame.aliases.get(source_key, ()):
+            if holder is None:
+                observed, holder = fact.source_key, self._outlives(fact.source_key, frame)
+        if holder is None:
+            return False
+        fact = AliasFact(code, self.analysis.source_of(argument), source_key, op, argument, False, source_name=source_name)
+        self._observed(SharingObserved(fact, call, observed, holder=holder, context=self._context(fact, call)))
+        return True
 
     def stored_on_self(self, key: str, value: cst.BaseExpression, class_facts) -> None:
         """``value``, stored on the receiver under ``key``, outlives the call; it is reported
