@@ -25,7 +25,9 @@ class AliasRule(Rule):
     """
 
     events = ("sharing",)
-    reads = ("summaries",)  # a call of a function of the file is read through its summary
+    # A call of a function of the file is read through its summary; an alias stored on ``self``
+    # (``self.start = [p.detach() for p in self.params]``) is observed by a write in another body.
+    reads = ("summaries", "class bodies")
     use_instead = ""
 
     def check_sharing(self, event: SharingObserved, analysis) -> None:
