@@ -15,12 +15,13 @@ from typing import NamedTuple, Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import training_call
+from flake8_tensorcopy.analysis.conventions import inplace_named, training_call
 from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     AliasFact,
     BlankBuffer,
     Function,
+    HeldBy,
     Holder,
     LikeBuffer,
     Made,
@@ -36,6 +37,7 @@ from flake8_tensorcopy.analysis.facts import (
     part_of,
     result_is_array,
 )
+from flake8_tensorcopy.analysis.containers import collected_aliases, items_key, made_by
 from flake8_tensorcopy.analysis.scope import LIST, NDARRAY, STATE_DICT, TENSOR, TENSOR_SEQ, Scope, dotted_name
 from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
@@ -52,6 +54,8 @@ from flake8_tensorcopy.data import (
 MOVE_METHODS = frozenset(
     {"cpu", "cuda", "to", "float", "double", "half", "bfloat16", "type", "type_as", "contiguous"}
 )
+# Moves that change the dtype: a copy unless the source already has it.
+DTYPE_CASTS = frozenset({"float()", "double()", "half()", "bfloat16()", "type()", "type_as()"})
 SINGLE_VIEW_METHODS = VIEW_METHODS - METHODS_RETURNING_TENSOR_SEQUENCE
 SEQUENCE_VIEW_METHODS = VIEW_METHODS & METHODS_RETURNING_TENSOR_SEQUENCE
 # The view methods that make a view of part of a tensor (the others view all of it).
@@ -140,16 +144,20 @@ def _may_return_itself(method: str, call: cst.Call) -> bool:
     return True
 
 
-def _is_basic_index(node: cst.Subscript) -> bool:
-    """``t[0]``, ``t[:, 1:3]``, ``t[..., None]``: indexing that returns a view, not a copy."""
+def _keyword_false(call: cst.Call, name: str) -> bool:
+    """Whether ``call`` passes ``name=False``."""
+    arg = _keyword(call, name)
+    return arg is not None and type(arg.value) is cst.Name and arg.value.value == "False"
+
+
+def _is_basic_index(node: cst.Subscript, is_integer) -> bool:
+    """``t[0]``, ``t[:, 1:3]``, ``t[..., None]``, ``a[idx]`` (``idx: int``): indexing that returns a view, not a copy."""
     for element in node.slice:
         part = element.slice
         if type(part) is cst.Slice:
             continue
         value = part.value
-        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
-            value = value.expression
-        if type(value) not in (cst.Integer, cst.Ellipsis) and not (type(value) is cst.Name and value.value == "None"):
+        if type(value) is not cst.Ellipsis and not (type(value) is cst.Name and value.value == "None") and not is_integer(value):
             return False
     return True
 
@@ -207,6 +215,8 @@ class AliasTracker:
                 if method in MOVE_METHODS and _may_return_itself(method, node):
                     made = Made.TRANSFER if _keyword(node, "non_blocking") is not None else Made.MOVE
                     return Step((made,), method + "()", func.value)
+                if method == "astype" and _keyword_false(node, "copy"):
+                    return Step((Made.MOVE,), "astype(copy=False)", func.value)  # the array itself when it has the dtype
                 if method == "copy" and not node.args and self.analysis.kind_of(func.value) == STATE_DICT:
                     return Step((Made.STATE_DICT,), "state_dict().copy()", func.value)
             if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
@@ -218,7 +228,7 @@ class AliasTracker:
             if qualname == "torch.from_numpy":
                 return Step((Made.FROM_NUMPY,), "torch.from_numpy()", argument)
             if qualname in ("torch.as_tensor", "torch.asarray"):
-                kind = self.analysis.kind_of(argument)
+                kind = self.analysis.kind_of(argument) or self.analysis.kind_of(self.root(argument))
                 if kind == NDARRAY:
                     return Step((Made.FROM_NUMPY,), qualname + "()", argument)
                 return Step((Made.MOVE,), qualname + "()", argument)
@@ -237,9 +247,13 @@ class AliasTracker:
             if attr in VIEW_ATTRIBUTES:
                 return Step((Made.VIEW,), "." + attr, node.value)
             return None
-        if node_type is cst.Subscript and _is_basic_index(node):
+        if node_type is cst.Subscript and _is_basic_index(node, self._is_integer):
             return Step((Made.PARTIAL_VIEW,), "indexing", node.value)
         return None
+
+    def _is_integer(self, node: cst.BaseExpression) -> bool:
+        analysis = self.analysis
+        return analysis.inference.is_integer(node, analysis.scope, analysis.function)
 
     def steps(self, value: cst.BaseExpression) -> Tuple[list, cst.BaseExpression]:
         """(the alias-making steps around ``value``, outermost first; the innermost expression):
@@ -260,15 +274,16 @@ class AliasTracker:
         if state_dict is not None:
             return Alias((Made.STATE_DICT,), "state_dict()", state_dict)
         if not steps:
-            return None
+            return collected_aliases(self, value)
         key = dotted_name(node)
         if key is None:
             return None
         operations = sum((step.operations for step in steps), ())
         kind = self.analysis.kind_of(node)
         if Made.FROM_NUMPY in operations:
-            if kind != NDARRAY:
-                return None
+            made_tensor = next(index for index, step in enumerate(steps) if Made.FROM_NUMPY in step.operations)
+            if kind != NDARRAY or any(step.op in DTYPE_CASTS for step in steps[:made_tensor]):
+                return None  # a cast shares only an array of that dtype already, which is not known
         elif kind != TENSOR and not any(step.op == "detach()" for step in steps):
             return None  # only detach() proves a tensor by itself (``.data`` does not)
         return Alias(operations, steps[0].op, key)
@@ -281,8 +296,10 @@ class AliasTracker:
             binding = self.analysis.lookup(func.value)
             if binding is not None and type(binding.origin) is Function:
                 return binding.origin.node, None
-        elif type(func) is cst.Attribute and self.analysis.is_receiver(func.value):
-            method = self.analysis.own_method(func.attr.value)
+        elif type(func) is cst.Attribute:
+            analysis = self.analysis
+            name = func.attr.value
+            method = analysis.own_method(name) if analysis.is_receiver(func.value) else analysis.method_of(func.value, name)
             if method is not None:
                 return method, func.value
         return None, None
@@ -307,8 +324,12 @@ class AliasTracker:
     def summarized_kind(self, call: cst.Call) -> Optional[str]:
         """What a call to a same-module callee returns when its summary says it returns memory
         of a known tensor or array argument (the array for a ``numpy()`` alias)."""
-        if self._returned_by_call(call) is None:
+        returned = self._returned_by_call(call)
+        if returned is None:
             return None
+        if returned.operations == (Made.ASSIGNMENT,):  # handed back as is: what the argument is
+            kind = self.analysis.kind_of(returned.inner)
+            return kind if kind in (TENSOR, NDARRAY) else None
         alias = self.describe(call)
         if alias is None or alias.made is Made.STATE_DICT:
             return None
@@ -399,9 +420,9 @@ class AliasTracker:
         parameters the item key ``model.parameters()[*]`` (the next loop's ``p`` is the same memory)."""
         if "." not in key:
             binding = self.analysis.lookup(key)
-            if binding is not None and type(binding.origin) is ParameterOf:
+            if binding is not None and type(binding.origin) in (ParameterOf, HeldBy) and binding.origin.key:
                 return binding.origin.key
-        return key
+        return items_key(self.analysis, key) or key
 
     # ----- events from the walk ----------------------------------------------------------
     def made(self, alias_key: str, value: cst.BaseExpression, stored: bool = False) -> None:
@@ -422,7 +443,8 @@ class AliasTracker:
             return
         if part_of(alias_key, source_key) and alias.made is not Made.STATE_DICT:
             return  # ``x.data = x.data.to(...)``: x's own storage is replaced, nothing is kept
-        fact = AliasFact(alias.operations, alias_key, source_key, alias.op, value, self._source(source_key),
+        fact = AliasFact(alias.operations, alias_key, source_key, alias.op,
+                         made_by(value, alias.made is Made.STATE_DICT), self._source(source_key),
                          source_name=alias.source)
         frame.aliases[alias_key] = frame.aliases.get(alias_key, ()) + (fact,)
 
@@ -457,10 +479,25 @@ class AliasTracker:
             return Source()
         return Source(local=True, blank=type(binding.origin) in (BlankBuffer, LikeBuffer))
 
+    def holder_of(self, key: str) -> Optional[Holder]:
+        return self._outlives(key, self.analysis.scope.frame)
+
+    def returned_memory(self, call: cst.Call) -> Optional[HeldBy]:
+        """What a same-module callee hands back as is, when no alias fact follows it (an array:
+        ``obs = env.reset()`` returning ``self._obs``) and something outliving the call holds it."""
+        returned = self._returned_by_call(call)
+        if returned is None or returned.operations != (Made.ASSIGNMENT,) or self.analysis.kind_of(returned.inner) != NDARRAY:
+            return None
+        key = self.key_of(returned.inner)
+        holder = self.holder_of(key) if key is not None else None
+        return HeldBy(holder, key) if holder is not None else None
+
     def _outlives(self, key: str, frame: Scope) -> Optional[Holder]:
         """Who still holds the object ``key`` names when the function returns, if anyone."""
         root = key.split(".", 1)[0]
         binding = frame.names.get(root)
+        if binding is not None and type(binding.origin) is HeldBy:
+            return binding.origin.holder
         if binding is not None and binding.origin == PARAMETER:
             if root == key:
                 return Holder.PARAMETER
@@ -590,7 +627,7 @@ class AliasTracker:
                 owner = self._optimizer_owner(receiver)
                 if owner is not None:
                     yield owner, False
-                return
+                    return  # else a method of this module may be called ``step`` (``env.step()``)
             if method == "load_state_dict":
                 key = dotted_name(receiver)
                 loaded = dotted_name(call.args[0].value) if call.args else None
@@ -622,11 +659,14 @@ class AliasTracker:
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
         function, receiver = self._callee(call)
         if function is not None:
-            for index in self.summaries.of(function).written_parameters:
+            summary = self.summaries.of(function)
+            for index, path in [(index, "") for index in summary.written_parameters] + list(summary.written_attributes):
                 argument = self._argument(call, function, receiver, index)
+                if not path and argument is not None and self._written_through(call, function, argument):
+                    continue
                 key = self.root_key(argument) if argument is not None else None
                 if key is not None:
-                    yield key, False
+                    yield key + ("." + path if path else ""), False
         if training_call(name):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:
@@ -635,6 +675,31 @@ class AliasTracker:
                 key = dotted_name(candidate)
                 if key is not None:
                     yield key, True
+
+    def _written_through(self, call: cst.Call, function: cst.FunctionDef, argument: cst.BaseExpression) -> bool:
+        """A call taken for its result (``zs = normalize(raw.numpy())``) of a function of this
+        module that writes its parameter in place, handed an alias made on the spot: the write
+        through that alias is reported when the memory it aliases outlives the function (itself,
+        or the source of the name it aliases: ``raw = cache.get(...)``). True when reported.
+        (A call made for its effect, or a function named as writing its arguments, means it.)"""
+        statement = self.analysis.statement
+        if (type(statement) is cst.Expr and statement.value is call) or inplace_named(function.name.value):
+            return False
+        alias = self.describe(argument)
+        if alias is None:
+            return False
+        source_key = self.fact_key(alias.source)
+        frame = self.analysis.scope.frame
+        observed, holder = source_key, self._outlives(source_key, frame)
+        for fact in frame.aliases.get(source_key, ()):
+            if holder is None:
+                observed, holder = fact.source_key, self._outlives(fact.source_key, frame)
+        if holder is None:
+            return False
+        fact = AliasFact(alias.operations, self.analysis.source_of(argument), source_key, alias.op, argument,
+                         source_name=alias.source)
+        self._observed(SharingObserved(fact, call, observed, holder=holder, context=self._context(fact, call)))
+        return True
 
     def stored_on_self(self, key: str, value: cst.BaseExpression, class_facts) -> None:
         """``value``, stored on the receiver under ``key``, outlives the call: an observation when
@@ -654,7 +719,8 @@ class AliasTracker:
         else:
             return
         if write is not None:
-            fact = AliasFact(alias.operations, key, source_key, alias.op, value, source_name=alias.source)
+            fact = AliasFact(alias.operations, key, source_key, alias.op, made_by(value, alias.made is Made.STATE_DICT),
+                             source_name=alias.source)
             context = self._context(fact, write, other_call=True,
                                     container_written=path.split("[", 1)[0] in class_facts.written_items)
             self._observed(SharingObserved(fact, write, key, holder=Holder.STORED, context=context))

@@ -67,6 +67,14 @@ class ModuleClass:
 
 
 @dataclass(frozen=True)
+class PlainClass:
+    """A class defined in this file that is not an ``nn.Module`` (its methods are summarised at
+    the calls on a parameter annotated with it)."""
+
+    facts: ClassFacts
+
+
+@dataclass(frozen=True)
 class ModuleInstance:
     """An instance of a module class of this file; ``forward_ran``: it was called on this path."""
 
@@ -111,6 +119,29 @@ class Optimizer:
 class ParameterOf:
     """A loop variable over ``owner.parameters()`` (or ``named_parameters()``): each value is
     one of the model's parameters, whatever the loop variable is called later."""
+
+    owner: str
+
+    @property
+    def key(self) -> str:
+        return element_key(self.owner + PARAMETERS)
+
+
+@dataclass(frozen=True)
+class HeldBy:
+    """An item read out of something that outlives the function (``state = self.state[p]``,
+    ``buf = state["momentum"]``): its ``holder`` still holds it when the function returns.
+    ``key``: the memory the name is, where a same-module callee handed back an array kept
+    there as is (``obs = env.reset()`` returning ``self._obs``: the key ``env._obs``)."""
+
+    holder: "Holder"
+    key: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ParametersOf:
+    """A list of ``owner``'s parameters (``list(model.parameters())``): each item is one of them,
+    whatever name or attribute the list is kept under."""
 
     owner: str
 
@@ -317,6 +348,8 @@ class FunctionSummary:
 
     returned_aliases: Tuple[ReturnedAlias, ...] = ()
     written_parameters: Tuple[int, ...] = ()
+    # (parameter index, attribute path) written in place: ``self._obs[i] = 0`` is (0, "_obs")
+    written_attributes: Tuple[Tuple[int, str], ...] = ()
 
 
 @dataclass(eq=False)

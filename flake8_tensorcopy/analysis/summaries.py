@@ -9,7 +9,7 @@ defined after its caller is summarised as well; a callee that calls another summ
 function composes with it. Cross-module calls stay unknown.
 """
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
@@ -51,7 +51,7 @@ class Summaries:
                 alias = self._returned_alias(small.value, names, rebound, function.name.value)
                 if alias is not None and alias not in returned:
                     returned.append(alias)
-        return FunctionSummary(tuple(returned), self._written_parameters(function, names, statements))
+        return FunctionSummary(tuple(returned), *self._written_parameters(function, names, statements))
 
     def _returned_alias(self, value: cst.BaseExpression, names: Sequence[str], rebound: set,
                         function_name: str) -> Optional[ReturnedAlias]:
@@ -67,8 +67,9 @@ class Summaries:
         op = f"{steps[0].op} in {function_name}()" if steps else None
         return ReturnedAlias(names.index(root), path, operations, op)
 
-    def _written_parameters(self, function: cst.FunctionDef, names: Sequence[str], statements) -> Tuple[int, ...]:
-        """Indexes of the parameters written in place, directly or through a local alias."""
+    def _written_parameters(self, function: cst.FunctionDef, names: Sequence[str], statements):
+        """Indexes of the parameters written in place, directly or through a local alias, and
+        (index, attribute path) of the attributes of parameters written in place (``self._obs[i] = 0``)."""
         annotation_kinds = {
             param.name.value: self.analysis.inference.annotation_kind(param.annotation.annotation, self.analysis.scope)
             for param in list(function.params.posonly_params) + list(function.params.params)
@@ -76,6 +77,7 @@ class Summaries:
         }
         holds = {name: name for name in names}  # local name -> the parameter whose memory it holds
         written = set()
+        attributes = set()
         for small in statements:
             key = None
             small_type = type(small)
@@ -105,7 +107,11 @@ class Summaries:
             parameter = holds.get(key.split("[", 1)[0] if key is not None else None)  # ``t[0]``: an item of t
             if parameter is not None:
                 written.add(names.index(parameter))
-        return tuple(sorted(written))
+            elif key is not None and "." in key:
+                root, _dot, path = key.partition(".")
+                if holds.get(root) == root:
+                    attributes.add((names.index(root), path))
+        return tuple(sorted(written)), tuple(sorted(attributes))
 
 
 def _bound_names(small: cst.CSTNode):

@@ -9,7 +9,7 @@ from typing import Optional, Tuple, Union
 import libcst as cst
 
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
-from flake8_tensorcopy.analysis.facts import ModuleClass, ModuleInstance
+from flake8_tensorcopy.analysis.facts import PARAMETER, ModuleClass, ModuleInstance, ParametersOf
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
@@ -42,6 +42,7 @@ TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.Buffer"}) | LEGACY_C
 
 # Annotations that say "this is a tensor".
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.Buffer"})
+NDARRAY_ANNOTATIONS = frozenset({"numpy.ndarray", "numpy.typing.NDArray"})
 
 # nn.Module methods that return the module itself (``model = Net().to(device)``).
 MODULE_METHODS_RETURNING_SELF = frozenset(
@@ -172,7 +173,7 @@ class TensorInference:
         if type(node) is cst.BinaryOperation and type(node.operator) is cst.BitOr:
             sides = (node.left, node.right)
             kinds = {self.annotation_kind(side, scope) for side in sides if not is_none(side)}
-            return TENSOR if kinds == {TENSOR} else None
+            return _one_array_kind(kinds)
         if type(node) is cst.Subscript:
             wrapper = (self.qualname(node.value, scope) or dotted_name(node.value) or "").rsplit(".", 1)[-1]
             if wrapper in _SEQUENCE_ANNOTATIONS:
@@ -188,11 +189,13 @@ class TensorInference:
                     for element in node.slice
                     if type(element.slice) is cst.Index and not is_none(element.slice.value)
                 }
-                return TENSOR if kinds == {TENSOR} else None
-            return None
+                return _one_array_kind(kinds)
+            return NDARRAY if wrapper == "NDArray" and self.qualname(node.value, scope) in NDARRAY_ANNOTATIONS else None
         qualname = self.qualname(node, scope)
         if qualname in TENSOR_ANNOTATIONS:
             return TENSOR
+        if qualname in NDARRAY_ANNOTATIONS:
+            return NDARRAY
         return MODULE if is_module_class(qualname) else None
 
     def kind_of(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
@@ -362,6 +365,41 @@ class TensorInference:
             clause = clause.inner_for_in
         return inner
 
+    def parameters_owner(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """``model`` when ``node`` yields ``model``'s parameters: ``model.parameters()``, a list of
+        them, or a name or ``self`` attribute bound to one (``self.params = list(model.parameters())``)."""
+        owner = called_parameters_owner(node)
+        if owner is not None:
+            return owner
+        binding = None
+        if type(node) is cst.Name:
+            binding = scope.lookup(node.value)
+        elif type(node) is cst.Attribute and type(node.value) is cst.Name:
+            base = scope.lookup(node.value.value)
+            attributes = module_attributes(base) if base is not None else None
+            binding = attributes.get(node.attr.value) if attributes else None
+        origin = binding.origin if binding is not None else None
+        return origin.owner if type(origin) is ParametersOf else None
+
+    def is_integer(self, node: cst.BaseExpression, scope: Scope, function: Optional[cst.FunctionDef]) -> bool:
+        """Whether ``node`` is an int: a literal, or a parameter of ``function`` annotated ``int``
+        and not rebound (``def __getitem__(self, idx: int)``). Indexing with ints views."""
+        if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            node = node.expression
+        if type(node) is cst.Integer:
+            return True
+        if type(node) is not cst.Name or function is None:
+            return False
+        binding = scope.lookup(node.value)
+        if binding is None or binding.origin != PARAMETER:
+            return False
+        params = function.params
+        for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            if param.name.value == node.value:
+                annotation = param.annotation.annotation if param.annotation is not None else None
+                return type(annotation) is cst.Name and annotation.value == "int"
+        return False
+
     def is_zero_dim(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """Whether ``node`` is surely a 0-d tensor (see FULL_REDUCTIONS); precision first."""
         node_type = type(node)
@@ -488,6 +526,25 @@ class TensorInference:
             if node.func.value == "zip":
                 return tuple(self.iter_kind(argument, scope) for argument in arguments)
         return None
+
+
+def called_parameters_owner(node: cst.BaseExpression) -> Optional[str]:
+    """``model`` for ``model.parameters()``, ``model.named_parameters()`` and a call wrapping one
+    (``list(model.parameters())``)."""
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.args:
+        node = node.args[0].value
+    if (
+        type(node) is cst.Call
+        and type(node.func) is cst.Attribute
+        and node.func.attr.value in ("parameters", "named_parameters")
+    ):
+        return dotted_name(node.func.value)
+    return None
+
+
+def _one_array_kind(kinds: set) -> Optional[str]:
+    """The kind a union annotation gives: TENSOR or NDARRAY when every member says the same."""
+    return kinds.pop() if len(kinds) == 1 and kinds <= {TENSOR, NDARRAY} else None
 
 
 def _is_number(node: cst.BaseExpression) -> bool:

@@ -23,13 +23,16 @@ from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     ClassFacts,
     Function,
+    HeldBy,
     Made,
     Layer,
     LikeBuffer,
     ModuleClass,
     ModuleInstance,
     Optimizer,
+    PlainClass,
     ParameterOf,
+    ParametersOf,
     StateSnapshot,
 )
 from flake8_tensorcopy.analysis.provenance import GradProvenance, combine
@@ -62,6 +65,7 @@ from flake8_tensorcopy.analysis.tensors import (
     TENSOR_ONLY_METHODS,
     ZERO_DIM,
     TensorInference,
+    called_parameters_owner,
     is_module_class,
 )
 from flake8_tensorcopy.data import INPLACE_METHODS
@@ -141,6 +145,7 @@ class Analysis:
         self._returned: Dict[int, frozenset] = {}
         self._restored: Dict[int, frozenset] = {}
         self._training_step: Optional[tuple] = None
+        self._classes: Dict[int, ClassFacts] = {}  # id of a class's attribute table -> its facts
 
     # ----- the queries rules use -------------------------------------------------------
     def kind_of(self, node: cst.BaseExpression) -> Optional[str]:
@@ -270,6 +275,8 @@ class Analysis:
             annotated = self.lookup(annotation.value)
             if annotated is not None and type(annotated.origin) is ModuleClass:
                 kind, attributes = MODULE, annotated.origin.facts.attributes
+            elif annotated is not None and type(annotated.origin) is PlainClass:
+                kind, attributes = INSTANCE, annotated.origin.facts.attributes
         scope.names[param.name.value] = Binding(kind, origin=PARAMETER, attrs=attributes, grad=grad,
                                                 evidence=Evidence.ANNOTATION)
 
@@ -301,12 +308,13 @@ class Analysis:
         facts = ClassFacts(methods=methods)
         self._class_pass(methods.values(), facts, attributes)
         is_module = any(self._is_module_base(argument.value) for argument in node.bases)
-        self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts)) if is_module else UNKNOWN)
+        self.scope.bind(node.name.value, Binding(origin=ModuleClass(facts) if is_module else PlainClass(facts)))
         class_scope = Scope(self.scope, is_class=True)
         outer = self._instance, self._class_facts, self._class_name
         self._instance = Binding(INSTANCE, origin=PARAMETER, attrs=attributes)
         self._class_facts, self._class_name = facts, node.name.value
         facts.attributes = self._instance.attrs
+        self._classes[id(facts.attributes)] = facts
         self._walk_scope(suite_statements(node.body), class_scope)
         self._instance, self._class_facts, self._class_name = outer
 
@@ -390,7 +398,8 @@ class Analysis:
             grad = None
             for _kind, found_grad, _origin, _evidence in found:
                 grad = found_grad if grad is None else merge_grads(grad, found_grad)
-            kept_origins = {origin for _kind, _grad, origin, _evidence in found if type(origin) in (Layer, Optimizer)}
+            kept_origins = {origin for _kind, _grad, origin, _evidence in found
+                            if type(origin) in (Layer, Optimizer, ParametersOf)}
             origin = kept_origins.pop() if len(kept_origins) == 1 and len(found) == 1 else None
             evidence = weakest(evidence for kind, _grad, _origin, evidence in found if kind != NONE)
             if len(kinds) <= 1:
@@ -549,14 +558,10 @@ class Analysis:
         self.visit(node.iter)
         item_kind = self.inference.iter_kind(node.iter, self.scope)
         iterable = node.iter
-        parameters = (
-            type(iterable) is cst.Call
-            and type(iterable.func) is cst.Attribute
-            and iterable.func.attr.value in ("parameters", "named_parameters")
-        )
+        owner = self.inference.parameters_owner(iterable, self.scope)
+        parameters = owner is not None
         grad = self.provenance.item_grad(iterable, self.scope)
         evidence = self.evidence_of(iterable)
-        owner = dotted_name(iterable.func.value) if parameters else None
 
         def bind_item():
             bind_target(node.target, item_kind, self.scope, grad, evidence)
@@ -802,8 +807,18 @@ class Analysis:
         """How an assigned value was made, for rules and facts that follow it."""
         if self.inference.is_zero_dim(value, self.scope):
             return ZERO_DIM
+        if type(value) is cst.Subscript:
+            container = _written_key(value)
+            holder = self.aliases.holder_of(container) if container is not None else None
+            return HeldBy(holder) if holder is not None else None
         if type(value) is not cst.Call:
             return None
+        held = self.aliases.returned_memory(value)
+        if held is not None:
+            return held
+        owner = called_parameters_owner(value)
+        if owner is not None:
+            return ParametersOf(owner)
         qualname = self.qualname(value.func)
         if qualname is None:
             if type(value.func) is cst.Name:
@@ -820,17 +835,9 @@ class Analysis:
         if is_module_class(qualname):
             return Layer(qualname)
         if qualname.startswith("torch.optim.") and value.args:
-            parameters = value.args[0].value
-            if type(parameters) is cst.Call and type(parameters.func) is cst.Name and parameters.args:
-                parameters = parameters.args[0].value  # list(model.parameters())
-            if (
-                type(parameters) is cst.Call
-                and type(parameters.func) is cst.Attribute
-                and parameters.func.attr.value in ("parameters", "named_parameters")
-            ):
-                owner = dotted_name(parameters.func.value)
-                if owner is not None:
-                    return Optimizer(owner)
+            owner = called_parameters_owner(value.args[0].value)
+            if owner is not None:
+                return Optimizer(owner)
         return None
 
     def _walk_aug_assign(self, node: cst.AugAssign) -> None:
@@ -927,8 +934,11 @@ class Analysis:
             self.visit(node.func)
             self._offer_call(node)
             func = node.func
-            if type(func) is cst.Attribute and func.attr.value in TENSOR_ONLY_METHODS and type(func.value) is cst.Name:
-                self._proven_tensor(func.value.value, Evidence.USE)
+            if type(func) is cst.Attribute and type(func.value) is cst.Name:
+                if func.attr.value in TENSOR_ONLY_METHODS:
+                    self._proven_tensor(func.value.value, Evidence.USE)
+                elif func.attr.value in INPLACE_METHODS:
+                    self._proven_tensor(func.value.value, Evidence.USE, unknown=True)
             if self.scope.frame.aliases:
                 for key, training in self.aliases.call_writes(node):
                     self.aliases.written(key, node, training)
@@ -1064,13 +1074,19 @@ class Analysis:
             origin = ModuleInstance(binding.origin.facts, True)
             owner.names[name] = Binding(binding.kind, origin=origin, grad=binding.grad, evidence=binding.evidence)
 
-    def _proven_tensor(self, name: str, evidence: Evidence) -> None:
+    def _proven_tensor(self, name: str, evidence: Evidence, unknown: bool = False) -> None:
         """A name of this function known a tensor only by its annotation is proven one from here
-        on (``x.detach()`` ran). A name of an enclosing function is not: it is used elsewhere too."""
+        on (``x.detach()`` ran); with ``unknown``, so is a name of unknown kind (``x.mul_(2)``: only
+        a tensor has torch's in-place methods). A name of an enclosing function is not: it is used
+        elsewhere too."""
         binding = self.lookup(name)
         owner = self.scope.owner_of(name)
-        if binding is not None and binding.kind == TENSOR and not _strong(binding) and owner.frame is self.scope.frame:
+        if binding is None or owner.frame is not self.scope.frame:
+            return
+        if binding.kind == TENSOR and not _strong(binding):
             owner.names[name] = binding.with_evidence(evidence)
+        elif unknown and binding.kind is None and binding.qualname is None:
+            owner.names[name] = Binding(TENSOR, origin=binding.origin, grad=binding.grad, evidence=evidence)
 
     def _is_self(self, node: cst.BaseExpression) -> bool:
         return type(node) is cst.Name and self._instance is not None and self.lookup(node.value) is self._instance
@@ -1083,6 +1099,13 @@ class Analysis:
         """The state_dict snapshot of its own model that a method of the class being walked
         stores in ``self.attr``, if one does."""
         return self._class_facts.state_snapshots.get(attr) if self._class_facts is not None else None
+
+    def method_of(self, receiver: cst.BaseExpression, name: str) -> Optional[cst.FunctionDef]:
+        """The method ``name`` of the class of this file that ``receiver`` (a name annotated with
+        that class) is an instance of."""
+        binding = self.lookup(receiver.value) if type(receiver) is cst.Name else None
+        facts = self._classes.get(id(binding.attrs)) if binding is not None and binding.attrs is not None else None
+        return facts.methods.get(name) if facts is not None else None
 
     def own_method(self, name: str) -> Optional[cst.FunctionDef]:
         """The instance method ``name`` of the class whose methods are being walked."""

@@ -37,7 +37,9 @@ class AliasRule(Rule):
     """
 
     events = ("sharing",)
-    reads = ("summaries",)  # a call of a function of the file is read through its summary
+    # A call of a function of the file is read through its summary; an alias stored on ``self``
+    # (``self.start = [p.detach() for p in self.params]``) is observed by a write in another body.
+    reads = ("summaries", "class bodies")
     made_by: Tuple[Made, ...] = ()
     use_instead = ""
     stored_keeps_value = True  # an alias stored away keeps the value it had (not a window onto its source)
