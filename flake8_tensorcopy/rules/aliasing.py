@@ -15,6 +15,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
 from flake8_tensorcopy.analysis.conventions import snapshot_named
 from flake8_tensorcopy.analysis.facts import NO_CONTEXT, AliasFact, Holder, Made, SharingObserved, is_parameter_item
+from flake8_tensorcopy.analysis.statements import subtree
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
@@ -417,6 +418,11 @@ class MoveMayShare(AliasRule):
     summary = "`.cpu()`/`.to()`/`.float()`/`.contiguous()` may return the same tensor; add `copy=True` or `.clone()`"
     use_instead = '.to(..., copy=True) or .clone() on the result'
 
+    def check_sharing(self, event: SharingObserved, analysis) -> None:
+        if _converted_where_it_differs(event.fact.node, analysis.function):
+            return
+        super().check_sharing(event, analysis)
+
     def fix(self, fact, analysis) -> Optional[Fix]:
         node = fact.node
         if type(node) is cst.Call and type(node.func) is cst.Attribute:
@@ -430,6 +436,25 @@ class MoveMayShare(AliasRule):
                 last = node.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                 return _unsafe(node, node.with_changes(args=list(node.args[:-1]) + [last, copy], lpar=[], rpar=[]))
         return _unsafe(node, method(bare(node), "clone"))
+
+
+def _converted_where_it_differs(move: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
+    """Whether ``move`` (``x.to(d)``) runs only under ``if ... != d`` (or ``is not d``): the code
+    converts where the dtype or device differs, so the move always makes a new tensor there."""
+    if function is None or type(move) is not cst.Call or not move.args:
+        return False
+    target = move.args[0].value
+    for node in subtree(function.body):
+        if type(node) is not cst.If or type(node.test) is not cst.Comparison:
+            continue
+        test = node.test
+        if not any(type(part.operator) in (cst.NotEqual, cst.IsNot) for part in test.comparisons):
+            continue
+        operands = [test.left] + [part.comparator for part in test.comparisons]
+        if any(operand.deep_equals(target) for operand in operands) and any(
+                inner is move for inner in subtree(node.body)):
+            return True
+    return False
 
 
 class AssignmentShares(AliasRule):
@@ -576,6 +601,11 @@ class StateDictSnapshot(AliasRule):
     use_instead = "copy.deepcopy({source}.state_dict()) or {{k: v.detach().clone() ...}}"
     made_by = (Made.STATE_DICT,)
     kept_on_receiver = False  # a snapshot kept on self is observed when it is loaded back
+
+    def hazard(self, event: SharingObserved) -> bool:
+        """Only the snapshot read after its source changed: writing through a state dict
+        (``sd[k].copy_(w)``, ``sd["step"] -= 1``) is how weights and counters are set on purpose."""
+        return event.observed_key == event.fact.alias_key
 
     def fix(self, fact, analysis) -> Optional[Fix]:
         """A copy per value, spelled without imports: ``{k: v.detach().clone() for ...}``."""
