@@ -39,6 +39,7 @@ from flake8_tensorcopy.analysis.facts import (
 )
 from flake8_tensorcopy.analysis.containers import collected_aliases, items_key, made_by
 from flake8_tensorcopy.analysis.scope import LIST, NDARRAY, STATE_DICT, TENSOR, TENSOR_SEQ, Scope, dotted_name
+from flake8_tensorcopy.analysis.statements import is_name, keyword_value
 from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
 from flake8_tensorcopy.data import (
@@ -125,29 +126,16 @@ def constant_index(node: cst.Subscript) -> Optional[str]:
     return sign + value.value if type(value) is cst.Integer and value.value.isdigit() else None
 
 
-def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
 def _may_return_itself(method: str, call: cst.Call) -> bool:
     """Whether a move method may hand back its receiver: not ``.type()`` without arguments (a
     string), not ``.to(..., copy=True)`` (always a copy)."""
     if method == "type":
         return bool(call.args)
     if method == "to":
-        copy = _keyword(call, "copy")
+        copy = keyword_value(call, "copy")
         if copy is not None:
-            return type(copy.value) is cst.Name and copy.value.value == "False"
+            return is_name(copy, "False")
     return True
-
-
-def _keyword_false(call: cst.Call, name: str) -> bool:
-    """Whether ``call`` passes ``name=False``."""
-    arg = _keyword(call, name)
-    return arg is not None and type(arg.value) is cst.Name and arg.value.value == "False"
 
 
 def _is_basic_index(node: cst.Subscript, is_integer) -> bool:
@@ -213,9 +201,9 @@ class AliasTracker:
                     made = Made.PARTIAL_VIEW if method in PARTIAL_VIEW_METHODS else Made.VIEW
                     return Step((made,), method + "()", func.value)
                 if method in MOVE_METHODS and _may_return_itself(method, node):
-                    made = Made.TRANSFER if _keyword(node, "non_blocking") is not None else Made.MOVE
+                    made = Made.TRANSFER if keyword_value(node, "non_blocking") is not None else Made.MOVE
                     return Step((made,), method + "()", func.value)
-                if method == "astype" and _keyword_false(node, "copy"):
+                if method == "astype" and is_name(keyword_value(node, "copy"), "False"):
                     return Step((Made.MOVE,), "astype(copy=False)", func.value)  # the array itself when it has the dtype
                 if method == "copy" and not node.args and self.analysis.kind_of(func.value) == STATE_DICT:
                     return Step((Made.STATE_DICT,), "state_dict().copy()", func.value)

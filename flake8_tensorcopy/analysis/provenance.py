@@ -31,6 +31,7 @@ from flake8_tensorcopy.analysis.scope import (
     Requires,
     Scope,
 )
+from flake8_tensorcopy.analysis.statements import is_name, keyword_value, names_under
 from flake8_tensorcopy.analysis.tensors import MODULE_BUFFERS, MODULE_PARAMETERS, module_attributes
 from flake8_tensorcopy.data import (
     LEGACY_CONSTRUCTORS,
@@ -80,17 +81,6 @@ _NONE = frozenset()
 # torch functions that run backward through their tensor arguments.
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    return None
-
-
-def _is_true(node: Optional[cst.BaseExpression]) -> bool:
-    return type(node) is cst.Name and node.value == "True"
 
 
 def _callee_name(node: cst.BaseExpression) -> Optional[str]:
@@ -189,7 +179,7 @@ class GradProvenance:
         if calls.functions_resolved is None:
             qualname = self.analysis.qualname
             calls.functions_resolved = frozenset(calls.reached.union(*(
-                _names_in(arg.value for arg in call.args)
+                names_under(arg.value for arg in call.args)
                 for call in calls.function_calls if qualname(call.func) in BACKWARD_FUNCTIONS)))
         return calls.functions_resolved
 
@@ -279,17 +269,17 @@ class GradProvenance:
         inference = self.analysis.inference
         func = node.func
         qualname = inference.qualname(func, scope)
-        requested = _keyword(node, "requires_grad")
+        requested = keyword_value(node, "requires_grad")
         if qualname is not None:
             if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                return NO_GRAD.because("requires_grad=False") if requested is not None and not _is_true(requested) \
+                return NO_GRAD.because("requires_grad=False") if requested is not None and not is_name(requested, "True") \
                     else LEAF.because("an nn.Parameter")
             if requested is not None:
-                return LEAF.because("requires_grad=True") if _is_true(requested) else NO_GRAD.because(
+                return LEAF.because("requires_grad=True") if is_name(requested, "True") else NO_GRAD.because(
                     "requires_grad=False")
             if not qualname.startswith("torch."):
                 return UNKNOWN_GRAD
-            if self._integer_dtype(_keyword(node, "dtype"), scope) or qualname.rsplit(".", 1)[-1] in _INTEGER_RESULTS:
+            if self._integer_dtype(keyword_value(node, "dtype"), scope) or qualname.rsplit(".", 1)[-1] in _INTEGER_RESULTS:
                 return INTEGER
             if qualname in _SAME_TENSOR and len(node.args) == 1:
                 return self.grad_of(node.args[0].value, scope)
@@ -316,7 +306,7 @@ class GradProvenance:
         ):
             return INTEGER
         if method == "requires_grad_":
-            if node.args and not _is_true(node.args[0].value):
+            if node.args and not is_name(node.args[0].value, "True"):
                 return NO_GRAD.because("requires_grad_(False) was called")
             current = self.grad_of(receiver, scope)
             return current if current else LEAF.because("requires_grad_() was called")
@@ -370,7 +360,7 @@ def find_backward_calls(module: cst.Module) -> tuple:
                 innermost = found.setdefault(id(owners[-1]), BackwardCalls())
                 if type(func.value) is cst.Name:
                     innermost.receivers.add(func.value.value)
-                names = set(_names_in([func.value] + [arg.value for arg in node.args]))
+                names = names_under([func.value] + [arg.value for arg in node.args])
                 for owner in owners:
                     found.setdefault(id(owner), BackwardCalls()).reached.update(names)
                 receiver = func.value
@@ -392,13 +382,3 @@ def find_backward_calls(module: cst.Module) -> tuple:
     return found, backpropagated
 
 
-def _names_in(nodes) -> set:
-    names = set()
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Name:
-            names.add(node.value)
-        else:
-            stack.extend(node.children)
-    return names

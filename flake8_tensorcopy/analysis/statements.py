@@ -1,7 +1,7 @@
 """Plain helpers over LibCST statement lists and subtrees, shared by the walk, the summaries,
 the rules and the engine."""
 
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -45,3 +45,21 @@ def subtree(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(current.children)
+
+
+def names_under(nodes: Iterable[cst.CSTNode]) -> set:
+    """The names read or written anywhere in ``nodes`` (``{"loss", "w"}`` for ``loss * w.t()``)."""
+    return {node.value for root in nodes for node in subtree(root) if type(node) is cst.Name}
+
+
+def keyword_value(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes as ``name=``, or None."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def is_name(node: Optional[cst.CSTNode], name: str) -> bool:
+    """Whether ``node`` is the bare name ``name`` (``True``, ``False``, ``self``)."""
+    return type(node) is cst.Name and node.value == name

@@ -5,6 +5,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.statements import names_under
 from flake8_tensorcopy.fixes import bare, without_repeated_copies
 from flake8_tensorcopy.scan import EVENTS, TRAITS
 
@@ -182,22 +183,13 @@ def suggestion(analysis, replacement: cst.BaseExpression, subject: cst.BaseExpre
     code = written_code(replacement)
     if "\n" not in code and len(code) <= SUGGESTION_LIMIT:
         return code
-    names = {node.value for node in _names_in(replacement)}
+    names = names_under([replacement])
     name = next((candidate for candidate in PLACEHOLDERS if candidate not in names), None)
     if type(bare(subject)) is not cst.Name and name is not None:
         short = written_code(replacement.visit(_Placeholder(subject, name)))
         if "\n" not in short:
             return f"{short} ({name} = '{short_source(analysis, subject)}')"
     return code if "\n" not in code else "the rewrite tensorcopy-fix offers"
-
-
-def _names_in(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Name:
-            yield current
-        stack.extend(current.children)
 
 
 def on_accelerator(node: cst.BaseExpression) -> bool:
