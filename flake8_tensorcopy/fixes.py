@@ -8,6 +8,8 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.statements import children_of
+
 
 class Fix:
     """Replace the finding's node with ``replacement``. ``safe`` fixes never change what the
@@ -106,7 +108,7 @@ def _comments_in(node: cst.CSTNode) -> list:
         current = stack.pop()
         if type(current) is cst.Comment:
             comments.append(current.value)
-        stack.extend(reversed(current.children))
+        stack.extend(reversed(children_of(current)))
     return comments
 
 

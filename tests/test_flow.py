@@ -121,3 +121,27 @@ class Keeper:
         f"'{target}' shares memory with 'w' (detach() does not copy): 'w' is written in place on line 7 and "
         f"'{target}' {held}; use w.detach().clone()"
     ]
+
+
+def test_children_of_is_libcsts_children_on_every_node_of_the_fixtures(monkeypatch):
+    """``children_of`` reads fields in the order LibCST visits them, learnt per node type from
+    the first node met; a field LibCST visits only when set (an f-string's format spec) must
+    not go missing when the first node of its type had it unset."""
+    import libcst
+
+    from conftest import FIXTURES
+    from flake8_tensorcopy.analysis import statements
+
+    monkeypatch.setattr(statements, "_CHILD_FIELDS", {})  # learnt afresh, from these nodes first
+    sources = ['x = f"{a}"\n', 'y = f"{b:>{width}}"\nz = f"{c!r:^8}"\n']
+    sources += [(FIXTURES / f"{code}.py").read_text(encoding="utf-8") for code in ("TEN203", "TEN306", "TEN401")]
+    checked = set()
+    for source in sources:
+        stack = [libcst.parse_module(source)]
+        while stack:
+            node = stack.pop()
+            expected = node.children
+            assert [id(child) for child in statements.children_of(node)] == [id(child) for child in expected], node
+            checked.add(type(node).__name__)
+            stack.extend(expected)
+    assert {"FormattedStringExpression", "Call", "FunctionDef", "For", "If", "ListComp"} <= checked

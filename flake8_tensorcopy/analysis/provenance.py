@@ -31,7 +31,7 @@ from flake8_tensorcopy.analysis.scope import (
     Requires,
     Scope,
 )
-from flake8_tensorcopy.analysis.statements import is_name, keyword_value, names_under
+from flake8_tensorcopy.analysis.statements import children_of, is_name, keyword_value, names_under
 from flake8_tensorcopy.analysis.tensors import MODULE_BUFFERS, MODULE_PARAMETERS, module_attributes
 from flake8_tensorcopy.data import (
     LEGACY_CONSTRUCTORS,
@@ -372,7 +372,7 @@ def find_backward_calls(module: cst.Module) -> tuple:
             elif type(func) is cst.Name or (type(func) is cst.Attribute and func.attr.value == "grad"):
                 for owner in owners:
                     found.setdefault(id(owner), BackwardCalls()).function_calls.append(node)
-        stack.extend((child, owners) for child in node.children)
+        stack.extend((child, owners) for child in children_of(node))
     backpropagated: dict = {}
     for owner, name, callee in results:
         if name in found.get(id(owner), NO_BACKWARD).receivers:

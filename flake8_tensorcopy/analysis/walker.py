@@ -59,7 +59,7 @@ from flake8_tensorcopy.analysis.scope import (
 )
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
-from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.analysis.statements import children_of, small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import (
     TENSOR_ANNOTATIONS,
     TENSOR_ONLY_METHODS,
@@ -966,7 +966,7 @@ class Analysis:
         if visitor is not None:
             visitor(self, node)
         else:
-            for child in node.children:
+            for child in children_of(node):
                 self.visit(child)
 
     def _offer_attribute(self, node: cst.Attribute, store: bool = False) -> None:
@@ -1266,10 +1266,10 @@ def _training_step(module: cst.Module) -> Optional[cst.Call]:
                 part = inner.pop()
                 if type(part) is cst.Call and type(part.func) is cst.Attribute:
                     calls.setdefault(part.func.attr.value, part)
-                inner.extend(part.children)
+                inner.extend(children_of(part))
             if "backward" in calls and "step" in calls:
                 return calls["step"]
-        stack.extend(node.children)
+        stack.extend(children_of(node))
     return None
 
 
@@ -1373,7 +1373,7 @@ def _pattern_names(node: cst.CSTNode) -> Iterator[str]:
     """Names a match-case pattern captures."""
     if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
         yield node.name.value
-    for child in node.children:
+    for child in children_of(node):
         yield from _pattern_names(child)
 
 

@@ -11,6 +11,7 @@ from typing import Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.analysis.scope import TENSOR, dotted_name
+from flake8_tensorcopy.analysis.statements import children_of
 from flake8_tensorcopy.data import INPLACE_METHODS
 from flake8_tensorcopy.fixes import Fix
 from flake8_tensorcopy.rules.base import Rule, argument, short_source
@@ -70,7 +71,7 @@ def _postorder(node: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, Tuple[cst.CSTNo
             children = [current.value] if current.value is not None else []
             children += [t.target for t in current.targets] if type(current) is cst.Assign else [current.target]
         else:
-            children = current.children
+            children = children_of(current)
         for child in children:
             yield from walk(child, inner)
         yield current, ancestors
@@ -129,7 +130,7 @@ def _names(node: cst.CSTNode) -> Set[str]:
             key = dotted_name(current)
             if key is not None:
                 found.add(key)
-        stack.extend(current.children)
+        stack.extend(children_of(current))
     return found
 
 

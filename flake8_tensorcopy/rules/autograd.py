@@ -7,7 +7,7 @@ from typing import Optional
 from flake8_tensorcopy.analysis.conventions import loss_named, words
 from flake8_tensorcopy.analysis.facts import PARAMETER, ModuleClass, ModuleInstance
 from flake8_tensorcopy.analysis.scope import MODULE, TENSOR, dotted_name
-from flake8_tensorcopy.analysis.statements import small_statements, subtree, suite_statements
+from flake8_tensorcopy.analysis.statements import children_of, small_statements, subtree, suite_statements
 from flake8_tensorcopy.data import INPLACE_METHODS
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, on_accelerator, short_source, suggestion
@@ -42,7 +42,7 @@ def _written_through(node: cst.Attribute, statement: Optional[cst.CSTNode]) -> b
                 receiver = receiver.func.value  # ``x.data.mul_(d).add_(y)``
             if receiver is node:
                 return True
-        stack.extend(current.children)
+        stack.extend(children_of(current))
     return False
 
 
@@ -80,7 +80,7 @@ def _feeds_loss(node: cst.Attribute, analysis) -> Optional[str]:
             callee = (analysis.qualname(current.func) or dotted_name(current.func) or "").rsplit(".", 1)[-1]
             if (loss_named(callee) or callee == "criterion") and any(_contains(arg.value, node) for arg in current.args):
                 return f"it is an argument of {callee}()"
-        stack.extend(current.children)
+        stack.extend(children_of(current))
     return None
 
 
@@ -740,7 +740,7 @@ def _tensor_uses(node: cst.CSTNode) -> set:
             continue  # iterating, mostly to convert each item
         if type(current) is cst.Name:
             found.add(current.value)
-        stack.extend(current.children)
+        stack.extend(children_of(current))
     return found
 
 

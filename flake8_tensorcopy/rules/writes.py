@@ -12,7 +12,7 @@ import libcst as cst
 
 from flake8_tensorcopy.analysis.provenance import BACKWARD_FUNCTIONS, GRAD_STOPS
 from flake8_tensorcopy.analysis.scope import INSTANCE, TENSOR, TENSOR_SEQ
-from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
+from flake8_tensorcopy.analysis.statements import children_of, small_statements, suite_statements
 from flake8_tensorcopy.data import INPLACE_METHODS, METHODS_RETURNING_TENSOR, SAVED_FOR_BACKWARD, VIEW_METHODS
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, fix_evidence, short_source, suggestion, written_code
@@ -437,7 +437,7 @@ def _names_read(node: cst.CSTNode) -> List[str]:
         elif type(current) is cst.Attribute:
             stack.append(current.value)  # ``x.shape``: ``x``, not the attribute's name
         else:
-            stack.extend(current.children)
+            stack.extend(children_of(current))
     return names
 
 
@@ -784,7 +784,7 @@ def _backward_follows(analysis) -> bool:
                 ):
                     return True
                 if type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                    stack.extend(node.children)
+                    stack.extend(children_of(node))
     return False
 
 
@@ -815,7 +815,7 @@ def _may_carry_graph(node: cst.CSTNode) -> bool:
             return False
     if node_type is cst.Attribute:
         return _may_carry_graph(node.value)
-    return any(_may_carry_graph(child) for child in node.children)
+    return any(_may_carry_graph(child) for child in children_of(node))
 
 
 RULES = (UnwritableView(), OverlappingSliceAssignment(), WriteToSavedTensor())
