@@ -93,35 +93,35 @@ def as_source_error(error: BaseException) -> SourceError:
 
 def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
     """``source`` with the bodies of top-level defs and classes no rule wants (or reads, by
-    ``Rule.reads``) replaced by ``pass`` and blank lines, and inside wanted classes those of
-    quiet methods that set no ``self`` attribute: LibCST then parses little more than what can
+    ``Rule.reads``) replaced by ``pass`` and blank lines, and inside the classes kept those of
+    quiet methods that store nothing on ``self``: LibCST then parses little more than what can
     be reported.
 
     A function or method that the file calls and whose summary its call sites may need (it may
     return memory of a parameter) keeps its body while a rule that reads "summaries" is
-    enabled: ``analysis.summaries`` reads it."""
+    enabled: ``analysis.summaries`` reads it. A class with a method storing on ``self`` is kept
+    while a rule reads "stores on self" (an alias kept on the object is observed by a write
+    anywhere in the file)."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     file = scanned.file
     lines = _LINE.findall(source)
     changed = False
     functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    keep_classes = any(rule.reads_class_bodies(file) for rule in rules)
+    keep_stores = any(rule.reads_stores_on_self(file) for rule in rules)
     called = file.called if any("summaries" in rule.reads for rule in rules) else frozenset()
     callees = _wanted_by_callers_readers(tree, scanned, rules)
     for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         if type(statement) not in functions and type(statement) is not ast.ClassDef:
             continue
-        if keep_classes and type(statement) is ast.ClassDef:
-            continue
-        if not _kept(features, file, rules) and features.called.isdisjoint(callees):
+        summarised = [method for method, _, _ in methods if method.name in called and returns_from_parameters(method)]
+        stores = keep_stores and any(stores_on_self for _, _, stores_on_self in methods)
+        if not (_kept(features, file, rules) or stores or summarised) and features.called.isdisjoint(callees):
             if not (statement.name in called and type(statement) in functions and returns_from_parameters(statement)):
                 changed = _blank_body(lines, statement) or changed
             continue
-        for method, method_features, sets_self in methods:
-            if sets_self or _kept(method_features, file, rules):
-                continue
-            if not (method.name in called and returns_from_parameters(method)):
+        for method, method_features, stores_on_self in methods:
+            if not (stores_on_self or _kept(method_features, file, rules) or method in summarised):
                 changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
 

@@ -46,8 +46,9 @@ class ModuleCache:
         known, self._pieces = self._pieces, {}
         modules = []
         for index, chunk in enumerate(chunks or ()):
-            module = self._chunk_module(chunk, "first" if index == 0 else "next", known)
-            if module is None or not _fits(module, index == len(chunks) - 1):
+            last = index == len(chunks) - 1
+            module = self._chunk_module(chunk, "first" if index == 0 else "next", known, last)
+            if module is None or not _fits(module, last):
                 chunks = None
                 break
             modules.append(module)
@@ -58,23 +59,26 @@ class ModuleCache:
         self.chunks = sum(map(len, chunks))
         return _assembled(modules)
 
-    def _chunk_module(self, chunk: Tuple[str, ...], role: str, known: dict) -> Optional[cst.Module]:
-        """A chunk's module; a class cut into its head and members is assembled from them."""
+    def _chunk_module(self, chunk: Tuple[str, ...], role: str, known: dict, last: bool) -> Optional[cst.Module]:
+        """A chunk's module; a class cut into its head and members is assembled from them (in
+        the ``last`` chunk, the lines after the last member are the module's footer)."""
         head = self._piece((role, chunk[0]), chunk[0], known)
         if head is None or len(chunk) == 1:
             return head
         members = []
-        for text in chunk[1:]:
+        for number, text in enumerate(chunk[1:], 2):
             wrapper = self._piece(("member", text), _MEMBER_OF + text, known)
-            if wrapper is None or not _fits(wrapper, last=False) or wrapper.body[0].body.footer:
+            ends = last and number == len(chunk)
+            if wrapper is None or not _fits(wrapper, last=ends) or wrapper.body[0].body.footer:
                 return None
             members.extend(wrapper.body[0].body.body)
         (definition,) = head.body
         if type(definition) is not cst.ClassDef or type(definition.body) is not cst.IndentedBlock \
-                or definition.body.footer:
+                or definition.body.footer or head.footer:
             return None
         block = definition.body.with_changes(body=[*definition.body.body, *members])
-        return head.with_changes(body=[definition.with_changes(body=block)])
+        return head.with_changes(body=[definition.with_changes(body=block)], footer=wrapper.footer,
+                                 has_trailing_newline=wrapper.has_trailing_newline)
 
     def _piece(self, key: Tuple[str, str], text: str, known: dict) -> Optional[cst.Module]:
         """The module of one piece: the last parse's (each one used once), or parsed now."""

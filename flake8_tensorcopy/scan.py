@@ -7,7 +7,7 @@ neither LibCST nor torch (the flake8 plugin imports the engine only when a file 
 """
 
 import ast
-from typing import Dict, FrozenSet, Set
+from typing import Dict, FrozenSet, Optional, Set
 
 from flake8_tensorcopy.analysis.conventions import any_loss_named, training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
@@ -98,30 +98,20 @@ class _Collector:
         self.loops = False
         self.accumulates = False  # ``acc += v`` or ``acc = acc <op> v`` (``acc.append(v)``: in ``called``)
         self.imports_arrays = False
-        self.sets_self = False  # for a method: assigns or registers attributes of its first parameter
+        self.stores_on_self = False  # for a method: stores on its first parameter (``_stores_on``)
 
     def walk_method(self, method: ast.AST) -> None:
-        """Walk a method, noting whether it sets ``self.x`` (the walk needs those from all)."""
-        self.walk(method)
+        """Walk a method, noting whether it stores on ``self`` (the walk needs those from all)."""
         arguments = method.args.posonlyargs + method.args.args
-        if not arguments:
-            return
-        self_name = arguments[0].arg
-        for node in ast.walk(method):
-            node_type = type(node)
-            if node_type is ast.Call and type(node.func) is ast.Attribute and node.func.attr.startswith("register_"):
-                self.sets_self = True
-            elif node_type in (ast.Assign, ast.AnnAssign, ast.AugAssign):
-                targets = node.targets if node_type is ast.Assign else [node.target]
-                if any(type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id == self_name
-                       for t in targets):
-                    self.sets_self = True
-            if self.sets_self:
-                return
+        self.walk(method, arguments[0].arg if arguments else None)
 
-    def walk(self, tree: ast.AST) -> None:
+    def walk(self, tree: ast.AST, receiver: Optional[str] = None) -> None:
+        """Collect from every node under ``tree``; with ``receiver`` (a method's ``self``),
+        note whether anything is stored on it."""
         for node in ast.walk(tree):
             node_type = type(node)
+            if receiver is not None and node_type in _STORING and not self.stores_on_self:
+                self.stores_on_self = _stores_on(node, receiver)
             if node_type is ast.Name:
                 self.names.add(node.id)
             elif node_type is ast.Attribute:
@@ -200,6 +190,38 @@ class _Collector:
         return Features(called, self.attributes, frozenset(events), frozenset(traits))
 
 
+_STORING = (ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign)
+# Calls that put a value into the container they are called on.
+_CONTAINER_STORES = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "appendleft"})
+
+
+def _stores_on(node: ast.AST, receiver: str) -> bool:
+    """Whether ``node`` stores something on ``receiver`` (a method's ``self``): assigns one of
+    its attributes (``self.w = ...``, ``self.w[k] = ...``, ``self.a.b += ...``), registers one
+    (``self.register_buffer``), or puts a value into a container held there
+    (``self.kept.append(x)``): what other methods of the class may later read."""
+    node_type = type(node)
+    if node_type is ast.Call:
+        func = node.func
+        return type(func) is ast.Attribute and (
+            func.attr.startswith("register_") or func.attr in _CONTAINER_STORES and _on(func.value, receiver))
+    if node_type is ast.Assign:
+        return any(type(target) in (ast.Attribute, ast.Subscript) and _on(target, receiver)
+                   for target in node.targets)
+    if node_type in (ast.AnnAssign, ast.AugAssign):
+        return type(node.target) in (ast.Attribute, ast.Subscript) and _on(node.target, receiver)
+    return False
+
+
+def _on(node: ast.AST, receiver: str) -> bool:
+    """Whether ``node`` is an attribute (or item) path rooted at an attribute of ``receiver``."""
+    held = False
+    while type(node) in (ast.Attribute, ast.Subscript):
+        held = held or type(node) is ast.Attribute
+        node = node.value
+    return held and type(node) is ast.Name and node.id == receiver
+
+
 def _identity_test(node: ast.Compare) -> bool:
     """``a is b`` between two values (``x is None`` and friends cannot be about tensors), or
     ``id(a) == id(b)``: the comparisons the flow pass offers as "identity comparison"."""
@@ -228,7 +250,7 @@ def scan(tree: ast.AST) -> Features:
 
 class Scanned:
     """What the first look found: the file's features, each top-level statement's, and each
-    method's of the top-level classes (``methods``: (method node, features, sets self?))."""
+    method's of the top-level classes (``methods``: (method node, features, stores on self?))."""
 
     __slots__ = ("file", "statements", "methods")
 
@@ -275,7 +297,7 @@ def scan_statements(tree: ast.AST) -> Scanned:
     }
     statement_features = [part.features(whole.renamed, imports_arrays, writers) for part in parts]
     method_features = [
-        [(method, collector.features(whole.renamed, imports_arrays, writers), collector.sets_self)
+        [(method, collector.features(whole.renamed, imports_arrays, writers), collector.stores_on_self)
          for method, collector in class_methods]
         for class_methods in methods
     ]

@@ -347,3 +347,39 @@ def test_a_hazard_rule_yields_only_to_the_codes_it_names():
     together = [finding.code for finding in lint_source(source, rules=(_Deferring(), _Hazard(), _Style()))]
     alone = [finding.code for finding in lint_source(source, rules=(_Deferring(),))]
     assert (together, alone) == (["TEN997"], ["TEN996"])
+
+
+def test_a_method_storing_on_self_keeps_its_body_and_a_quiet_one_is_left_out(parsed):
+    """An alias put into a container on ``self`` is observed by a write anywhere in the file,
+    so that method stays in the parse; a method that stores nothing and writes nothing (quiet)
+    does not, and the finding is the whole parse's."""
+    source = (
+        "import torch\n\n\nclass Keeper:\n"
+        "    def __init__(self, net: torch.nn.Module):\n        self.params = list(net.parameters())\n"
+        "        self.kept = []\n\n"
+        "    def keep(self):\n        for p in self.params:\n            self.kept.append(p.detach())\n\n"
+        "    def total(self):\n        return sum(k.sum() for k in self.kept)\n\n\n"
+        "def train(net: torch.nn.Module, batches):\n    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "    for x in batches:\n        net(x).sum().backward()\n        opt.step()\n"
+    )
+    found = [(f.line, f.col, f.code) for f in lint_source(source)]
+    assert found == [(11, 29, "TEN203")]
+    assert "            self.kept.append(p.detach())\n" in parsed[0]
+    assert "        return sum(k.sum() for k in self.kept)\n" not in parsed[0]
+    assert [(f.line, f.col, f.code) for f in engine.lint_module(source, whole=True)[1]] == found
+
+
+def test_a_quiet_class_keeps_a_method_whose_summary_a_call_site_needs(parsed):
+    """``Volume`` stores nothing and writes nothing, but ``volume.slab(k)`` is read through the
+    summary of ``slab``: that method stays in the parse, its quiet sibling does not."""
+    source = (
+        "import numpy as np\nimport torch\n\n\ndef centered(a: np.ndarray):\n    a -= a.mean()\n    return a\n\n\n"
+        "class Volume:\n    voxels: torch.Tensor\n\n    def slab(self, k):\n        return self.voxels[k:k + 4]\n\n"
+        "    def size(self):\n        return len(self.voxels)\n\n\n"
+        "def centered_slab(volume: Volume, k):\n    slab = volume.slab(k)\n    return centered(slab.numpy())\n"
+    )
+    found = [(f.line, f.col, f.code) for f in lint_source(source)]
+    assert found == [(22, 20, "TEN201")]
+    assert "        return self.voxels[k:k + 4]\n" in parsed[0]
+    assert "        return len(self.voxels)\n" not in parsed[0]
+    assert [(f.line, f.col, f.code) for f in engine.lint_module(source, whole=True)[1]] == found

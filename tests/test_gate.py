@@ -98,7 +98,7 @@ def body_features(tree: ast.Module, scanned, line: int):
     for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
         first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
         if first <= line <= statement.end_lineno:
-            for method, method_features, _sets_self in methods:
+            for method, method_features, _stores_on_self in methods:
                 if min([method.lineno] + [d.lineno for d in method.decorator_list]) <= line <= method.end_lineno:
                     return method_features
             return features

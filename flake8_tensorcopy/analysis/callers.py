@@ -161,7 +161,7 @@ def _call_contexts(tree: ast.Module, scanned):
         if type(statement) in _FUNCTIONS:
             yield statement, None, None, statement, called
         elif type(statement) is ast.ClassDef:
-            called_by = {id(method): method_features.called for method, method_features, _sets_self in methods}
+            called_by = {id(method): method_features.called for method, method_features, _stores_on_self in methods}
             for child in statement.body:
                 if type(child) in _FUNCTIONS:
                     yield child, statement.name, _receiver(child), child, called_by.get(id(child), called)

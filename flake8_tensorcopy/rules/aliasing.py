@@ -40,7 +40,7 @@ class AliasRule(Rule):
     events = ("sharing",)
     # A call of a function of the file is read through its summary; an alias stored on ``self``
     # (``self.start = [p.detach() for p in self.params]``) is observed by a write in another body.
-    reads = ("summaries", "class bodies")
+    reads = ("summaries", "stores on self")
     made_by: Tuple[Made, ...] = ()
     use_instead = ""
     stored_keeps_value = True  # an alias stored away keeps the value it had (not a window onto its source)

@@ -315,7 +315,7 @@ class NumpyOfGradTensor(Rule):
     fix_safety = "safe"
     summary = "`.numpy()` on a tensor that requires grad (or is on a GPU) raises; add `.detach().cpu()`"
     calls = ("numpy",)
-    reads = ("class bodies",)  # a parameter annotated with a module class of the file has its layers
+    reads = ("stores on self",)  # a parameter annotated with a module class of the file has its layers
 
     def needs_class_bodies(self, features) -> bool:
         """``model.embedding.weight.numpy()`` needs what the module class stores on self."""
@@ -550,7 +550,7 @@ class DeepcopyOfGraphTensor(Rule):
     calls = ("deepcopy",)
     # a deepcopy of a module needs to know what its forward stores on self; of a parameter, whether
     # a caller ran the module's forward before passing it
-    reads = ("class bodies", "callers")
+    reads = ("stores on self", "callers")
 
     def check_call(self, call: cst.Call, analysis) -> None:
         if analysis.qualname(call.func) != "copy.deepcopy" or len(call.args) != 1:

@@ -27,10 +27,11 @@ class Rule:
       of the files the rule wants: a binding alone opens no gate;
     - ``requires``: names from ``scan.TRAITS`` that must all hold where it reports (every rule
       requires "tensors"; the flake8 face checks that one before importing the engine);
-    - ``reads``: what it reads beyond the code it is offered: "class bodies" (every method of
-      the file's classes), "callers" (every body that calls a function of the file whose body
-      the rule wants), "summaries" (the bodies of called functions whose summary a call site
-      needs) or an event name (every body where that event may happen).
+    - ``reads``: what it reads beyond the code it is offered: "stores on self" (every method of
+      the file's classes that stores on ``self``: ``scan._stores_on``), "callers" (every body
+      that calls a function of the file whose body the rule wants), "summaries" (the bodies of
+      called functions and methods whose summary a call site needs) or an event name (every
+      body where that event may happen).
 
     A new rule declares these and needs no edit of the scan, the engine or the flow pass; a
     new kind of event needs its scan condition in ``scan.EVENTS``, its dispatch in the flow
@@ -58,7 +59,7 @@ class Rule:
         if "wants" in vars(cls):
             raise TypeError(f"{cls.__name__} overrides wants(): declare calls, attributes, events or requires")
         unknown = (set(cls.events) - set(EVENTS)) | (set(cls.requires) - set(TRAITS)) | (
-            set(cls.reads) - set(EVENTS) - {"class bodies", "callers", "summaries"})
+            set(cls.reads) - set(EVENTS) - {"stores on self", "callers", "summaries"})
         if unknown or "tensors" not in cls.requires:
             raise TypeError(f"{cls.__name__}: unknown events, traits or reads {sorted(unknown)}, "
                             "or it does not require 'tensors'")
@@ -72,9 +73,10 @@ class Rule:
             or not features.events.isdisjoint(self.events)
         )
 
-    def reads_class_bodies(self, features) -> bool:
-        """Whether no method of the file's classes may be left out of the parse for this rule."""
-        return "class bodies" in self.reads and self.wants(features)
+    def reads_stores_on_self(self, features) -> bool:
+        """Whether, for this rule, every method of the file's classes that stores on ``self`` is
+        parsed, even in a class it is offered nothing in."""
+        return "stores on self" in self.reads and self.wants(features)
 
     def reads_body(self, file_features, body_features) -> bool:
         """Whether the rule, wanting the file, reads a body with these features where it is

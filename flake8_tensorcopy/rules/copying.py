@@ -477,7 +477,7 @@ class TensorOfTensorList(Rule):
     code = "TEN106"
     summary = "`torch.tensor([...])` over tensors cuts the graph; use `torch.stack([...])`"
     calls = ("tensor", "as_tensor", "Tensor")
-    reads = ("class bodies",)  # ``layer.aux_loss``: what the file's classes store on self
+    reads = ("stores on self",)  # ``layer.aux_loss``: what the file's classes store on self
 
     def check_call(self, call: cst.Call, analysis) -> None:
         constructor = analysis.qualname(call.func)
