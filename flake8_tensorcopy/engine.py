@@ -15,12 +15,12 @@ nested deeper than LibCST's recursive walks can follow, or an internal failure
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from flake8_tensorcopy.analysis.statements import subtree
+from flake8_tensorcopy.analysis.statements import children_of, subtree
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
@@ -194,27 +194,96 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 
 
 def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
-    """Where ``nodes`` are, resolving positions only inside the top-level statements that hold
-    them (LibCST's PositionProvider over a whole module costs about twice its parse); each
-    statement's first line comes from the stdlib ast of the same source."""
-    starts = _first_lines(module, tree)
-    if starts is None:  # the two trees disagree: resolve the whole module
-        return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+    """Where ``nodes`` are.
+
+    LibCST's PositionProvider generates the code of all it resolves (over a whole module,
+    about twice its parse), so it runs on a pruned copy of each top-level statement holding a
+    wanted node: in each block on the way down only the statements holding one are kept, down
+    to the innermost statement that holds them all outside its body (kept whole, a "leaf").
+    Columns stay right, as the headers and indentation around a leaf stay; each leaf's line
+    comes from the stdlib ast of the same source."""
     wanted = {id(node) for node in nodes}
+    pairs = _paired(module.body, tree.body)
+    if pairs is None:  # the two trees disagree: resolve the whole module
+        return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+    counts = _wanted_below(module, wanted)
     found: Dict[cst.CSTNode, CodeRange] = {}
-    for statement, first_line in zip(module.body, starts):
-        if not _holds_any(statement, wanted):
+    for statement, first in pairs:
+        if id(statement) not in counts:
             continue
-        alone = cst.Module(body=[statement], default_newline=module.default_newline,
+        leaves: List[tuple] = []
+        pruned = _pruned(statement, first, counts, leaves)
+        alone = cst.Module(body=[pruned], default_newline=module.default_newline,
                            default_indent=module.default_indent)
-        offset = first_line - 1 - len(statement.leading_lines)
-        for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
-            if id(node) in wanted:
+        resolved = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        spans = [(resolved[leaf].start.line, resolved[leaf].end.line, line - resolved[leaf].start.line)
+                 for leaf, line in leaves]
+        for node, where in resolved.items():
+            if id(node) not in wanted:
+                continue
+            offset = next((offset for start, end, offset in spans if start <= where.start.line <= end), None)
+            if offset is not None:
                 found[node] = CodeRange(
                     CodePosition(where.start.line + offset, where.start.column),
                     CodePosition(where.end.line + offset, where.end.column),
                 )
+    if len(found) < len(wanted):  # a comment or blank line before a statement, the module's header
+        whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        found.update((node, whole[node]) for node in nodes if node not in found)
     return found
+
+
+def _paired(statements: Sequence[cst.CSTNode], nodes: List[ast.stmt]) -> Optional[List[tuple]]:
+    """Each LibCST statement of a block with the first stdlib ast statement it holds (a line
+    ``a = 1; b = 2`` is one LibCST statement and two ast ones), or None if they disagree."""
+    pairs = []
+    index = 0
+    for statement in statements:
+        if index >= len(nodes):
+            return None
+        pairs.append((statement, nodes[index]))
+        index += len(statement.body) if type(statement) is cst.SimpleStatementLine else 1
+    return pairs if index == len(nodes) else None
+
+
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+_CLOSE = object()  # on the walk's stack: the statement opened last is done
+
+
+def _wanted_below(module: cst.Module, wanted: Set[int]) -> Dict[int, int]:
+    """id(statement) -> how many wanted nodes it holds, for the statements holding any (one
+    walk, no recursion)."""
+    counts: Dict[int, int] = {}
+    open_statements: List[cst.CSTNode] = []
+    stack: list = list(reversed(module.body))
+    while stack:
+        node = stack.pop()
+        if node is _CLOSE:
+            open_statements.pop()
+            continue
+        if isinstance(node, _STATEMENTS):
+            open_statements.append(node)
+            stack.append(_CLOSE)
+        if id(node) in wanted:
+            for statement in open_statements:
+                counts[id(statement)] = counts.get(id(statement), 0) + 1
+        stack.extend(children_of(node))
+    return counts
+
+
+def _pruned(statement: cst.CSTNode, node: ast.stmt, counts: Dict[int, int], leaves: List[tuple]) -> cst.CSTNode:
+    """``statement`` with, in its body, only the statements holding wanted nodes (pruned in
+    turn), when all it holds lies in that body; else itself, a leaf: (leaf, its first line)
+    is added to ``leaves``."""
+    body = getattr(statement, "body", None)
+    if type(body) is cst.IndentedBlock and type(statement) is not cst.SimpleStatementLine:
+        inner = [(child, first) for child, first in _paired(body.body, getattr(node, "body", [])) or ()
+                 if id(child) in counts]
+        if inner and sum(counts[id(child)] for child, _ in inner) == counts[id(statement)]:
+            kept = [_pruned(child, first, counts, leaves) for child, first in inner]
+            return statement.with_changes(body=body.with_changes(body=kept))
+    leaves.append((statement, node.lineno))
+    return statement
 
 
 def _without_yielded(reports: list, rules) -> list:
@@ -241,20 +310,6 @@ def _overlaps(node: cst.CSTNode, others: list) -> bool:
     """Whether ``node`` lies inside one of ``others`` or holds one."""
     return _holds_any(node, {id(other) for other in others}) or any(
         _holds_any(other, {id(node)}) for other in others)
-
-
-def _first_lines(module: cst.Module, tree: ast.Module) -> Optional[List[int]]:
-    """The line each top-level LibCST statement's code starts on (decorators included); a
-    line of ``a = 1; b = 2`` is one LibCST statement and two ast ones."""
-    starts = []
-    index = 0
-    for statement in module.body:
-        if index >= len(tree.body):
-            return None
-        first = tree.body[index]
-        starts.append(min([first.lineno] + [decorator.lineno for decorator in getattr(first, "decorator_list", ())]))
-        index += len(statement.body) if type(statement) is cst.SimpleStatementLine else 1
-    return starts if index == len(tree.body) else None
 
 
 def _holds_any(node: cst.CSTNode, wanted: Set[int]) -> bool:

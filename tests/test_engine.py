@@ -4,6 +4,7 @@ import ast
 import subprocess
 import sys
 
+import libcst
 import pytest
 
 from conftest import by_weight, rule_fixtures
@@ -383,3 +384,57 @@ def test_a_quiet_class_keeps_a_method_whose_summary_a_call_site_needs(parsed):
     assert "        return self.voxels[k:k + 4]\n" in parsed[0]
     assert "        return len(self.voxels)\n" not in parsed[0]
     assert [(f.line, f.col, f.code) for f in engine.lint_module(source, whole=True)[1]] == found
+
+
+@pytest.mark.parametrize("code", ["TEN203", "TEN306", "TEN401"])
+def test_positions_of_pruned_statements_are_the_whole_modules(code, monkeypatch):
+    """``positions_of`` resolves positions on pruned copies of the statements holding the
+    nodes: for random sets of nodes of a fixture (expressions deep in methods, loops and
+    branches, and statements), every position is the one PositionProvider gives over the
+    whole module, which is never resolved itself; what is resolved is a small part of it."""
+    import random
+
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from conftest import FIXTURES
+    from flake8_tensorcopy.analysis.statements import subtree
+
+    source = (FIXTURES / f"{code}.py").read_text(encoding="utf-8")
+    module = libcst.parse_module(source)
+    tree = ast.parse(source)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    resolved = []
+    monkeypatch.setattr(engine, "MetadataWrapper", lambda resolved_module, **kwargs: resolved.append(
+        resolved_module) or MetadataWrapper(resolved_module, **kwargs))
+    candidates = [node for node in subtree(module)
+                  if isinstance(node, (libcst.BaseExpression, libcst.BaseSmallStatement, libcst.BaseStatement))]
+    lines = source.splitlines(keepends=True)
+    chooser = random.Random(code)
+    top_level = 0  # what resolving each top-level statement holding a node would generate
+    for _ in range(40):
+        nodes = chooser.sample(candidates, chooser.randint(1, 4))
+        found = engine.positions_of(module, tree, nodes)
+        assert {node: found[node] for node in nodes} == {node: whole[node] for node in nodes}
+        holding = {statement for statement in tree.body for node in nodes
+                   if statement.lineno <= whole[node].start.line <= statement.end_lineno}
+        top_level += sum(len("".join(lines[s.lineno - 1:s.end_lineno])) for s in holding)
+    assert module not in resolved
+    assert sum(len(part.code) for part in resolved) < 0.8 * top_level
+
+
+def test_positions_of_a_node_in_a_method_resolve_its_statement_not_its_class(monkeypatch):
+    from libcst.metadata import MetadataWrapper
+
+    source = (
+        "import torch\n\n\nclass Keeper:\n    def keep(self, p):\n        # kept\n"
+        "        self.kept.append(\n            p.detach())\n\n    def other(self):\n        return 1\n"
+    )
+    module = libcst.parse_module(source)
+    call = module.body[1].body.body[0].body.body[0].body[0].value.args[0].value
+    resolved = []
+    monkeypatch.setattr(engine, "MetadataWrapper", lambda resolved_module, **kwargs: resolved.append(
+        resolved_module) or MetadataWrapper(resolved_module, **kwargs))
+    where = engine.positions_of(module, ast.parse(source), [call])[call]
+    assert (where.start.line, where.start.column, where.end.line, where.end.column) == (8, 12, 8, 22)
+    assert [part.code for part in resolved] == [
+        "\n\nclass Keeper:\n    def keep(self, p):\n        # kept\n        self.kept.append(\n            p.detach())\n"]
