@@ -23,7 +23,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from flake8_tensorcopy.analysis.statements import children_of, subtree
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES
-from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
+from flake8_tensorcopy.scan import MAX_LINE_CHARS, descendants, scan_statements
 
 
 # Limits on what reaches LibCST. Its tree takes about 550 bytes of memory per character of
@@ -150,7 +150,7 @@ def returns_from_parameters(function: ast.AST) -> bool:
     its summary would say at call sites."""
     arguments = function.args
     names = {arg.arg for arg in arguments.posonlyargs + arguments.args}
-    for node in ast.walk(function):
+    for node in descendants(function):
         if type(node) is ast.Return and node.value is not None and _memory_roots(node.value) & names:
             return True
     return False
@@ -252,11 +252,12 @@ _CLOSE = object()  # on the walk's stack: the statement opened last is done
 
 def _wanted_below(module: cst.Module, wanted: Set[int]) -> Dict[int, int]:
     """id(statement) -> how many wanted nodes it holds, for the statements holding any (one
-    walk, no recursion)."""
+    walk, no recursion, that stops at the last wanted node)."""
     counts: Dict[int, int] = {}
     open_statements: List[cst.CSTNode] = []
     stack: list = list(reversed(module.body))
-    while stack:
+    missing = len(wanted)
+    while stack and missing:
         node = stack.pop()
         if node is _CLOSE:
             open_statements.pop()
@@ -265,9 +266,10 @@ def _wanted_below(module: cst.Module, wanted: Set[int]) -> Dict[int, int]:
             open_statements.append(node)
             stack.append(_CLOSE)
         if id(node) in wanted:
+            missing -= 1
             for statement in open_statements:
                 counts[id(statement)] = counts.get(id(statement), 0) + 1
-        stack.extend(children_of(node))
+        stack.extend(reversed(children_of(node)))
     return counts
 
 

@@ -7,7 +7,7 @@ neither LibCST nor torch (the flake8 plugin imports the engine only when a file 
 """
 
 import ast
-from typing import Dict, FrozenSet, Optional, Set
+from typing import Dict, FrozenSet, Iterator, Optional, Set, Tuple
 
 from flake8_tensorcopy.analysis.conventions import any_loss_named, training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
@@ -81,6 +81,34 @@ class Features:
         return "tensors" in self.traits
 
 
+_UNSEEN = object()
+# per ast node type, the fields that may hold nodes (None for a type that is no ast node)
+_CHILD_FIELDS: Dict[type, Optional[Tuple[str, ...]]] = {}
+
+
+def descendants(tree: ast.AST) -> Iterator[ast.AST]:
+    """``tree`` and every node below it, in no set order: the nodes of ``ast.walk`` without
+    the ``Load``/``Store``/``Del`` contexts, about 2.5 times faster (this walk is the plugin's
+    cost on every file of a project)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)
+        fields = _CHILD_FIELDS.get(node_type, _UNSEEN)
+        if fields is _UNSEEN:
+            fields = _CHILD_FIELDS[node_type] = (
+                tuple(name for name in node_type._fields if name != "ctx") if isinstance(node, ast.AST) else None)
+        if fields is None:
+            continue  # a name, a constant's value or None in a field or list of a node
+        yield node
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
+
+
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _IDENTITY = (ast.Is, ast.IsNot)
 
@@ -108,7 +136,7 @@ class _Collector:
     def walk(self, tree: ast.AST, receiver: Optional[str] = None) -> None:
         """Collect from every node under ``tree``; with ``receiver`` (a method's ``self``),
         note whether anything is stored on it."""
-        for node in ast.walk(tree):
+        for node in descendants(tree):
             node_type = type(node)
             if receiver is not None and node_type in _STORING and not self.stores_on_self:
                 self.stores_on_self = _stores_on(node, receiver)

@@ -438,3 +438,15 @@ def test_positions_of_a_node_in_a_method_resolve_its_statement_not_its_class(mon
     assert (where.start.line, where.start.column, where.end.line, where.end.column) == (8, 12, 8, 22)
     assert [part.code for part in resolved] == [
         "\n\nclass Keeper:\n    def keep(self, p):\n        # kept\n        self.kept.append(\n            p.detach())\n"]
+
+
+def test_the_scans_walk_meets_every_node_of_ast_walk_but_the_contexts():
+    from collections import Counter
+
+    from conftest import FIXTURES
+    from flake8_tensorcopy.scan import descendants
+
+    for path in sorted(FIXTURES.glob("TEN*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        expected = Counter(id(node) for node in ast.walk(tree) if not isinstance(node, ast.expr_context))
+        assert Counter(id(node) for node in descendants(tree)) == expected  # operators are shared: counted
