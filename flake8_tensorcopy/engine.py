@@ -121,22 +121,27 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
                 changed = _blank_body(lines, statement) or changed
             continue
         for method, method_features, stores_on_self in methods:
-            if not (stores_on_self or _kept(method_features, file, rules) or method in summarised):
+            if not (stores_on_self or _kept(method_features, file, rules) or method in summarised
+                    or not method_features.called.isdisjoint(callees)):
                 changed = _blank_body(lines, method) or changed
     return "".join(lines) if changed else source
 
 
 def _wanted_by_callers_readers(tree: ast.AST, scanned, rules) -> frozenset:
-    """The top-level functions and classes of the file whose bodies a rule reading "callers"
-    wants: a body calling one of them keeps its own (a fact about a parameter waits for the call)."""
+    """The names of the top-level functions, classes and methods of the file whose bodies a
+    rule reading "callers" wants: a body calling one of them keeps its own (a fact about a
+    parameter waits for the call)."""
     readers = [rule for rule in rules if "callers" in rule.reads and rule.wants(scanned.file)]
     if not readers:
         return frozenset()
-    return frozenset(
-        statement.name for statement, features in zip(tree.body, scanned.statements)
-        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        and any(rule.wants(features) for rule in readers)
-    )
+    names = set()
+    for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
+        if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and any(
+                rule.wants(features) for rule in readers):
+            names.add(statement.name)
+            names.update(method.name for method, method_features, _ in methods
+                         if any(rule.wants(method_features) for rule in readers))
+    return frozenset(names)
 
 
 def _kept(features, file_features, rules) -> bool:

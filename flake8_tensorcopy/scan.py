@@ -232,7 +232,7 @@ def _stores_on(node: ast.AST, receiver: str) -> bool:
     if node_type is ast.Call:
         func = node.func
         return type(func) is ast.Attribute and (
-            func.attr.startswith("register_") or func.attr in _CONTAINER_STORES and _on(func.value, receiver))
+            func.attr.startswith("register_") or (func.attr in _CONTAINER_STORES and _on(func.value, receiver)))
     if node_type is ast.Assign:
         return any(type(target) in (ast.Attribute, ast.Subscript) and _on(target, receiver)
                    for target in node.targets)

@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import loss_named, parameter_free_layer
+from flake8_tensorcopy.analysis.conventions import loss_named, method_receiver, parameter_free_layer
 from flake8_tensorcopy.analysis.facts import NO_BACKWARD, BackwardCalls, Layer
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
@@ -83,16 +83,24 @@ BACKWARD_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward"
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
-def _callee_name(node: cst.BaseExpression) -> Optional[str]:
-    """``f`` for ``f(...)`` and ``self.f(...)``: a call that may be of a function of this module."""
+def _callee_name(node: cst.BaseExpression, receiver: Optional[str]) -> Optional[str]:
+    """``f`` for ``f(...)`` and, in a method whose object goes by ``receiver``, for
+    ``self.f(...)``: a call that may be of a function of this module."""
     if type(node) is not cst.Call:
         return None
     func = node.func
     if type(func) is cst.Name:
         return func.value
-    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+    if type(func) is cst.Attribute and receiver is not None and is_name(func.value, receiver):
         return func.attr.value
     return None
+
+
+def _receiver_of(method: cst.FunctionDef) -> Optional[str]:
+    parameters = method.params.posonly_params + method.params.params
+    decorators = tuple(decorator.decorator.value for decorator in method.decorators
+                       if type(decorator.decorator) is cst.Name)
+    return method_receiver(tuple(parameter.name.value for parameter in parameters), decorators)
 
 
 def _named(function) -> str:
@@ -344,14 +352,18 @@ def find_backward_calls(module: cst.Module) -> tuple:
     found: dict = {}
     results = []  # (caller, name, callee) for each ``name = callee(...)``
     direct = []  # (caller, callee) for each ``callee(...)...backward()``
-    stack = [(module, (module,))]
+    # (node, the functions around it, the name of the object of the method around it, whether
+    # it is a statement of a class body)
+    stack = [(module, (module,), None, False)]
     while stack:
-        node, owners = stack.pop()
+        node, owners, receiver, in_class = stack.pop()
         node_type = type(node)
         if node_type is cst.FunctionDef:
             owners += (node,)
+            if in_class:
+                receiver = _receiver_of(node)
         elif node_type is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
-            callee = _callee_name(node.value)
+            callee = _callee_name(node.value, receiver)
             if callee is not None:
                 results.append((owners[-1], node.targets[0].target.value, callee))
         elif node_type is cst.Call:
@@ -363,16 +375,18 @@ def find_backward_calls(module: cst.Module) -> tuple:
                 names = names_under([func.value] + [arg.value for arg in node.args])
                 for owner in owners:
                     found.setdefault(id(owner), BackwardCalls()).reached.update(names)
-                receiver = func.value
-                while type(receiver) is cst.Call and type(receiver.func) is cst.Attribute and _callee_name(receiver) is None:
-                    receiver = receiver.func.value
-                callee = _callee_name(receiver)
+                called = func.value  # ``f(x).sum().backward()``: back through the method chain to f(x)
+                while (type(called) is cst.Call and type(called.func) is cst.Attribute
+                       and _callee_name(called, receiver) is None):
+                    called = called.func.value
+                callee = _callee_name(called, receiver)
                 if callee is not None:
                     direct.append((owners[-1], callee))
             elif type(func) is cst.Name or (type(func) is cst.Attribute and func.attr.value == "grad"):
                 for owner in owners:
                     found.setdefault(id(owner), BackwardCalls()).function_calls.append(node)
-        stack.extend((child, owners) for child in children_of(node))
+        in_body = node_type is cst.ClassDef or (in_class and node_type is cst.IndentedBlock)
+        stack.extend((child, owners, receiver, in_body) for child in children_of(node))
     backpropagated: dict = {}
     for owner, name, callee in results:
         if name in found.get(id(owner), NO_BACKWARD).receivers:
