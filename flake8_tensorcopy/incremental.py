@@ -131,8 +131,9 @@ def _chunks(source: str, tree: ast.Module) -> Optional[List[Tuple[str, ...]]]:
     cuts.append(len(lines))
     chunks = []
     for begin, end, statement in zip(cuts, cuts[1:], alone):
-        # ``end`` may be before the class's last line: a blanked body's blank lines go to the next chunk
-        if type(statement) is ast.ClassDef and end <= statement.end_lineno:
+        # ``end`` may be before the class's last line: a blanked body's blank lines go to the next
+        # chunk; after it only in the last chunk, whose lines after the class are the module's footer
+        if type(statement) is ast.ClassDef and (end <= statement.end_lineno or end == len(lines)):
             chunks.append(_class_pieces(lines, begin, end, statement))
         else:
             chunks.append(("".join(lines[begin:end]),))

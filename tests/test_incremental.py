@@ -137,6 +137,23 @@ def test_an_indented_comment_after_a_block_keeps_the_statements_around_it_togeth
     assert modules.chunks == 3  # import | def f ... y = ... | z = y
 
 
+@pytest.mark.parametrize("tail", ["# a comment typed at the end\n", "\n\n# two blank lines and a comment\n",
+                                  "    # an indented comment\n"])
+def test_lines_after_a_last_class_still_cut_it_into_its_members(tail):
+    """Typing after the file's last class (a comment) parses again only its last member: the
+    lines after the class are the module's footer (or, indented, its block's: parsed whole)."""
+    source = ("import torch\n\n\nclass Keeper:\n    def keep(self, p):\n        self.kept = p.detach()\n\n"
+              "    def drop(self):\n        self.kept = None\n")
+    modules = ModuleCache()
+    assert_same_module(source, modules)
+    assert modules.chunks == 3  # import | class head and keep | drop
+    assert_same_module(source + tail, modules)
+    if tail.startswith(" "):
+        assert modules.chunks == 0  # LibCST gives the comment to the class's block: not cut
+    else:
+        assert (modules.chunks, modules.reused) == (3, 2)
+
+
 @pytest.mark.parametrize("source", [
     "import torch\r\n\r\nx = torch.ones(2)\r\ny = x\r\n",  # CR line ends
     "import torch\n\n\ndef f(x):\n  return x\n\n\ny = f(torch.ones(2))\n",  # not four spaces
