@@ -350,6 +350,14 @@ def test_a_hazard_rule_yields_only_to_the_codes_it_names():
     assert (together, alone) == (["TEN997"], ["TEN996"])
 
 
+def assert_gated(source: str, parsed: list, expected: list, kept: str, left_out: str) -> None:
+    """The lint finds ``expected`` (line, column, code), as the whole parse does, from a parse
+    of ``source`` holding the line ``kept`` and not ``left_out``."""
+    assert [(f.line, f.col, f.code) for f in lint_source(source)] == expected
+    assert kept in parsed[0] and left_out not in parsed[0]
+    assert [(f.line, f.col, f.code) for f in engine.lint_module(source, whole=True)[1]] == expected
+
+
 def test_a_method_storing_on_self_keeps_its_body_and_a_quiet_one_is_left_out(parsed):
     """An alias put into a container on ``self`` is observed by a write anywhere in the file,
     so that method stays in the parse; a method that stores nothing and writes nothing (quiet)
@@ -363,11 +371,8 @@ def test_a_method_storing_on_self_keeps_its_body_and_a_quiet_one_is_left_out(par
         "def train(net: torch.nn.Module, batches):\n    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
         "    for x in batches:\n        net(x).sum().backward()\n        opt.step()\n"
     )
-    found = [(f.line, f.col, f.code) for f in lint_source(source)]
-    assert found == [(11, 29, "TEN203")]
-    assert "            self.kept.append(p.detach())\n" in parsed[0]
-    assert "        return sum(k.sum() for k in self.kept)\n" not in parsed[0]
-    assert [(f.line, f.col, f.code) for f in engine.lint_module(source, whole=True)[1]] == found
+    assert_gated(source, parsed, [(11, 29, "TEN203")], kept="            self.kept.append(p.detach())\n",
+                 left_out="        return sum(k.sum() for k in self.kept)\n")
 
 
 def test_a_quiet_class_keeps_a_method_whose_summary_a_call_site_needs(parsed):
@@ -379,15 +384,23 @@ def test_a_quiet_class_keeps_a_method_whose_summary_a_call_site_needs(parsed):
         "    def size(self):\n        return len(self.voxels)\n\n\n"
         "def centered_slab(volume: Volume, k):\n    slab = volume.slab(k)\n    return centered(slab.numpy())\n"
     )
-    found = [(f.line, f.col, f.code) for f in lint_source(source)]
-    assert found == [(22, 20, "TEN201")]
-    assert "        return self.voxels[k:k + 4]\n" in parsed[0]
-    assert "        return len(self.voxels)\n" not in parsed[0]
-    assert [(f.line, f.col, f.code) for f in engine.lint_module(source, whole=True)[1]] == found
+    assert_gated(source, parsed, [(22, 20, "TEN201")], kept="        return self.voxels[k:k + 4]\n",
+                 left_out="        return len(self.voxels)\n")
+
+
+@pytest.fixture
+def resolved(monkeypatch):
+    """The modules PositionProvider is resolved on during the test."""
+    from libcst.metadata import MetadataWrapper
+
+    modules = []
+    monkeypatch.setattr(engine, "MetadataWrapper", lambda module, **kwargs: modules.append(
+        module) or MetadataWrapper(module, **kwargs))
+    return modules
 
 
 @pytest.mark.parametrize("code", ["TEN203", "TEN306", "TEN401"])
-def test_positions_of_pruned_statements_are_the_whole_modules(code, monkeypatch):
+def test_positions_of_pruned_statements_are_the_whole_modules(code, resolved):
     """``positions_of`` resolves positions on pruned copies of the statements holding the
     nodes: for random sets of nodes of a fixture (expressions deep in methods, loops and
     branches, and statements), every position is the one PositionProvider gives over the
@@ -403,9 +416,6 @@ def test_positions_of_pruned_statements_are_the_whole_modules(code, monkeypatch)
     module = libcst.parse_module(source)
     tree = ast.parse(source)
     whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    resolved = []
-    monkeypatch.setattr(engine, "MetadataWrapper", lambda resolved_module, **kwargs: resolved.append(
-        resolved_module) or MetadataWrapper(resolved_module, **kwargs))
     candidates = [node for node in subtree(module)
                   if isinstance(node, (libcst.BaseExpression, libcst.BaseSmallStatement, libcst.BaseStatement))]
     lines = source.splitlines(keepends=True)
@@ -422,18 +432,13 @@ def test_positions_of_pruned_statements_are_the_whole_modules(code, monkeypatch)
     assert sum(len(part.code) for part in resolved) < 0.8 * top_level
 
 
-def test_positions_of_a_node_in_a_method_resolve_its_statement_not_its_class(monkeypatch):
-    from libcst.metadata import MetadataWrapper
-
+def test_positions_of_a_node_in_a_method_resolve_its_statement_not_its_class(resolved):
     source = (
         "import torch\n\n\nclass Keeper:\n    def keep(self, p):\n        # kept\n"
         "        self.kept.append(\n            p.detach())\n\n    def other(self):\n        return 1\n"
     )
     module = libcst.parse_module(source)
     call = module.body[1].body.body[0].body.body[0].body[0].value.args[0].value
-    resolved = []
-    monkeypatch.setattr(engine, "MetadataWrapper", lambda resolved_module, **kwargs: resolved.append(
-        resolved_module) or MetadataWrapper(resolved_module, **kwargs))
     where = engine.positions_of(module, ast.parse(source), [call])[call]
     assert (where.start.line, where.start.column, where.end.line, where.end.column) == (8, 12, 8, 22)
     assert [part.code for part in resolved] == [
