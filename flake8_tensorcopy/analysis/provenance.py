@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import loss_named, method_receiver, parameter_free_layer
+from flake8_tensorcopy.analysis.conventions import loss_named, parameter_free_layer
 from flake8_tensorcopy.analysis.facts import NO_BACKWARD, BackwardCalls, Layer
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
@@ -31,7 +31,7 @@ from flake8_tensorcopy.analysis.scope import (
     Requires,
     Scope,
 )
-from flake8_tensorcopy.analysis.statements import children_of, is_name, keyword_value, names_under
+from flake8_tensorcopy.analysis.statements import children_of, is_name, keyword_value, names_under, receiver_of
 from flake8_tensorcopy.analysis.tensors import MODULE_BUFFERS, MODULE_PARAMETERS, module_attributes
 from flake8_tensorcopy.data import (
     LEGACY_CONSTRUCTORS,
@@ -94,13 +94,6 @@ def _callee_name(node: cst.BaseExpression, receiver: Optional[str]) -> Optional[
     if type(func) is cst.Attribute and receiver is not None and is_name(func.value, receiver):
         return func.attr.value
     return None
-
-
-def _receiver_of(method: cst.FunctionDef) -> Optional[str]:
-    parameters = method.params.posonly_params + method.params.params
-    decorators = tuple(decorator.decorator.value for decorator in method.decorators
-                       if type(decorator.decorator) is cst.Name)
-    return method_receiver(tuple(parameter.name.value for parameter in parameters), decorators)
 
 
 def _named(function) -> str:
@@ -361,7 +354,7 @@ def find_backward_calls(module: cst.Module) -> tuple:
         if node_type is cst.FunctionDef:
             owners += (node,)
             if in_class:
-                receiver = _receiver_of(node)
+                receiver = receiver_of(node)
         elif node_type is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
             callee = _callee_name(node.value, receiver)
             if callee is not None:

@@ -6,6 +6,8 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from flake8_tensorcopy.analysis.conventions import method_receiver
+
 
 def suite_statements(suite) -> Sequence[cst.CSTNode]:
     if type(suite) is cst.SimpleStatementSuite:
@@ -113,3 +115,16 @@ def keyword_value(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 def is_name(node: Optional[cst.CSTNode], name: str) -> bool:
     """Whether ``node`` is the bare name ``name`` (``True``, ``False``, ``self``)."""
     return type(node) is cst.Name and node.value == name
+
+
+def decorator_names(function: cst.FunctionDef) -> Tuple[str, ...]:
+    """The bare-name decorators of ``function`` (``staticmethod``, ``property``)."""
+    return tuple(decorator.decorator.value for decorator in function.decorators
+                 if type(decorator.decorator) is cst.Name)
+
+
+def receiver_of(method: cst.FunctionDef) -> Optional[str]:
+    """The name a method's object goes by (its first parameter, whatever it is called), or
+    None for a static method or one without parameters."""
+    parameters = method.params.posonly_params + method.params.params
+    return method_receiver(tuple(parameter.name.value for parameter in parameters), decorator_names(method))

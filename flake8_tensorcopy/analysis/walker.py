@@ -15,7 +15,7 @@ import libcst as cst
 
 from flake8_tensorcopy.analysis.callers import Disputed, disputed_parameters
 
-from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter, method_receiver
+from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter
 from flake8_tensorcopy.analysis.facts import (
     BLANK,
     BlankBuffer,
@@ -59,7 +59,7 @@ from flake8_tensorcopy.analysis.scope import (
 )
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
-from flake8_tensorcopy.analysis.statements import children_of, small_statements, suite_statements
+from flake8_tensorcopy.analysis.statements import children_of, decorator_names, receiver_of, small_statements, suite_statements
 from flake8_tensorcopy.analysis.tensors import (
     TENSOR_ANNOTATIONS,
     TENSOR_ONLY_METHODS,
@@ -235,7 +235,7 @@ class Analysis:
             inplace_parameter(param.name.value) for param in ordered + list(params.kwonly_params)
         )
         if self.scope.is_class:
-            scope.receiver = method_receiver(tuple(param.name.value for param in ordered), _decorator_names(node))
+            scope.receiver = receiver_of(node)
         saved = self.no_grad_depth, self._function, self._loops, self._blocks
         no_grad = any(
             self.qualname(getattr(decorator.decorator, "func", decorator.decorator)) in NO_GRAD_CONTEXTS
@@ -323,10 +323,9 @@ class Analysis:
         stored on self (``self.best = self.model.state_dict()``) and the tensor attributes
         written in place outside ``__init__``."""
         for method in methods:
-            ordered = list(method.params.posonly_params) + list(method.params.params)
-            if not ordered:
+            self_name = receiver_of(method)
+            if self_name is None:
                 continue
-            self_name = ordered[0].name.value
             for small in small_statements(suite_statements(method.body)):
                 if type(small) is cst.Assign and type(small.value) in (cst.Call, cst.DictComp):
                     for target in small.targets:
@@ -1352,13 +1351,9 @@ def _owned_by_receiver(optimizer: Optimizer, self_name: str, kept: Dict[str, str
     return None
 
 
-def _decorator_names(node: cst.FunctionDef) -> Tuple[str, ...]:
-    return tuple(decorator.decorator.value for decorator in node.decorators if type(decorator.decorator) is cst.Name)
-
-
 def _is_static(node: cst.FunctionDef) -> bool:
     """A static or class method: its first parameter is not the instance."""
-    return not {"staticmethod", "classmethod"}.isdisjoint(_decorator_names(node))
+    return not {"staticmethod", "classmethod"}.isdisjoint(decorator_names(node))
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[str]:
