@@ -305,7 +305,8 @@ def _echo_stdin() -> None:
 def _run_stdin(options: Options, args) -> int:
     """stdin to stdout for editors. Whatever happens, in fix mode stdout holds the fixed source or
     the input unchanged, and every failure exits 2 with one line on stderr; the findings left
-    go to stderr. ``--stdin-filename`` names the text (an excluded one comes back unchanged)."""
+    go to stderr. ``--stdin-filename`` names the text (an excluded one comes back unchanged; an
+    ``.ipynb`` one is a notebook, and comes back as its JSON in its own layout)."""
     path = args.stdin_filename or "-"
     excluder = Excluder(list(args.exclude) + list(options.exclude))
     if args.stdin_filename and args.force_exclude and excluder.excluded_path(path):
@@ -317,17 +318,18 @@ def _run_stdin(options: Options, args) -> int:
         if sys.stdin is None:
             raise OSError("stdin is closed")
         raw = sys.stdin.buffer.read()
-        source, encoding = decode(raw)
+        notebook = path.endswith(".ipynb")
+        if not notebook:  # a notebook is JSON: its module is read from it below
+            source, encoding = decode(raw)
     except Exception as error:
         result, fixed_output = FileResult(path, error=f"cannot read: {one_line(error)}"), raw
     else:
-        result, fixed = process_source(path, source, options)
-        fixed_output = raw
-        if result.error is None and options.mode == "fix":
-            try:
-                fixed_output = encode_unchanged_elsewhere(raw, source, fixed, encoding)
-            except Exception as error:
-                result.error = f"cannot write: {one_line(error)}"
+        if notebook:
+            from flake8_tensorcopy.notebooks import process_notebook_bytes  # imports this module
+
+            result, fixed_output = process_notebook_bytes(path, raw, options)
+        else:
+            result, fixed_output = _fix_stdin_source(path, raw, source, encoding, options)
     if options.mode != "fix":
         return _report([result], options, args)
     sys.stdout.buffer.write(fixed_output)
@@ -336,6 +338,17 @@ def _run_stdin(options: Options, args) -> int:
         print(f"{path}: {result.error}", file=sys.stderr)
         return 2
     return _report([result], options, args, findings_stream=sys.stderr)
+
+
+def _fix_stdin_source(path: str, raw: bytes, source: str, encoding: str, options: Options) -> Tuple[FileResult, bytes]:
+    """A Python text read from stdin: its result, and the bytes to give back (``raw`` unless fixed)."""
+    result, fixed = process_source(path, source, options)
+    if result.error is None and options.mode == "fix":
+        try:
+            return result, encode_unchanged_elsewhere(raw, source, fixed, encoding)
+        except Exception as error:
+            result.error = f"cannot write: {one_line(error)}"
+    return result, raw
 
 
 class _removing_temporaries_when_killed:

@@ -3,9 +3,13 @@
 The code cells of a notebook form one module, in order, as the kernel runs them: an alias made
 in one cell and written in another is found. Each cell is preceded by a marker comment, so
 the fixed module splits back into its cells; IPython syntax (``%%`` cells, ``%``/``!`` lines,
-``x = !ls``, ``obj?`` help) is never parsed as Python: a ``%%`` cell is left out, a magic line
-becomes a ``pass`` placeholder at its own indentation (line numbers hold) and is put back
-verbatim afterwards. Nothing in a notebook is executed.
+``x = !ls``, ``obj?`` help) is never parsed as Python: a magic line (and each line its ``\\``
+continues) becomes a ``pass`` placeholder at the magic's indentation (line numbers hold) and
+is put back verbatim afterwards. A cell magic whose body is Python run in the kernel
+(``%%time``, ``%%timeit``, ``%%capture``, ``%%debug``, ``%%prun``) is such a line and its body
+is linted, as ruff does; any other ``%%`` cell (``%%bash``, ``%%html``, and ``%%python`` or
+``%%pypy``, whose body runs in another process, with its own names) is left out. Nothing in
+a notebook is executed.
 
 Fixes go back into the cells' sources (a list of lines stays a list, a string a string); the
 document is written again with its own indentation, key order, escaping and final newline, and
@@ -33,6 +37,10 @@ _HELP = re.compile(r"[ \t]*(?:\?+[ \t]*[A-Za-z_*][\w.*]*|%{0,2}[A-Za-z_*][\w.*]*
 _LINE_WITH_END = re.compile(r"[^\n]*\n|[^\n]+$")
 _ON_LINE = re.compile(r"\bon line (\d+)\b")
 _LINE = re.compile(r"\bline (\d+)\b")
+_CELL_MAGIC = re.compile(r"\s*%%(\S*)")
+# cell magics whose body is Python run in the kernel's namespace (ruff also lints %%python,
+# %%python3 and %%pypy, whose body runs in a separate interpreter: not this module)
+KERNEL_PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "prun", "time", "timeit"})
 
 
 class NotANotebook(ValueError):
@@ -98,8 +106,9 @@ def read_notebook(raw: bytes) -> NotebookModule:
     parts: List[str] = []
     line = 1
     for index, text in texts.items():
-        if text.lstrip().startswith("%%"):
-            continue  # a cell magic: its body is another language (or timed code), never ours
+        magic = _CELL_MAGIC.match(text)
+        if magic and magic.group(1) not in KERNEL_PYTHON_CELL_MAGICS:
+            continue  # its body is another language, or Python run elsewhere
         parts.append(f"# {token}-cell\n")
         line += 1
         masked = _masked(text, token, notebook.magics)
@@ -139,28 +148,34 @@ def _unused_token(texts) -> str:
 
 
 def _masked(text: str, token: str, magics: List[str]) -> str:
-    """The cell with each IPython line (and the lines its trailing ``\\`` continues) replaced
-    by a numbered ``pass`` placeholder at its indentation."""
+    """The cell with each IPython line (and the lines its trailing ``\\`` continues, however
+    indented) replaced by a numbered ``pass`` placeholder at the IPython line's indentation."""
     lines = _LINE_WITH_END.findall(text)
     candidates = {number for number, line in enumerate(lines) if _is_ipython(line.rstrip("\r\n"))}
     if not candidates:
         return text
     inside = _lines_inside_statements(lines, candidates)
-    continued = False
+    continued, indent = False, ""
     for number, line in enumerate(lines):
         content = line.rstrip("\r\n")
-        if not (continued or (number in candidates and number not in inside)):
-            continue
+        if not continued:
+            if number not in candidates or number in inside:
+                continue
+            indent = _indentation(content)
         continued = content.endswith("\\")
-        lines[number] = _placeholder(line, f"pass  # {token}-magic {len(magics)}")
+        lines[number] = indent + f"pass  # {token}-magic {len(magics)}" + line[len(content):]
         magics.append(content)
     return "".join(lines)
+
+
+def _indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _placeholder(line: str, code: str) -> str:
     """``code`` in place of the line, at its indentation and with its line ending."""
     content = line.rstrip("\r\n")
-    return content[: len(content) - len(content.lstrip(" \t"))] + code + line[len(content):]
+    return _indentation(content) + code + line[len(content):]
 
 
 def _lines_inside_statements(lines: List[str], candidates: Set[int]) -> Set[int]:
@@ -206,31 +221,40 @@ def process_notebook(path: str, options: Options) -> FileResult:
         raw = read_regular_file(Path(path))
     except Exception as error:
         return FileResult(path, error=f"cannot read: {one_line(error)}")
+    result, fixed = process_notebook_bytes(path, raw, options)
+    if options.mode == "fix" and result.changed:
+        try:
+            write_atomically(Path(path), fixed)
+        except Exception as error:
+            return _not_written(result, f"cannot write: {one_line(error)}")
+    return result
+
+
+def process_notebook_bytes(path: str, raw: bytes, options: Options) -> Tuple[FileResult, bytes]:
+    """Lint and (unless only reporting) fix the notebook whose file holds ``raw``, named
+    ``path`` (a file, or stdin's ``--stdin-filename``): the result and the fixed notebook's
+    bytes, in its own layout (``raw`` itself when nothing changes or something went wrong).
+    Never raises; writes nothing."""
     try:
         notebook = read_notebook(raw)
     except NotANotebook as error:
-        return FileResult(path, error=f"cannot parse: {error}")
+        return FileResult(path, error=f"cannot parse: {error}"), raw
     result, fixed = process_source(path, notebook.source, options)
     if result.error is not None:  # ``line 7`` of the module is ``cell 3, line 2``
         result.error = _LINE.sub(lambda match: _cell_and_line(notebook, int(match.group(1))), result.error)
-        return result
+        return result, raw
     result.applied = [_in_cells(row, notebook) for row in result.applied]
     result.remaining = [_in_cells(row, notebook) for row in result.remaining]
     if not result.changed:
-        return result
+        return result, raw
     try:
         text = raw.decode("utf-8")
         new_text = _rewritten(text, notebook, notebook.cell_sources(fixed))
     except ValueError as error:
-        return _not_written(result, f"cannot write: {one_line(error)}")
+        return _not_written(result, f"cannot write: {one_line(error)}"), raw
     if options.mode == "diff":
         result.diff = unified_diff(path, text, new_text)
-    if options.mode == "fix":
-        try:
-            write_atomically(Path(path), new_text.encode("utf-8"))
-        except Exception as error:
-            return _not_written(result, f"cannot write: {one_line(error)}")
-    return result
+    return result, new_text.encode("utf-8")
 
 
 def _not_written(result: FileResult, error: str) -> FileResult:

@@ -34,13 +34,15 @@ def tensorcopy_fix(*args, cwd):
     return run_tensorcopy_fix(["--no-cache", *map(str, args)], cwd)
 
 
-# An alias made in cell 2 and written in cell 3; magics of every kind around the code.
+# An alias made in cell 2 and written in cell 3; magics of every kind around the code, a timed
+# cell (its body is Python the kernel runs) and a shell cell (left out).
 TRAINING = notebook(
     {"cell_type": "markdown", "metadata": {}, "source": ["# Weights\n", "A backup that is not one."]},
     code(["%matplotlib inline\n", "import torch\n", "\n", "w = torch.ones(3)\n", "backup = w.detach()"],
          outputs=[OUTPUT], count=1),
     code(["!pip list | grep torch\n", "w.mul_(2)\n", "torch.tensor?\n", "t = torch.tensor(w)"], count=2),
     code(["%%timeit\n", "u = torch.tensor(w)"], count=3),
+    code(["%%bash\n", "python -c 'torch.tensor(w)'"], count=4),
 )
 BACKUP_MESSAGE = ("'backup' shares memory with 'w' (detach() does not copy): 'w' is written in place on line 2 "
                   "of cell 3 and 'backup' is kept as a snapshot (its name says so); use w.detach().clone()")
@@ -59,6 +61,7 @@ def test_the_code_cells_are_one_module_and_findings_name_their_cell(tmp_path):
     assert run.stdout.splitlines() == [
         f"train.ipynb:cell 2:5:10: TEN203 {BACKUP_MESSAGE}",
         f"train.ipynb:cell 3:4:5: TEN101 {COPY_MESSAGE} [*]",
+        f"train.ipynb:cell 4:2:5: TEN101 {COPY_MESSAGE} [*]",
     ]
     assert run.returncode == 1
 
@@ -70,11 +73,13 @@ def test_fixes_go_back_into_the_cells_with_layout_outputs_and_magics_kept(tmp_pa
     expected = json.loads(json.dumps(TRAINING))
     expected["cells"][1]["source"][4] = "backup = w.detach().clone()"
     expected["cells"][2]["source"][3] = "t = w.detach().clone()"
+    expected["cells"][3]["source"][1] = "u = w.detach().clone()"
     assert path.read_text(encoding="utf-8") == as_jupyter_writes(expected)
     assert run.stderr.splitlines() == [
         "train.ipynb:cell 2:5:10: fixed TEN203",
         "train.ipynb:cell 3:4:5: fixed TEN101",
-        "fixed 2 findings in 1 file, 0 left",
+        "train.ipynb:cell 4:2:5: fixed TEN101",
+        "fixed 3 findings in 1 file, 0 left",
     ]
     assert (run.returncode, run.stdout) == (0, "")
 
@@ -141,6 +146,8 @@ def test_json_sarif_and_github_carry_the_cell(tmp_path):
          [{"line": 5, "column": 10, "end_line": 5, "end_column": 20, "content": "w.detach().clone()"}]),
         ("train.ipynb", 3, 4, 5, 4, 20,
          [{"line": 4, "column": 5, "end_line": 4, "end_column": 20, "content": "w.detach().clone()"}]),
+        ("train.ipynb", 4, 2, 5, 2, 20,
+         [{"line": 2, "column": 5, "end_line": 2, "end_column": 20, "content": "w.detach().clone()"}]),
     ]
     sarif = json.loads(tensorcopy_fix("--no-fix", "--output-format", "sarif", "train.ipynb", cwd=tmp_path).stdout)
     second = sarif["runs"][0]["results"][1]
@@ -157,7 +164,8 @@ def test_diff_is_a_patch_of_the_notebook_file(tmp_path):
     path.write_text(as_jupyter_writes(TRAINING), encoding="utf-8")
     run = tensorcopy_fix("--diff", "train.ipynb", cwd=tmp_path)
     changed = [line for line in run.stdout.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
-    assert changed == ['-    "t = torch.tensor(w)"', '+    "t = w.detach().clone()"']
+    assert changed == ['-    "t = torch.tensor(w)"', '+    "t = w.detach().clone()"',
+                       '-    "u = torch.tensor(w)"', '+    "u = w.detach().clone()"']
     assert path.read_text(encoding="utf-8") == as_jupyter_writes(TRAINING)
     assert run.returncode == 1
 
@@ -198,12 +206,73 @@ def test_a_line_that_continues_a_statement_is_python_whatever_it_starts_with(cel
     assert module.source == "# tensorcopy0-cell\n" + cell
 
 
-def test_a_continued_shell_line_is_masked_whole_and_a_cell_magic_left_out():
+def test_a_continued_shell_line_is_masked_whole_at_its_indentation_and_a_cell_magic_left_out():
     module = read_notebook(json.dumps(notebook(code("!pip install \\\n    torch\nx = 1\n"),
                                                code("%%bash\necho 1\n"))).encode())
     assert module.source == ("# tensorcopy0-cell\npass  # tensorcopy0-magic 0\n"
-                             "    pass  # tensorcopy0-magic 1\nx = 1\n")
+                             "pass  # tensorcopy0-magic 1\nx = 1\n")
     assert [cell.index for cell in module.cells] == [0]
+
+
+@pytest.mark.parametrize("cell", [
+    "!pip install \\\n    torch \\\n        numpy\n",
+    "for step in range(2):\n    %time f(step) \\\n  -o\n    t = torch.ones(2)\n",
+    "files = !ls \\\n\t-la\n",
+])
+def test_a_magic_continued_onto_an_indented_line_is_masked_and_restored_unchanged_by_a_fix(tmp_path, cell):
+    """The continuation's placeholder is at the magic's own indentation (an indented ``pass``
+    after a ``pass`` would not parse): the cell is linted and fixed around it."""
+    document = notebook(code("import torch\nx = torch.ones(2)\n"), code(cell + "y = torch.tensor(x)\n"))
+    path = tmp_path / "nb.ipynb"
+    path.write_text(as_jupyter_writes(document), encoding="utf-8")
+    run = tensorcopy_fix("nb.ipynb", cwd=tmp_path)
+    assert (run.returncode, run.stderr) == (0, "fixed 1 finding in 1 file, 0 left\n")
+    document["cells"][1]["source"] = cell + "y = x.detach().clone()\n"
+    assert path.read_text(encoding="utf-8") == as_jupyter_writes(document)
+
+
+@pytest.mark.parametrize("magic, linted", [
+    ("%%time", True), ("%%timeit -n 3 -r 1", True), ("%%capture captured", True), ("%%debug", True),
+    ("%%prun -s cumulative", True),
+    ("%%bash", False), ("%%html", False), ("%%python", False), ("%%pypy", False), ("%%writefile train.py", False),
+])
+def test_a_cell_magic_with_a_python_body_run_in_the_kernel_is_linted(tmp_path, magic, linted):
+    document = notebook(code("import torch\nx = torch.ones(2)\n"), code(f"{magic}\ny = torch.tensor(x)\n"))
+    path = tmp_path / "nb.ipynb"
+    path.write_text(as_jupyter_writes(document), encoding="utf-8")
+    report = tensorcopy_fix("--no-fix", "nb.ipynb", cwd=tmp_path)
+    assert report.stdout.splitlines() == ([f"nb.ipynb:cell 2:2:5: TEN101 {copy_message('x')} [*]"] if linted else [])
+    tensorcopy_fix("nb.ipynb", cwd=tmp_path)
+    if linted:  # the magic line comes back as it was
+        document["cells"][1]["source"] = f"{magic}\ny = x.detach().clone()\n"
+    assert path.read_text(encoding="utf-8") == as_jupyter_writes(document)
+
+
+@pytest.mark.parametrize("indent, ensure_ascii, ending", [(1, False, "\n"), (2, True, "")])
+def test_a_notebook_on_stdin_is_linted_and_fixed_as_its_file_would_be(tmp_path, indent, ensure_ascii, ending):
+    text = as_jupyter_writes(TRAINING, indent, ensure_ascii, ending)
+    path = tmp_path / "train.ipynb"
+    path.write_text(text, encoding="utf-8")
+    from_file = tensorcopy_fix("--no-fix", "train.ipynb", cwd=tmp_path)
+    report = run_tensorcopy_fix(["--no-cache", "--no-fix", "--stdin-filename", "train.ipynb", "-"], tmp_path, text)
+    assert (report.stdout, report.returncode) == (from_file.stdout, 1) and "cell 4:2:5: TEN101" in report.stdout
+
+    fixed = run_tensorcopy_fix(["--no-cache", "--unsafe-fixes", "--stdin-filename", "train.ipynb", "-"], tmp_path,
+                               text)
+    tensorcopy_fix("--unsafe-fixes", "train.ipynb", cwd=tmp_path)
+    assert fixed.stdout == path.read_text(encoding="utf-8") != text
+    assert (fixed.returncode, fixed.stderr) == (0, "fixed 3 findings in 1 file, 0 left\n")
+
+
+def test_a_notebook_on_stdin_that_cannot_be_fixed_comes_back_unchanged(tmp_path):
+    compact = json.dumps(notebook(code("import torch\nx = torch.ones(2)\ny = torch.tensor(x)\n")),
+                         separators=(",", ":"))
+    run = run_tensorcopy_fix(["--no-cache", "--stdin-filename", "nb.ipynb", "-"], tmp_path, compact)
+    assert (run.stdout, run.returncode) == (compact, 2)
+    assert run.stderr.startswith("nb.ipynb: cannot write: its JSON layout cannot be kept")
+    broken = run_tensorcopy_fix(["--no-cache", "--stdin-filename", "nb.ipynb", "-"], tmp_path, '{"cells": [\n')
+    assert (broken.stdout, broken.returncode) == ('{"cells": [\n', 2)
+    assert broken.stderr == "nb.ipynb: cannot parse: invalid JSON (Expecting value: line 2 column 1)\n"
 
 
 def test_a_marker_the_cells_already_contain_is_not_used():
