@@ -1,11 +1,14 @@
 """``tensorcopy-lsp``: the language server editors start once and keep (stdio, on pygls).
 
 An editor that runs flake8 per save pays a fresh process and LibCST's import each time; this
-server pays them once. It publishes diagnostics on open, on save and, debounced, on change;
-offers a quick fix per finding that has one (unsafe ones labelled) and a source action fixing
-every safe finding; reads the ``[tool.tensorcopy]`` nearest to each document. A buffer that
-does not parse gets no diagnostics (the editor's Python support reports syntax) and no edit:
-an edit is only ever computed from a source that parsed, so it never empties a buffer.
+server pays them once. Documents are synchronised incrementally (the client sends the ranges
+it changed, in its position units). It publishes diagnostics on open, on save (when the text or
+the configuration changed since the last lint) and, debounced, on change; offers a quick fix
+per finding that has one (unsafe ones labelled) and a source action fixing every safe finding;
+reads the ``[tool.tensorcopy]`` nearest to each document. A buffer that does not parse
+publishes nothing, so the editor keeps showing the last diagnostics (its Python support
+reports the syntax error), and gets no edit: an edit is only ever computed from a source that
+parsed, so it never empties a buffer.
 Needs the ``server`` extra (pygls); nothing here imports or runs the code it reads.
 """
 
@@ -16,7 +19,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
@@ -32,6 +35,7 @@ DEBOUNCE_SECONDS = 0.25  # after the last keystroke, before linting a changed bu
 FIX_ALL_KIND = "source.fixAll.tensorcopy"
 CANNOT_ANALYSE = "flake8-tensorcopy could not analyse this file: {}"
 _LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # LSP's line ends (not a form feed or U+2028, as str.splitlines)
 
 
 @dataclass
@@ -47,10 +51,21 @@ class Linted:
     findings: List[Finding] = field(default_factory=list)  # one per row
     problem: Optional[str] = None  # a configuration error, or why the source cannot be analysed
     options: Optional[Options] = None
+    unparsed: bool = False  # the buffer does not parse (mid-edit): nothing to publish
 
     def fix_edits(self, index: int) -> List[dict]:
         """The edits of the fix of row ``index``, as ``tensorcopy-fix --format json`` gives them."""
         return finding_row(self.findings[index], self.options.unsafe, source_lines(self.source))["fix"]["edits"]
+
+
+@dataclass
+class OpenDocument:
+    """An open document as the client's changes made it (this copy, not pygls's, which splits
+    lines at form feeds and U+2028 where LSP does not)."""
+
+    version: Optional[int]
+    source: str
+    directory: Path  # where its configuration is looked for
 
 
 class Configurations:
@@ -94,7 +109,8 @@ def lint_text(source: str, directory: Optional[Path], version: Optional[int] = N
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return linted  # mid-edit: no diagnostics, no edits
+        linted.unparsed = True  # mid-edit: no diagnostics, no edits
+        return linted
     try:
         lines = source_lines(source)
         findings = lint_source(source, tree, linted.options.rules, modules=modules)
@@ -125,6 +141,39 @@ def edit_for_fixed(source: str, fixed: str) -> Optional[tuple]:
     return (start, 0), end, "".join(new[start:len(new) - kept_end])
 
 
+def apply_change(source: str, start: Tuple[int, int], end: Tuple[int, int], text: str, units: str = "utf-16") -> str:
+    """``source`` with the range from ``start`` to ``end`` (0-based line and character, the
+    characters counted in the client's ``units``: ``utf-16``, ``utf-8`` or ``utf-32``) replaced
+    by ``text``, as LSP's incremental sync means it: lines end at CR, LF or CRLF only, a
+    position past a line's end is its end, past the last line the text's end."""
+    return source[:_offset(source, start, units)] + text + source[_offset(source, end, units):]
+
+
+def _offset(source: str, position: Tuple[int, int], units: str) -> int:
+    line, character = position
+    starts = [0, *(match.end() for match in _LINE_BREAK.finditer(source))]
+    if line >= len(starts):
+        return len(source)
+    begin = starts[line]
+    line_break = _LINE_BREAK.search(source, begin)
+    finish = line_break.start() if line_break else len(source)
+    counted = 0
+    for offset in range(begin, finish):
+        if counted >= character:
+            return offset
+        counted += _width(source[offset], units)
+    return finish
+
+
+def _width(character: str, units: str) -> int:
+    """How many code units of the client's encoding ``character`` takes."""
+    if units == "utf-8":
+        return len(character.encode("utf-8", "surrogatepass"))
+    if units == "utf-32":
+        return 1
+    return 2 if ord(character) > 0xFFFF else 1
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="tensorcopy-lsp", description="flake8-tensorcopy's language server "
                                      "(diagnostics and quick fixes for editors), over stdin and stdout.")
@@ -146,26 +195,56 @@ def build_server():
     """The pygls server with its features (imports pygls: ImportError without the extra)."""
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
+    from pygls.protocol import LanguageServerProtocol, lsp_method
 
-    server = LanguageServer(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+    class Protocol(LanguageServerProtocol):
+        """pygls's protocol, but a change is applied by ``did_change`` alone: pygls's own copy of
+        a document splits lines where LSP does not, and its conversion of a range's positions
+        rewrites them in the params every handler then gets."""
+
+        @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+        def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+            yield self.fm.features[types.TEXT_DOCUMENT_DID_CHANGE], (params,), None
+
+    server = LanguageServer(NAME, __version__, protocol_cls=Protocol,
+                            text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     pending: Dict[str, asyncio.TimerHandle] = {}
+    documents: Dict[str, OpenDocument] = {}
     linted: Dict[str, Linted] = {}
     modules: Dict[str, ModuleCache] = {}  # per open document
     configurations = Configurations()
 
+    def relint(uri: str) -> bool:
+        """Lint the document again if its text, version or configuration changed since it was
+        last linted; whether it did."""
+        document = documents[uri]
+        known = linted.get(uri)
+        if (known is not None and (known.version, known.source) == (document.version, document.source)
+                and not configuration_changed(known)):
+            return False
+        linted[uri] = lint_text(document.source, document.directory, document.version,
+                                modules.setdefault(uri, ModuleCache()), configurations)
+        return True
+
+    def configuration_changed(known: Linted) -> bool:
+        try:
+            options = configurations.options(known.directory)
+        except ValueError as error:
+            return known.options is not None or known.problem != str(error)
+        return options is not known.options
+
     def current(uri: str) -> Linted:
         """The document's findings for its current text, linting it again if it changed."""
-        document = server.workspace.get_text_document(uri)
-        known = linted.get(uri)
-        if known is None or known.version != document.version or known.source != document.source:
-            directory = Path(document.path).parent if document.path else None
-            known = linted[uri] = lint_text(document.source, directory, document.version,
-                                            modules.setdefault(uri, ModuleCache()), configurations)
-        return known
+        relint(uri)
+        return linted[uri]
+
+    def units() -> str:
+        encoding = server.workspace.position_encoding
+        return str(getattr(encoding, "value", encoding) or "utf-16")
 
     def client_range(uri: str, source: str, start: tuple, end: tuple):
         """A 0-based (line, character) range in the units the client counts in (UTF-16 by default)."""
-        codec = server.workspace.get_text_document(uri).position_codec
+        codec = server.workspace.position_codec
         lines = source_lines(source)
         return codec.range_to_client_units(lines, types.Range(types.Position(*start), types.Position(*end)))
 
@@ -173,9 +252,15 @@ def build_server():
         return client_range(uri, source, (row["line"] - 1, row["column"] - 1),
                             (row["end_line"] - 1, row["end_column"] - 1))
 
-    def publish(uri: str) -> None:
+    def publish(uri: str, only_if_changed: bool = False) -> None:
+        """Publish the document's diagnostics (``only_if_changed``: unless it was linted as it
+        is already); a buffer that does not parse publishes nothing, so the last ones stay."""
         pending.pop(uri, None)
-        result = current(uri)
+        if not relint(uri) and only_if_changed:
+            return
+        result = linted[uri]
+        if result.unparsed:
+            return
         diagnostics = [
             types.Diagnostic(
                 range=row_range(uri, result.source, row), message=row["message"],
@@ -198,24 +283,38 @@ def build_server():
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+        uri = params.text_document.uri
+        path = server.workspace.get_text_document(uri).path
+        documents[uri] = OpenDocument(params.text_document.version, params.text_document.text,
+                                      Path(path).parent if path else Path.cwd())
+        linted.pop(uri, None)
+        publish(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
+        document = documents[uri]
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                where = change.range
+                document.source = apply_change(document.source, (where.start.line, where.start.character),
+                                               (where.end.line, where.end.character), change.text, units())
+            else:
+                document.source = change.text
+        document.version = params.text_document.version
         cancel_pending(uri)
         pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, publish, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
         cancel_pending(params.text_document.uri)
-        linted.pop(params.text_document.uri, None)  # pyproject.toml may have changed: look again
-        publish(params.text_document.uri)
+        publish(params.text_document.uri, only_if_changed=True)  # pyproject.toml may have changed
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         cancel_pending(uri)
+        documents.pop(uri, None)
         linted.pop(uri, None)
         modules.pop(uri, None)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

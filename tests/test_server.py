@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FIXTURES, TENSORCOPY_FIX, checkout_env, expectations, mismatches
 from flake8_tensorcopy.output import rule_url
-from flake8_tensorcopy.server import Configurations, edit_for_fixed
+from flake8_tensorcopy.server import DEBOUNCE_SECONDS, Configurations, apply_change, edit_for_fixed
 
 pytest.importorskip("pygls.lsp.server", reason="the language server needs pygls 2 (pip install '.[server]')")
 
@@ -226,14 +226,74 @@ def test_save_lints_at_once_and_close_clears(client, tmp_path):
     assert client.diagnostics(path.as_uri())["diagnostics"] == []
 
 
-def test_a_buffer_that_does_not_parse_gets_no_diagnostic_and_no_edit(client, tmp_path):
+def published(messages):
+    return [m["params"] for m in messages if m.get("method") == "textDocument/publishDiagnostics"]
+
+
+def test_a_buffer_that_does_not_parse_keeps_the_last_diagnostics_and_gets_no_edit(client, tmp_path):
+    """Nothing is published while the buffer does not parse (neither an empty list nor a
+    TEN001 alone), so the editor keeps showing the last findings until it parses again."""
     path = tmp_path / "model.py"
     client.open(path, TORCH_COPY)
     assert len(client.diagnostics(path.as_uri())["diagnostics"]) == 1
     client.change(path, TORCH_COPY + "def broken(:\n", 2)
-    published = client.diagnostics(path.as_uri())
-    assert (published["version"], published["diagnostics"]) == (2, [])
+    client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+    assert published(client.quiet(DEBOUNCE_SECONDS + DEBOUNCE_SLACK)) == []
     assert client.code_actions(path, 0, 10) == []
+    client.change(path, TORCH_COPY + "def mended():\n    pass\n", 3)
+    again = client.diagnostics(path.as_uri())
+    assert (again["version"], [d["code"] for d in again["diagnostics"]]) == (3, ["TEN101"])
+
+
+def test_a_save_of_unchanged_text_publishes_nothing_new(client, tmp_path):
+    path = tmp_path / "model.py"
+    client.open(path, TORCH_COPY)
+    client.diagnostics(path.as_uri())
+    client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+    client.change(path, TORCH_COPY, 2)  # a new version of the same text is linted (after the debounce)
+    client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+    client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+    assert [params["version"] for params in published(client.quiet(DEBOUNCE_SECONDS + DEBOUNCE_SLACK))] == [2]
+
+
+def test_incremental_changes_are_applied_in_utf16_units_on_lsps_lines(client, tmp_path):
+    """The server asks for incremental sync; a change's range counts UTF-16 units (the emoji
+    is two) on lines that end at CR, LF or CRLF only (the form feed starts no line)."""
+    path = tmp_path / "model.py"
+    client.open(path, "import torch\n\x0c\nt = torch.ones(3)\r\nlabel = '\U0001F600'; y = t\n")
+    assert client.diagnostics(path.as_uri())["diagnostics"] == []
+    client.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 3, "character": 18}, "end": {"line": 3, "character": 19}},
+         "text": "torch.tensor(t)"},
+        {"range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 0}},
+         "text": "z = torch.tensor(t)\n"},
+    ]})
+    changed = client.diagnostics(path.as_uri())
+    assert changed["version"] == 2
+    assert [(d["code"], span(d)) for d in changed["diagnostics"]] == [("TEN101", (3, 18, 3, 33)),
+                                                                      ("TEN101", (4, 4, 4, 19))]
+    (fix_all,) = client.code_actions(path, 0, 0, only=["source.fixAll"])
+    (edit,) = fix_all["edit"]["changes"][path.as_uri()]
+    assert (edit["range"]["start"], edit["newText"]) == (
+        {"line": 3, "character": 0}, "label = '\U0001F600'; y = t.detach().clone()\nz = t.detach().clone()\n")
+
+
+@pytest.mark.parametrize("start, end, text, units, expected", [
+    ((0, 7), (0, 7), "X", "utf-16", "a = '\U0001F600X'\nb\n"),  # after the emoji's two units
+    ((0, 9), (0, 9), "X", "utf-8", "a = '\U0001F600X'\nb\n"),  # ... its four bytes
+    ((0, 6), (0, 6), "X", "utf-32", "a = '\U0001F600X'\nb\n"),  # ... one code point
+    ((0, 50), (1, 0), "", "utf-16", "a = '\U0001F600'b\n"),  # past a line's end: its end
+    ((9, 0), (9, 0), "c\n", "utf-16", "a = '\U0001F600'\nb\nc\n"),  # past the last line: the end
+])
+def test_apply_change_counts_the_clients_units(start, end, text, units, expected):
+    assert apply_change("a = '\U0001F600'\nb\n", start, end, text, units) == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("a\r\nb\r\nc", "a\r\nb\r\nX"), ("a\rb\rc", "a\rb\rX"), ("a\x0cz\nb\u2028z\nc", "a\x0cz\nb\u2028z\nX"),
+])
+def test_apply_change_ends_lines_where_lsp_does(source, expected):
+    assert apply_change(source, (2, 0), (2, 1), "X") == expected
 
 
 def test_configuration_comes_from_the_documents_pyproject(client, tmp_path):
@@ -292,13 +352,14 @@ def test_diagnostics_and_quick_fixes_of_edited_versions_are_what_tensorcopy_fix_
         if version > 1:
             client.change(path, source, version)
             client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
-        published = client.diagnostics(path.as_uri())
-        assert published["version"] == version
+        if version != 3:
+            published = client.diagnostics(path.as_uri())
+            assert published["version"] == version
         (tmp_path / "same.py").write_text(source, encoding="utf-8")
         run = subprocess.run([*TENSORCOPY_FIX, "--no-cache", "--no-fix", "--output-format", "json", "same.py"],
                              cwd=tmp_path, capture_output=True, text=True, env=checkout_env())
-        if version == 3:
-            assert run.returncode == 2 and published["diagnostics"] == [] and client.code_actions(path, 0, 400) == []
+        if version == 3:  # nothing published: the editor keeps version 2's
+            assert run.returncode == 2 and published["version"] == 2 and client.code_actions(path, 0, 400) == []
             continue
         expected = json.loads(run.stdout)["findings"]
         assert [(d["code"], span(d), d["message"]) for d in published["diagnostics"]] == [
