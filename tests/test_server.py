@@ -34,8 +34,8 @@ class Client:
         self.incoming = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
-        self.request("initialize", {"processId": None, "rootUri": (cwd).as_uri(),
-                                    "capabilities": capabilities or {}})
+        self.capabilities = self.request("initialize", {"processId": None, "rootUri": (cwd).as_uri(),
+                                                        "capabilities": capabilities or {}})["capabilities"]
         self.notify("initialized", {})
 
     def _read(self):
@@ -254,6 +254,11 @@ def test_a_save_of_unchanged_text_publishes_nothing_new(client, tmp_path):
     client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
     client.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
     assert [params["version"] for params in published(client.quiet(DEBOUNCE_SECONDS + DEBOUNCE_SLACK))] == [2]
+
+
+def test_the_server_syncs_text_incrementally_and_no_notebooks_as_the_readme_says(client):
+    assert client.capabilities["textDocumentSync"]["change"] == 2  # TextDocumentSyncKind.Incremental
+    assert "notebookDocumentSync" not in client.capabilities
 
 
 def test_incremental_changes_are_applied_in_utf16_units_on_lsps_lines(client, tmp_path):
