@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+import libcst as cst
+
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.cli import Options, options_for
@@ -117,7 +119,10 @@ def lint_text(source: str, directory: Optional[Path], version: Optional[int] = N
         linted.findings = [finding for finding in findings if not suppressed(finding, lines)]
         linted.rows = [finding_row(finding, linted.options.unsafe) for finding in linted.findings]
     except SourceError as error:
-        linted.problem = CANNOT_ANALYSE.format(error)
+        if isinstance(error.__cause__, cst.ParserSyntaxError):  # Python parses it, LibCST not (yet)
+            linted.unparsed = True
+        else:
+            linted.problem = CANNOT_ANALYSE.format(error)
     return linted
 
 

@@ -9,11 +9,15 @@ import sys
 import threading
 import time
 
+import libcst as cst
 import pytest
 
 from conftest import FIXTURES, TENSORCOPY_FIX, checkout_env, expectations, mismatches
+from flake8_tensorcopy import server
+from flake8_tensorcopy.engine import SourceError
 from flake8_tensorcopy.output import rule_url
-from flake8_tensorcopy.server import DEBOUNCE_SECONDS, Configurations, apply_change, edit_for_fixed
+from flake8_tensorcopy.server import (CANNOT_ANALYSE, DEBOUNCE_SECONDS, Configurations, apply_change, edit_for_fixed,
+                                      lint_text)
 
 pytest.importorskip("pygls.lsp.server", reason="the language server needs pygls 2 (pip install '.[server]')")
 
@@ -243,6 +247,23 @@ def test_a_buffer_that_does_not_parse_keeps_the_last_diagnostics_and_gets_no_edi
     client.change(path, TORCH_COPY + "def mended():\n    pass\n", 3)
     again = client.diagnostics(path.as_uri())
     assert (again["version"], [d["code"] for d in again["diagnostics"]]) == (3, ["TEN101"])
+
+
+def test_a_source_only_libcst_cannot_parse_is_unparsed_not_a_ten001(tmp_path, monkeypatch):
+    """What Python parses and LibCST does not (a syntax newer than LibCST) is mid-edit too:
+    a lone TEN001 would wipe the findings shown; a limit the engine sets stays a TEN001."""
+    def refuse(error):
+        def lint(*args, **kwargs):
+            raise SourceError("line 1, column 0: refused") from error
+        return lint
+
+    syntax = cst.ParserSyntaxError("refused", lines=["x = 1\n"], raw_line=1, raw_column=0)
+    monkeypatch.setattr(server, "lint_source", refuse(syntax))
+    linted = lint_text("x = 1\n", tmp_path)
+    assert (linted.unparsed, linted.problem, linted.rows) == (True, None, [])
+    monkeypatch.setattr(server, "lint_source", refuse(RecursionError()))
+    linted = lint_text("x = 1\n", tmp_path)
+    assert (linted.unparsed, linted.problem) == (False, CANNOT_ANALYSE.format("line 1, column 0: refused"))
 
 
 def test_a_save_of_unchanged_text_publishes_nothing_new(client, tmp_path):
