@@ -67,7 +67,7 @@ def test_fix_mode_fixes_a_file_the_cache_has_seen(tmp_path):
     tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path, cache=True)
     run = tensorcopy_fix("safe.py", cwd=tmp_path, cache=True)
     assert (tmp_path / "safe.py").read_text() == SAFE_FIXED
-    assert run.stderr == "fixed 1 finding in 1 file, 0 left\n"
+    assert run.stderr == "fixed 1 finding in 1 file; 0 left\n"
     # the fixed text's findings were stored: the next run is a hit with nothing to report
     again = tensorcopy_fix("--check", "safe.py", cwd=tmp_path, cache=True)
     assert (again.returncode, again.stdout) == (0, "")

@@ -71,12 +71,11 @@ def test_fixes_go_back_into_the_cells_with_layout_outputs_and_magics_kept(tmp_pa
     expected["cells"][1]["source"][4] = "backup = w.detach().clone()"
     expected["cells"][2]["source"][3] = "t = w.detach().clone()"
     assert path.read_text(encoding="utf-8") == as_jupyter_writes(expected)
-    assert run.stderr.splitlines() == [
+    assert run.stdout.splitlines() == [
         "train.ipynb:cell 2:5:10: fixed TEN203",
         "train.ipynb:cell 3:4:5: fixed TEN101",
-        "fixed 2 findings in 1 file, 0 left",
     ]
-    assert (run.returncode, run.stdout) == (0, "")
+    assert (run.returncode, run.stderr) == (0, "fixed 2 findings in 1 file; 0 left\n")
 
 
 @pytest.mark.parametrize("indent, ensure_ascii, ending", [(2, True, ""), (4, False, "\n"), (1, True, "\n")])
@@ -108,7 +107,7 @@ def test_invalid_json_is_reported_and_left_untouched(tmp_path):
     run = tensorcopy_fix("broken.ipynb", cwd=tmp_path)
     assert run.stderr.splitlines() == [
         "broken.ipynb: cannot parse: invalid JSON (Expecting value: line 2 column 1)",
-        "fixed 0 findings in 0 files, 0 left, 1 file with errors",
+        "fixed 0 findings in 0 files; 0 left; 1 file with errors",
     ]
     assert path.read_bytes() == b'{"cells": [\n'
     assert run.returncode == 2
