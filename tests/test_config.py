@@ -129,3 +129,18 @@ def test_naming_convention_keys_are_lists_carried_to_the_conventions(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tensorcopy]\nextend-loss-names = "objective"\n')
     with pytest.raises(ConfigError, match="extend-loss-names must be a list of strings"):
         load_config(tmp_path)
+
+
+@pytest.mark.parametrize("command", [TENSORCOPY_FIX, WITHOUT_TOMLLIB], ids=["tomllib", "tomli"])
+@pytest.mark.parametrize("table", [
+    '[tool]\ntensorcopy = { select = ["TEN1"], ignore = ["TEN101"] }\n',
+    '[tool.tensorcopy]\nselect = [\n  "TEN1",  # copies\n]\n"ignore" = ["""TEN101"""]\n',
+    "tool.tensorcopy.select = ['TEN1']\ntool.tensorcopy.ignore = ['TEN101']\n",
+])
+def test_any_toml_spelling_of_the_table_is_read(tmp_path, command, table):
+    """tomllib or, before Python 3.11, tomli: inline tables, dotted keys, quoted keys, multi-line arrays."""
+    (tmp_path / "pyproject.toml").write_text(table)
+    (tmp_path / "safe.py").write_text(SAFE)
+    run = _run(command, tmp_path, "--no-fix", "safe.py")
+    assert (run.returncode, run.stdout) == (0, ""), run.stderr  # TEN1 selected, TEN101 ignored
+    assert run.stderr == "no findings (1 file checked)\n"
