@@ -1,35 +1,42 @@
 """``tensorcopy-fix``: the codemod users run from a shell, pre-commit or an editor.
 
 Exit codes (ruff's): 0 nothing left to report (every finding fixed counts), 1 findings left
-(``--check``/``--diff``: files would change; ``--exit-non-zero-on-fix``: files changed too),
-2 usage or configuration error, or a file that could not be read, parsed or written.
+(``--diff``: files would change; ``--exit-non-zero-on-fix``: files changed too), 2 usage or
+configuration error, or a file that could not be read, parsed or written.
 """
 
 import argparse
 import difflib
 import functools
 import os
+import re
 import signal
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
+
+import pathspec
 
 from flake8_tensorcopy import __version__, output
 from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.cache import DIRECTORY_NAME, Cache
-from flake8_tensorcopy.config import Config, load_config
+from flake8_tensorcopy.config import Config, load_config, unknown_codes
 from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
                                      remove_stale_temporaries, remove_temporaries_and_exit, silence_stdout,
                                      write_atomically)
 from flake8_tensorcopy.fixer import fix_source, source_lines, suppressed
-from flake8_tensorcopy.output import FORMATS, applicable, finding_row
+from flake8_tensorcopy.output import FORMATS, applicable, finding_row, row_order
 from flake8_tensorcopy.rules import ALL_RULES, DEFAULT_RULES, RULES_BY_CODE
 from flake8_tensorcopy.workers import map_in_workers
 
 MESSAGE_LIMIT = 160  # characters of an exception's message in a file's one-line error
+# a file-level exemption on a line of its own: ``# ruff: noqa`` (every code) or ``# flake8: noqa: TEN2``
+FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*(?:flake8|ruff)[ \t]*[:=][ \t]*noqa"
+                       r"(?::[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[ \t]*,?[ \t]*[A-Z]+[0-9]*)*))?[ \t]*$",
+                       re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass
@@ -37,8 +44,10 @@ class Options:
     rules: tuple
     unsafe: bool
     mode: str  # "fix", "check", "diff" or "report"
-    exclude: tuple = ()  # from the configuration
     cache: Optional[Cache] = None
+    # (pattern matcher, codes): ``per-file-ignores``, matched against paths relative to ``root``
+    per_file_ignores: tuple = ()
+    root: Optional[Path] = None
 
 
 @dataclass
@@ -66,6 +75,17 @@ def one_line(error: BaseException) -> str:
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
 
 
+def exempted_rules(source: str, rules: tuple) -> tuple:
+    """The rules left once the file's own ``# ruff: noqa`` / ``# flake8: noqa`` comments (every
+    code, or those listed) are taken out, as ruff reads them."""
+    for match in FILE_NOQA.finditer(source):
+        if match["codes"] is None:
+            return ()
+        codes = [code.upper() for code in re.split(r"[\s,]+", match["codes"]) if code]
+        rules = tuple(rule for rule in rules if not rule.code.startswith(tuple(codes)))
+    return rules
+
+
 def _report_rows(source: str, options: Options) -> List[dict]:
     lines = source_lines(source)
     findings = [f for f in lint_source(source, rules=options.rules) if not suppressed(f, lines)]
@@ -78,6 +98,9 @@ def process_source(path: str, source: str, options: Options) -> Tuple[FileResult
 
     The cache answers for a text only when nothing in it would be fixed: fixing always runs."""
     result = FileResult(path)
+    rules = exempted_rules(source, options.rules)
+    if rules != options.rules:
+        options = replace(options, rules=rules, cache=None)  # the cache knows the run's rules only
     try:
         cached = options.cache.get(source) if options.cache else None
         if cached is not None and (options.mode == "report" or not any(map(applicable, cached))):
@@ -123,6 +146,7 @@ def _remember(options: Options, source: str, rows: List[dict]) -> None:
 
 def process_file(path: str, options: Options) -> FileResult:
     """Read, fix and (in fix mode) write one file. Never raises: a crash is this file's error."""
+    options = _options_for_path(path, options)
     if path.endswith(".ipynb"):
         from flake8_tensorcopy.notebooks import process_notebook  # imports this module
 
@@ -142,6 +166,18 @@ def process_file(path: str, options: Options) -> FileResult:
             result.applied, result.changed, result.left = [], False, len(result.remaining)
             result.error = f"cannot write: {one_line(error)}"
     return result
+
+
+def _options_for_path(path: str, options: Options) -> Options:
+    """The options with the rules ``per-file-ignores`` turns off for ``path`` taken out."""
+    if not options.per_file_ignores:
+        return options
+    relative = Path(os.path.relpath(os.path.abspath(path), options.root or os.getcwd())).as_posix()
+    ignored = tuple(code for spec, codes in options.per_file_ignores if spec.match_file(relative) for code in codes)
+    if not ignored:
+        return options
+    rules = tuple(rule for rule in options.rules if not rule.code.startswith(ignored))
+    return replace(options, rules=rules, cache=None)  # the cache knows the run's rules only
 
 
 def _selected_rules(select: Sequence[str], ignore: Sequence[str]) -> tuple:
@@ -172,29 +208,40 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="*", help="files and directories; - reads stdin and writes stdout")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file would change")
-    mode.add_argument("--diff", action="store_true", help="print a unified diff; write nothing")
+    mode.add_argument("--check", action="store_true",
+                      help="write nothing; list what would be fixed and what is left; exit 1 when findings remain")
+    mode.add_argument("--diff", action="store_true", help="print a unified diff; write nothing; "
+                      "exit 1 when a file would change")
     mode.add_argument("--no-fix", action="store_true", help="only report findings (exit 1 when there are some)")
     parser.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply unsafe fixes")
-    parser.add_argument("--select", help="codes or prefixes to run, comma separated (default: all)")
+    parser.add_argument("--select", help="codes or prefixes to run, comma separated (default: all but TEN9)")
+    parser.add_argument("--extend-select", help="codes or prefixes to run besides those selected")
     parser.add_argument("--ignore", help="codes or prefixes to skip, comma separated")
-    parser.add_argument("--exclude", action="append", default=[], help="gitignore-style pattern to skip")
+    parser.add_argument("--extend-ignore", help="codes or prefixes to skip besides those ignored")
+    parser.add_argument("--exclude", action="append", help="gitignore-style pattern to skip; replaces the "
+                        "default list (.venv, venv, site-packages, build, dist, ...) and the configured one")
+    parser.add_argument("--extend-exclude", action="append", default=[],
+                        help="gitignore-style pattern to skip besides the default or configured ones")
+    parser.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                        help="skip what .gitignore files ignore (default: on)")
     parser.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=True,
                         help="apply excludes to files given by name too (default: on)")
     parser.add_argument("--stdin-filename", metavar="PATH",
                         help="the path of the file read from stdin (its configuration, excludes, messages)")
-    parser.add_argument("--show-fixes", action="store_true", help="list every fix applied")
-    parser.add_argument("--statistics", action="store_true", help="count findings per code instead of listing them")
+    parser.add_argument("--show-fixes", action="store_true", help="list every fix applied (or that would be)")
+    parser.add_argument("--statistics", action="store_true",
+                        help="only count findings per code (writes nothing), instead of listing them")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings are left")
     parser.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when files were changed")
     parser.add_argument("--exit-non-zero-on-findings", action="store_true",
-                        help="with --check/--diff: exit 1 also when findings no fix removes are left")
+                        help="with --diff: exit 1 also when findings no fix removes are left (--check always does)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--cache-dir", metavar="DIR", help=f"where the cache lives (default: {DIRECTORY_NAME} "
                         "beside pyproject.toml, or in the working directory)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--output-format", choices=FORMATS, default="text")
-    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation ('all': list every rule)")
+    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation (a prefix such as TEN2: "
+                        "list its family; 'all': every rule)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary line")
     parser.add_argument("--version", action="version", version=f"tensorcopy-fix {__version__}")
     return parser
@@ -224,17 +271,23 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     if args.stdin_filename is not None and not stdin:
         print("tensorcopy-fix: error: --stdin-filename names what - reads; give no other path", file=sys.stderr)
         return 2
-    mode = "check" if args.check else "diff" if args.diff else "report" if args.no_fix else "fix"
+    # --statistics only counts, as ruff's does: it never writes
+    mode = ("check" if args.check else "diff" if args.diff else "report" if args.no_fix or args.statistics
+            else "fix")
     try:
         config = load_config(Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd())
-        options = options_for(config, mode, args.select, args.ignore, args.unsafe_fixes)
+        options = options_for(config, mode, args.select, args.ignore, args.unsafe_fixes,
+                              args.extend_select, args.extend_ignore)
     except ValueError as error:  # ConfigError is one
         if stdin and mode == "fix":
             _echo_stdin()  # an editor replacing its buffer with our output loses nothing
         print(f"tensorcopy-fix: {error}", file=sys.stderr)
         return 2
+    excluder = Excluder(args.exclude if args.exclude is not None else config.exclude,
+                        config.extend_exclude + args.extend_exclude,
+                        config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore)
     if stdin:
-        return _run_stdin(options, args)
+        return _run_stdin(options, args, excluder)
     if "-" in args.paths:
         print("tensorcopy-fix: error: - (stdin) cannot be mixed with paths", file=sys.stderr)
         return 2
@@ -245,9 +298,11 @@ def _main(argv: Optional[Sequence[str]]) -> int:
         return 2
     if not args.no_cache:
         options.cache = _open_cache(args, config, options)
-    excluder = Excluder(list(args.exclude) + list(options.exclude))
-    # once each: a file named and also found in a named directory must not be fixed twice
-    paths = list(dict.fromkeys(str(path) for path in python_files(args.paths, excluder, args.force_exclude)))
+    # once each (a file named and also found in a named directory must not be fixed twice), in
+    # the order findings are printed
+    paths = sorted(dict.fromkeys(str(path) for path in python_files(args.paths, excluder, args.force_exclude)))
+    if not paths:
+        _warn_nothing_to_do(args.paths, excluder, args.force_exclude)
     if mode == "fix":
         remove_stale_temporaries(Path(path) for path in paths)
     with _removing_temporaries_when_killed():
@@ -255,29 +310,50 @@ def _main(argv: Optional[Sequence[str]]) -> int:
         return _report(results, options, args)
 
 
+def _warn_nothing_to_do(paths: Sequence[str], excluder: Excluder, force_exclude: bool) -> None:
+    if force_exclude and all(excluder.excluded_path(path) for path in paths):
+        print("tensorcopy-fix: warning: every path given is excluded (see exclude, extend-exclude; "
+              "--no-force-exclude processes them anyway)", file=sys.stderr)
+    else:
+        print("tensorcopy-fix: warning: no Python files or notebooks found under the paths given", file=sys.stderr)
+
+
 def _explain(code: str, output_format: str) -> int:
-    if code.lower() == "all":
-        output.write_rules(output_format, sys.stdout)
-        return 0
+    """A rule's documentation; a prefix (``TEN2``) or ``all`` lists the rules it names."""
     rule = RULES_BY_CODE.get(code.upper())
-    if rule is None:
+    if rule is not None:
+        print(f"{rule.code}: {rule.summary}\n\n{rule.documentation()}")
+        return 0
+    prefix = "" if code.lower() == "all" else code.upper()
+    if unknown_codes([prefix]):
         print(f"tensorcopy-fix: unknown rule {code}", file=sys.stderr)
         return 2
-    print(f"{rule.code}: {rule.summary}\n\n{rule.documentation()}")
+    output.write_rules(output_format, sys.stdout, [rule for rule in ALL_RULES if rule.code.startswith(prefix)])
     return 0
 
 
-def options_for(config: Config, mode: str, select=None, ignore=None, unsafe_fixes=None) -> "Options":
-    """Options from ``[tool.tensorcopy]`` and the flags given (which win), its naming
-    conventions put in force; ValueError says what is wrong."""
+def options_for(config: Config, mode: str, select=None, ignore=None, unsafe_fixes=None, extend_select=None,
+                extend_ignore=None) -> "Options":
+    """Options from ``[tool.tensorcopy]`` and the flags given (``--select`` replaces the
+    configured list, the others add to it), its naming conventions put in force; ValueError
+    says what is wrong."""
     configure_conventions(config.conventions)
-    select = _codes(select) or _codes(config.select)
-    ignore = _codes(ignore) + _codes(config.ignore)
-    unknown = [code for code in select + ignore if not any(rule.code.startswith(code) for rule in ALL_RULES)]
-    if unknown:
-        raise ValueError(f"unknown code or prefix: {', '.join(unknown)}")
+    flags = {"--select": _codes(select), "--extend-select": _codes(extend_select), "--ignore": _codes(ignore),
+             "--extend-ignore": _codes(extend_ignore)}
+    for flag, codes in flags.items():
+        unknown = unknown_codes(codes)
+        if unknown:
+            raise ValueError(f"{flag}: unknown code or prefix: {', '.join(unknown)}")
+    select = flags["--select"] or _codes(config.select)
+    extend_select = _codes(config.extend_select) + flags["--extend-select"]
+    if extend_select:  # added to what is selected, the default set when nothing is
+        select = (select or [rule.code for rule in DEFAULT_RULES]) + extend_select
+    ignore = _codes(config.ignore) + _codes(config.extend_ignore) + flags["--ignore"] + flags["--extend-ignore"]
     unsafe = unsafe_fixes if unsafe_fixes is not None else config.unsafe_fixes
-    return Options(_selected_rules(select, ignore), unsafe, mode, tuple(config.exclude))
+    per_file_ignores = tuple((pathspec.GitIgnoreSpec.from_lines([pattern]), tuple(_codes(codes)))
+                             for pattern, codes in config.per_file_ignores.items())
+    return Options(_selected_rules(select, ignore), unsafe, mode, per_file_ignores=per_file_ignores,
+                   root=config.root)
 
 
 def _open_cache(args, config: Config, options: Options) -> Optional[Cache]:
@@ -302,13 +378,12 @@ def _echo_stdin() -> None:
         pass
 
 
-def _run_stdin(options: Options, args) -> int:
+def _run_stdin(options: Options, args, excluder: Excluder) -> int:
     """stdin to stdout for editors. Whatever happens, in fix mode stdout holds the fixed source or
     the input unchanged, and every failure exits 2 with one line on stderr; the findings left
     go to stderr. ``--stdin-filename`` names the text (an excluded one comes back unchanged; an
     ``.ipynb`` one is a notebook, and comes back as its JSON in its own layout)."""
     path = args.stdin_filename or "-"
-    excluder = Excluder(list(args.exclude) + list(options.exclude))
     if args.stdin_filename and args.force_exclude and excluder.excluded_path(path):
         if options.mode == "fix":
             _echo_stdin()
@@ -324,6 +399,8 @@ def _run_stdin(options: Options, args) -> int:
     except Exception as error:
         result, fixed_output = FileResult(path, error=f"cannot read: {one_line(error)}"), raw
     else:
+        if args.stdin_filename:
+            options = _options_for_path(path, options)
         if notebook:
             from flake8_tensorcopy.notebooks import process_notebook_bytes  # imports this module
 
@@ -408,12 +485,16 @@ def _report(results: Iterable[FileResult], options: Options, args, findings_stre
     summary, the JSON or SARIF document and the statistics, printed at the end."""
     stream = findings_stream or sys.stdout
     streamed = args.output_format in output.STREAMED and not args.statistics
+    # --show-fixes beside the findings on stdout, unless stdout carries a document or the source
+    fixes_stream = stream if streamed and findings_stream is None else sys.stderr
     done: List[FileResult] = []
     for result in results:
-        _report_file(result, options, args, stream if streamed else None)
+        result.remaining.sort(key=row_order)
+        result.applied.sort(key=row_order)
+        _report_file(result, options, args, stream if streamed else None, fixes_stream)
         done.append(result)
     if args.statistics:
-        output.write_statistics(done, args.output_format, stream)
+        output.write_statistics(done, options.mode, args.output_format, stream)
     elif not streamed:
         output.write_document(done, options.mode, args.output_format, stream)
     if not args.quiet:
@@ -424,15 +505,18 @@ def _report(results: Iterable[FileResult], options: Options, args, findings_stre
 
 
 def _failed(results: List[FileResult], mode: str, args) -> bool:
-    """ruff's conventions: fixing everything passes; --check/--diff ask "would a file change?"."""
+    """ruff's conventions: fixing everything passes; --check fails while the files as they are
+    have findings, fixable or not (a CI gate); --diff asks "would a file change?"."""
     changed = any(result.changed for result in results)
+    if mode == "check":
+        return any(result.remaining for result in results)
     left = any(result.left for result in results)
-    if mode in ("check", "diff"):
+    if mode == "diff":
         return changed or (args.exit_non_zero_on_findings and left)
     return left or (args.exit_non_zero_on_fix and changed)
 
 
-def _report_file(result: FileResult, options: Options, args, stream: Optional[TextIO]) -> None:
+def _report_file(result: FileResult, options: Options, args, stream: Optional[TextIO], fixes_stream: TextIO) -> None:
     if result.error is not None:
         print(f"{result.path}: {result.error}", file=sys.stderr)
     if stream is not None:
@@ -441,7 +525,7 @@ def _report_file(result: FileResult, options: Options, args, stream: Optional[Te
     if args.show_fixes:
         verb = "fixed" if options.mode == "fix" else "would fix"
         for row in result.applied:
-            print(f"{output.location(result.path, row)}: {verb} {row['code']}", file=sys.stderr)
+            print(f"{output.location(result.path, row)}: {verb} {row['code']}", file=fixes_stream)
     if result.unstable:
         print(f"{result.path}: fixes did not settle after several passes; some are left", file=sys.stderr)
 
@@ -465,8 +549,8 @@ def _lines_at_newlines(text: str) -> List[str]:
 
 def _summary(results: List[FileResult], options: Options) -> str:
     """One line; a file that could not be written counts as an error, its findings as left."""
-    line = output.summary(results, options.mode, options.unsafe)
+    line = output.summary(results, options.mode)
     errors = sum(1 for result in results if result.error is not None)
     if errors:
-        line += f", {output.count(errors, 'file')} with errors"
+        line += f"; {output.count(errors, 'file')} with errors"
     return line

@@ -5,19 +5,26 @@ a value of the wrong type or a file that cannot be read is a ``ConfigError`` who
 message names the file and the key (the CLI prints it and exits 2), as ruff does.
 """
 
-import ast
 import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from flake8_tensorcopy.analysis.conventions import Conventions
+from flake8_tensorcopy.rules import ALL_RULES
 
-# key -> the type its value must have ("list" means a list of strings); the naming-convention
-# keys (``extend-snapshot-names``, ...) belong to conventions.py
-KEYS = {"select": "list", "ignore": "list", "exclude": "list", "unsafe-fixes": "bool",
-        **{key: "list" for key in Conventions.KEYS}}
+try:
+    import tomllib
+except ImportError:  # Python 3.9/3.10
+    import tomli as tomllib
+
+# key -> the type its value must have ("list": of strings, "codes": of rule codes or prefixes,
+# "table": file patterns to lists of codes); the naming-convention keys (``extend-snapshot-names``,
+# ...) belong to conventions.py
+KEYS = {"select": "codes", "extend-select": "codes", "ignore": "codes", "extend-ignore": "codes",
+        "per-file-ignores": "table", "exclude": "list", "extend-exclude": "list", "respect-gitignore": "bool",
+        "unsafe-fixes": "bool", **{key: "list" for key in Conventions.KEYS}}
 _TABLE = "tool.tensorcopy"
 
 
@@ -28,8 +35,13 @@ class ConfigError(ValueError):
 @dataclass
 class Config:
     select: List[str] = field(default_factory=list)
+    extend_select: List[str] = field(default_factory=list)
     ignore: List[str] = field(default_factory=list)
-    exclude: List[str] = field(default_factory=list)
+    extend_ignore: List[str] = field(default_factory=list)
+    per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
+    exclude: Optional[List[str]] = None  # None: the default list (files.DEFAULT_EXCLUDE)
+    extend_exclude: List[str] = field(default_factory=list)
+    respect_gitignore: bool = True
     unsafe_fixes: bool = False
     conventions: Dict[str, List[str]] = field(default_factory=dict)  # the ``extend-*`` keys given
     path: Optional[Path] = None  # the pyproject.toml read, None when there is none
@@ -38,6 +50,11 @@ class Config:
     def root(self) -> Optional[Path]:
         """The project's directory: where the pyproject.toml is."""
         return None if self.path is None else self.path.parent
+
+
+def unknown_codes(codes: Sequence[str]) -> List[str]:
+    """The codes or prefixes in ``codes`` that name no rule (``TEN2`` names a family)."""
+    return [code for code in codes if not any(rule.code.startswith(code.upper()) for rule in ALL_RULES)]
 
 
 def find_pyproject(start: Path) -> Optional[Path]:
@@ -80,22 +97,37 @@ def _reason(error: Exception) -> str:
 def _checked(table: Dict[str, object], shown: str, path: Path) -> Config:
     config = Config(path=path)
     for key, value in table.items():
-        if isinstance(value, dict):
-            raise ConfigError(f"{shown}: unknown table [{_TABLE}.{key}]")
         expected = KEYS.get(key)
         if expected is None:
+            if isinstance(value, dict):
+                raise ConfigError(f"{shown}: unknown table [{_TABLE}.{key}]")
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(sorted(KEYS))})"
             raise ConfigError(f"{shown}: [{_TABLE}] unknown key '{key}'{hint}")
-        if expected == "bool" and not isinstance(value, bool):
-            raise ConfigError(f"{shown}: [{_TABLE}] {key} must be true or false, not {_toml(value)}")
-        if expected == "list" and not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
-            raise ConfigError(f"{shown}: [{_TABLE}] {key} must be a list of strings, not {_toml(value)}")
+        where = f"{shown}: [{_TABLE}] {key}"
+        if expected == "table":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where} must be a table of file patterns to lists of codes, not {_toml(value)}")
+            for pattern, codes in value.items():
+                _check_list(codes, f'{where} "{pattern}"', codes=True)
+        elif expected == "bool":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} must be true or false, not {_toml(value)}")
+        else:
+            _check_list(value, where, codes=expected == "codes")
         if key in Conventions.KEYS:
             config.conventions[key] = value
         else:
             setattr(config, key.replace("-", "_"), value)
     return config
+
+
+def _check_list(value: object, where: str, codes: bool) -> None:
+    if not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+        raise ConfigError(f"{where} must be a list of strings, not {_toml(value)}")
+    unknown = unknown_codes(value) if codes else []
+    if unknown:
+        raise ConfigError(f"{where}: unknown code or prefix: {', '.join(unknown)}")
 
 
 def _toml(value: object) -> str:
@@ -108,62 +140,8 @@ def _toml(value: object) -> str:
 
 
 def _tool_table(text: str) -> Dict[str, object]:
-    try:
-        import tomllib  # Python 3.11+
-    except ImportError:
-        return _tool_table_without_tomllib(text)
     tool = tomllib.loads(text).get("tool", {})
     table = tool.get("tensorcopy", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ValueError(f"{_TABLE} must be a table")
     return table
-
-
-def _tool_table_without_tomllib(text: str) -> Dict[str, object]:
-    """The few TOML shapes our table uses (strings, booleans, arrays of strings), for Python
-    3.9/3.10, which have no tomllib and where we add no dependency to get one."""
-    table: Dict[str, object] = {}
-    inside = False
-    pending = ""
-    for line in text.splitlines():
-        stripped = _without_comment(line).strip()
-        if stripped.startswith("[") and not pending:
-            header = stripped.strip("[]").strip()
-            if header.startswith(_TABLE + "."):
-                table[header[len(_TABLE) + 1:]] = {}  # a sub-table: reported as unknown
-            inside = header == _TABLE
-            continue
-        if not inside or not stripped:
-            continue
-        pending = f"{pending} {stripped}" if pending else stripped
-        key, _, value = pending.partition("=")
-        value = value.strip()
-        if value.startswith("[") and not value.endswith("]"):
-            continue  # an array spread over lines
-        pending = ""
-        value = {"true": "True", "false": "False"}.get(value, value)
-        try:
-            table[key.strip().strip('"')] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            raise ValueError(f"[{_TABLE}] cannot read {key.strip()} = {value}") from None
-    if pending:
-        raise ValueError(f"[{_TABLE}] unclosed array: {pending}")
-    return table
-
-
-def _without_comment(line: str) -> str:
-    """The line before a ``#`` outside quotes: ``x = ["a"]  # why`` must not read as an open array."""
-    quote = None
-    escaped = False
-    for index, char in enumerate(line):
-        if escaped:
-            escaped = False
-        elif quote == '"' and char == "\\":
-            escaped = True
-        elif char == quote:
-            quote = None
-        elif quote is None and char in "\"'":
-            quote = char
-        elif quote is None and char == "#":
-            return line[:index]
-    return line

@@ -7,7 +7,6 @@ with hard links, a text whose encoding would not give back the same bytes.
 """
 
 import codecs
-import fnmatch
 import io
 import os
 import re
@@ -17,11 +16,15 @@ import tempfile
 import tokenize
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-_SKIPPED_DIRECTORIES = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".mypy_cache",
-                                  ".pytest_cache", ".ruff_cache", ".tensorcopy_cache", "node_modules", ".eggs",
-                                  ".ipynb_checkpoints"})
+import pathspec
+
+# ruff's default ``exclude`` (a name anywhere on a path), and the caches Python and we write
+DEFAULT_EXCLUDE = (".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+                   ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
+                   ".vscode", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
+                   "site-packages", "venv", "__pycache__", ".tensorcopy_cache")
 
 # ``.NAME.py.tensorcopy-PID-XXXXXXXX.tmp``: ours by name, and the writer's pid tells whether it is stale
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.tensorcopy-(?P<pid>\d+)-[a-z0-9_]+\.tmp")
@@ -168,82 +171,101 @@ def process_running(pid: int) -> bool:
 
 
 class Excluder:
-    """gitignore-style patterns: ``build/`` (a directory), ``/top.py`` (anchored at the root
-    given), ``*.pb2.py`` (a name anywhere), ``tests/data/*.py`` (a path under the root)."""
+    """Which paths are skipped, as ruff decides: the exclude patterns (gitignore syntax, relative
+    to the directory walked, or for a path given by name to the working directory) and, with
+    ``respect_gitignore``, the ``.gitignore`` files of the repository (those above the directory
+    given too, up to the repository's root) and its ``.git/info/exclude``.
 
-    def __init__(self, patterns: Sequence[str]):
-        self.patterns = [pattern.strip() for pattern in patterns if pattern.strip() and not pattern.startswith("#")]
+    ``exclude`` replaces the default list (``DEFAULT_EXCLUDE``, and a directory holding a
+    ``pyvenv.cfg``: a virtualenv whatever its name) as ruff's ``exclude`` does; ``extend``
+    adds to it."""
 
-    def with_file(self, ignore_file: Path, base: Path) -> "Excluder":
-        """These patterns plus those of a .gitignore, anchored at ``base`` relative to the root."""
-        if not ignore_file.is_file():
-            return self
-        try:
-            lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return self
-        prefix = "" if str(base) == "." else base.as_posix() + "/"
-        extra = []
-        for line in lines:
-            line = line.strip()
-            if not line or line.startswith(("#", "!")):
-                continue
-            directory_only = line.endswith("/")
-            core = line.strip("/")
-            if "/" in line.rstrip("/"):
-                core = "/" + prefix + core
-            elif prefix:
-                core = prefix + "**/" + core
-            extra.append(core + ("/" if directory_only else ""))
-        return Excluder(self.patterns + extra)
+    def __init__(self, exclude: Optional[Sequence[str]] = None, extend: Sequence[str] = (),
+                 respect_gitignore: bool = True):
+        self.skip_virtualenvs = exclude is None
+        patterns = list(DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend)
+        self.spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+        self.respect_gitignore = respect_gitignore
+        self._ignore_files: Dict[str, List[Tuple[str, pathspec.GitIgnoreSpec]]] = {}
 
     def excluded(self, relative: str, is_directory: bool) -> bool:
-        name = relative.rsplit("/", 1)[-1]
-        for pattern in self.patterns:
-            directory_only = pattern.endswith("/")
-            if directory_only and not is_directory:
-                continue
-            core = pattern.rstrip("/")
-            if core.startswith("/"):
-                if _match(relative, core[1:]):
-                    return True
-            elif "/" in core:
-                if _match(relative, core) or _match(relative, "**/" + core):
-                    return True
-            elif fnmatch.fnmatchcase(name, core):
-                return True
-        return False
+        """Whether the exclude patterns skip ``relative`` (a posix path below the walk's root)."""
+        return self.spec.match_file(relative + "/" if is_directory else relative)
 
     def excluded_path(self, path: str) -> bool:
-        """Whether a file given by name is excluded: by its own path, or because a directory
-        on its path is (``build/`` excludes ``build/gen.py``; ruff's force-exclude)."""
-        parts = [part for part in Path(os.path.normpath(path)).as_posix().split("/") if part not in ("", ".")]
-        directories = ["/".join(parts[:end]) for end in range(1, len(parts))]
-        return self.excluded("/".join(parts), False) or any(self.excluded(d, True) for d in directories)
+        """Whether a path given by name is excluded: by itself, or because a directory on its
+        path is (``build/`` excludes ``build/gen.py``; ruff's force-exclude)."""
+        absolute = os.path.abspath(path)
+        relative = os.path.relpath(absolute, os.getcwd())
+        if relative == ".":
+            return False
+        shown = absolute.lstrip("/\\") if relative.startswith("..") else relative
+        return self.excluded(Path(shown).as_posix(), os.path.isdir(path) and not os.path.islink(path))
+
+    def virtualenv(self, directory: str) -> bool:
+        return self.skip_virtualenvs and os.path.exists(os.path.join(directory, "pyvenv.cfg"))
+
+    def gitignored(self, path: str, is_directory: bool, top: str) -> bool:
+        """Whether git ignores ``path`` (absolute): the deepest ``.gitignore`` with a verdict
+        decides, and within one file the last matching pattern (``!`` re-includes). Outside a
+        repository only the ``.gitignore`` files at and below ``top`` (the directory given) count."""
+        if not self.respect_gitignore:
+            return False
+        verdict = None
+        for base, spec in self._ignore_files_above(os.path.dirname(path), top):
+            relative = Path(os.path.relpath(path, base)).as_posix() + ("/" if is_directory else "")
+            include = spec.check_file(relative).include
+            if include is not None:
+                verdict = include
+        return bool(verdict)
+
+    def _ignore_files_above(self, directory: str, top: str) -> List[Tuple[str, "pathspec.GitIgnoreSpec"]]:
+        """The ignore files that apply in ``directory``, shallowest first (memoized per directory)."""
+        if directory in self._ignore_files:
+            return self._ignore_files[directory]
+        parent = os.path.dirname(directory)
+        if os.path.exists(os.path.join(directory, ".git")):
+            specs = _read_ignore_file(os.path.join(directory, ".git", "info", "exclude"), directory)
+        elif (directory == top and _repository_root(directory) is None) or parent == directory:
+            specs = []
+        else:
+            specs = list(self._ignore_files_above(parent, top))
+        specs = specs + _read_ignore_file(os.path.join(directory, ".gitignore"), directory)
+        self._ignore_files[directory] = specs
+        return specs
 
 
-def _match(path: str, pattern: str) -> bool:
-    """fnmatch where ``**/`` may also match nothing."""
-    if fnmatch.fnmatchcase(path, pattern):
-        return True
-    return "**/" in pattern and fnmatch.fnmatchcase(path, pattern.replace("**/", ""))
+def _repository_root(directory: str) -> Optional[str]:
+    for candidate in [directory, *map(str, Path(directory).parents)]:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+    return None
+
+
+def _read_ignore_file(path: str, base: str) -> List[Tuple[str, "pathspec.GitIgnoreSpec"]]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return [(base, pathspec.GitIgnoreSpec.from_lines(stream.read().splitlines()))]
+    except OSError:  # none there (or unreadable, as git treats it)
+        return []
 
 
 def python_files(paths: Sequence[str], excluder: Excluder, force_exclude: bool = True) -> Iterator[Path]:
-    """Files to process: given files as they are (unless excluded, with ``force_exclude``),
-    ``*.py`` and ``*.ipynb`` under given directories, skipping VCS/cache/virtualenv folders, .gitignore'd paths,
-    symlinks and what is not a regular file. A named symlink to a directory is not walked
-    (reading it says why)."""
+    """Files to process: given files and directories as they are (unless excluded, with
+    ``force_exclude``), ``*.py`` and ``*.ipynb`` under given directories, skipping what the
+    excluder skips, symlinks and what is not a regular file. A named symlink to a directory is
+    not walked (reading it says why)."""
     for given in paths:
+        if force_exclude and excluder.excluded_path(given):
+            continue
         root = Path(given)
         if root.is_symlink() or not root.is_dir():
-            if not (force_exclude and excluder.excluded_path(given)):
-                yield root
+            yield root
             continue
-        yield from _walk(root, Path("."), excluder.with_file(root / ".gitignore", Path(".")))
+        yield from _walk(root, Path("."), excluder, os.path.abspath(given))
 
 
-def _walk(root: Path, relative: Path, excluder: Excluder) -> Iterator[Path]:
+def _walk(root: Path, relative: Path, excluder: Excluder, top: str) -> Iterator[Path]:
     directory = root / relative
     try:
         entries: List[os.DirEntry] = sorted(os.scandir(directory), key=lambda entry: entry.name)
@@ -253,15 +275,16 @@ def _walk(root: Path, relative: Path, excluder: Excluder) -> Iterator[Path]:
         child = relative / entry.name
         if entry.is_symlink():
             continue
-        if entry.is_dir():
-            if entry.name in _SKIPPED_DIRECTORIES or (Path(entry.path) / "pyvenv.cfg").exists():
-                continue
-            if excluder.excluded(child.as_posix(), True):
-                continue
-            yield from _walk(root, child, excluder.with_file(Path(entry.path) / ".gitignore", child))
-        elif (entry.name.endswith((".py", ".ipynb")) and entry.is_file(follow_symlinks=False)
-              and not excluder.excluded(child.as_posix(), False)):
+        is_directory = entry.is_dir()
+        if not is_directory and not (entry.name.endswith((".py", ".ipynb")) and entry.is_file(follow_symlinks=False)):
+            continue
+        if excluder.excluded(child.as_posix(), is_directory) or excluder.gitignored(
+                os.path.join(top, *child.parts), is_directory, top):
+            continue
+        if not is_directory:
             yield root / child
+        elif not excluder.virtualenv(entry.path):
+            yield from _walk(root, child, excluder, top)
 
 
 def silence_stdout() -> None:

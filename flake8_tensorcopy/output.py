@@ -70,6 +70,16 @@ def applicable(row: dict) -> bool:
     return row["fix"] is not None and row["fix"]["applicable"]
 
 
+def waits_for_unsafe(row: dict) -> bool:
+    """A finding whose fix only ``--unsafe-fixes`` applies."""
+    return row["fix"] is not None and not row["fix"]["applicable"]
+
+
+def row_order(row: dict) -> tuple:
+    """Findings in reading order: cell (notebooks), line, column, then code."""
+    return row.get("cell", 0), row["line"], row["column"], row["code"]
+
+
 def write_file(result, mode: str, output_format: str, stream: TextIO) -> None:
     """One file's outcome in a streamed format (text, github): the diff (``--diff``), what
     would change (``--check``) and its findings (``--check``: those no fix removes)."""
@@ -216,45 +226,57 @@ def _sarif_result(artifact: dict, row: dict) -> dict:
     return result
 
 
-def write_statistics(results: Sequence, output_format: str, stream: TextIO) -> None:
-    """How many findings of each code, and how many of them a fix would remove."""
+def write_statistics(results: Sequence, mode: str, output_format: str, stream: TextIO) -> None:
+    """How many findings of each code, how many a fix removes now and how many only with
+    ``--unsafe-fixes`` (JSON: the versioned document, with ``statistics``)."""
     counts: Counter = Counter()
     fixable_counts: Counter = Counter()
+    unsafe_counts: Counter = Counter()
     for result in results:
         for row in result.remaining:
             counts[row["code"]] += 1
             fixable_counts[row["code"]] += applicable(row)
-    rows = [{"code": code, "count": counts[code], "fixable": fixable_counts[code],
+            unsafe_counts[row["code"]] += waits_for_unsafe(row)
+    rows = [{"code": code, "count": counts[code], "fixable": fixable_counts[code], "unsafe": unsafe_counts[code],
              "summary": RULES_BY_CODE[code].summary} for code in sorted(counts)]
     if output_format == "json":
-        _dump(rows, stream)
+        _dump({**_json_document(results, mode), "statistics": rows}, stream)
         return
     for row in rows:
-        stream.write(f"{row['count']:>5}  {row['code']}  {row['fixable']:>5} fixable  {row['summary']}\n")
+        fixes = [f"{row[key]} {key}" for key in ("fixable", "unsafe") if row[key]]
+        stream.write(f"{row['count']:>5}  {row['code']}  {', '.join(fixes) or 'no fix':<20}  {row['summary']}\n")
 
 
-def write_rules(output_format: str, stream: TextIO) -> None:
-    """Every rule: code, what its fix is, summary (``--explain all``)."""
+def write_rules(output_format: str, stream: TextIO, rules: Sequence = ALL_RULES) -> None:
+    """Rules: code, what its fix is, summary (``--explain all``, ``--explain TEN2``)."""
     if output_format == "json":
         _dump([{"code": rule.code, "fix": rule.fix_safety, "summary": rule.summary, "url": rule_url(rule.code)}
-               for rule in ALL_RULES], stream)
+               for rule in rules], stream)
         return
-    for rule in ALL_RULES:
+    for rule in rules:
         stream.write(f"{rule.code}  {rule.fix_safety:<6}  {rule.summary}\n")
 
 
-def summary(results: Sequence, mode: str, unsafe: bool) -> str:
+def summary(results: Sequence, mode: str) -> str:
+    """``5 findings in 1 file; 1 fixable, 4 with --unsafe-fixes`` (the files as they are), or
+    after fixing ``fixed 12 findings in 5 files; 3 left in 2 files; 3 with --unsafe-fixes``."""
+    rows = [row for result in results for row in result.remaining]
+    unsafe = sum(map(waits_for_unsafe, rows))
+    if mode in ("report", "check"):
+        if not rows:
+            return f"no findings ({count(len(results), 'file')} checked)"
+        files = sum(1 for result in results if result.remaining)
+        return (f"{count(len(rows), 'finding')} in {count(files, 'file')}; "
+                f"{sum(map(applicable, rows))} fixable, {unsafe} with --unsafe-fixes")
     applied = sum(len(result.applied) for result in results)
-    files = sum(1 for result in results if result.changed)
+    changed = sum(1 for result in results if result.changed)
     left = sum(result.left for result in results)
-    if mode == "report":
-        return f"found {count(left, 'finding')} in {count(len(results), 'file')}"
-    waiting = sum(1 for result in results for row in result.remaining
-                  if row["fix"] is not None and not row["fix"]["safe"] and not unsafe)
     verb = "fixed" if mode == "fix" else "would fix"
-    line = f"{verb} {count(applied, 'finding')} in {count(files, 'file')}, {left} left"
-    if waiting:
-        line += f" ({waiting} unsafe; use --unsafe-fixes)"
+    line = f"{verb} {count(applied, 'finding')} in {count(changed, 'file')}; {left} left"
+    if left:
+        line += f" in {count(sum(1 for result in results if result.left), 'file')}"
+    if unsafe:
+        line += f"; {unsafe} with --unsafe-fixes"
     return line
 
 

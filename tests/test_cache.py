@@ -111,7 +111,7 @@ def test_a_damaged_entry_is_a_miss_and_is_replaced(tmp_path, corrupt):
     entry.write_text(corrupt(fresh, other.read_text()), encoding="latin-1")
     fixed = tensorcopy_fix("safe.py", cwd=tmp_path, cache=True)
     assert (tmp_path / "safe.py").read_text() == SAFE_FIXED
-    assert (fixed.stdout, fixed.stderr, fixed.returncode) == ("", "fixed 1 finding in 1 file, 0 left\n", 0)
+    assert (fixed.stdout, fixed.stderr, fixed.returncode) == ("", "fixed 1 finding in 1 file; 0 left\n", 0)
 
 
 @pytest.mark.parametrize("row", [
@@ -147,7 +147,7 @@ def test_fix_mode_fixes_a_file_the_cache_has_seen(tmp_path):
     tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path, cache=True)
     run = tensorcopy_fix("safe.py", cwd=tmp_path, cache=True)
     assert (tmp_path / "safe.py").read_text() == SAFE_FIXED
-    assert run.stderr == "fixed 1 finding in 1 file, 0 left\n"
+    assert run.stderr == "fixed 1 finding in 1 file; 0 left\n"
     # the fixed text's findings were stored: the next run is a hit with nothing to report
     again = tensorcopy_fix("--check", "safe.py", cwd=tmp_path, cache=True)
     assert (again.returncode, again.stdout) == (0, "")

@@ -64,10 +64,10 @@ def findings(text, rules=DEFAULT_RULES):
 
 
 def report_lines(path, text, rules=DEFAULT_RULES, unsafe=False):
-    """The text lines ``--no-fix`` prints for one file."""
+    """The text lines ``--no-fix`` prints for one file, in order of line, column and code."""
     return [
         f"{path}:{f.line}:{f.col + 1}: {f.code} {f.message}{' [*]' if fixable(f, unsafe) else ''}"
-        for f in findings(text, rules)
+        for f in sorted(findings(text, rules), key=lambda f: (f.line, f.col, f.code))
     ]
 
 
@@ -89,7 +89,7 @@ def test_default_mode_applies_safe_fixes_only(tmp_path):
     assert run.returncode == 1
     assert unsafe > 0
     assert run.stderr == (
-        f"fixed {applied} findings in 1 file, {len(remaining)} left ({unsafe} unsafe; use --unsafe-fixes)\n"
+        f"fixed {applied} findings in 1 file; {len(remaining)} left in 2 files; {unsafe} with --unsafe-fixes\n"
     )
     assert run.stdout.splitlines() == (
         report_lines("TEN101.py", expected_101.source) + report_lines("TEN203.py", ten203)
@@ -100,10 +100,10 @@ def test_fix_then_nothing_left(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     first = tensorcopy_fix("safe.py", cwd=tmp_path)
     # ruff's --fix convention: every finding fixed is a pass
-    assert (first.returncode, first.stdout, first.stderr) == (0, "", "fixed 1 finding in 1 file, 0 left\n")
+    assert (first.returncode, first.stdout, first.stderr) == (0, "", "fixed 1 finding in 1 file; 0 left\n")
     assert (tmp_path / "safe.py").read_text() == SAFE_FIXED == fix_source(SAFE).source
     second = tensorcopy_fix("safe.py", cwd=tmp_path)
-    assert (second.returncode, second.stdout, second.stderr) == (0, "", "fixed 0 findings in 0 files, 0 left\n")
+    assert (second.returncode, second.stdout, second.stderr) == (0, "", "fixed 0 findings in 0 files; 0 left\n")
     assert (tmp_path / "safe.py").read_text() == SAFE_FIXED
 
 
@@ -118,11 +118,16 @@ def test_unsafe_fixes_write_the_golden_files(tmp_path):
     assert run.stderr == ""  # -q: no summary line
 
 
-def test_show_fixes_lists_every_fix_on_stderr(tmp_path):
+def test_show_fixes_lists_every_fix_on_stdout(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     run = tensorcopy_fix("--show-fixes", "safe.py", cwd=tmp_path)
-    assert run.returncode == 0
-    assert run.stderr == "safe.py:5:12: fixed TEN101\nfixed 1 finding in 1 file, 0 left\n"
+    assert (run.returncode, run.stdout) == (0, "safe.py:5:12: fixed TEN101\n")
+    assert run.stderr == "fixed 1 finding in 1 file; 0 left\n"
+    # a document on stdout stays a document: the fixes go to stderr
+    (tmp_path / "safe.py").write_text(SAFE)
+    as_json = tensorcopy_fix("--show-fixes", "--output-format", "json", "-q", "safe.py", cwd=tmp_path)
+    assert json.loads(as_json.stdout)["files"][0]["fixes"] == 1
+    assert as_json.stderr == "safe.py:5:12: fixed TEN101\n"
 
 
 # --- --check and --diff ------------------------------------------------------------------
@@ -141,9 +146,9 @@ def test_check_writes_nothing(tmp_path):
     dirty = tensorcopy_fix("--check", "safe.py", cwd=tmp_path)
     assert dirty.returncode == 1
     assert dirty.stdout == "would fix 1 finding in safe.py\n"
-    assert dirty.stderr == "would fix 1 finding in 1 file, 0 left\n"
+    assert dirty.stderr == "1 finding in 1 file; 1 fixable, 0 with --unsafe-fixes\n"
     clean = tensorcopy_fix("--check", "clean.py", cwd=tmp_path)
-    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "would fix 0 findings in 0 files, 0 left\n")
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "no findings (1 file checked)\n")
     for name, (data, mtime) in before.items():
         assert ((tmp_path / name).read_bytes(), (tmp_path / name).stat().st_mtime_ns) == (data, mtime), name
     assert sorted(os.listdir(tmp_path)) == ["clean.py", "safe.py"]
@@ -164,7 +169,7 @@ def test_diff_prints_a_unified_diff_and_writes_nothing(tmp_path):
         "-t_copied = torch.tensor(t)\n"
         "+t_copied = t.detach().clone()\n"
     )
-    assert run.stderr == "would fix 1 finding in 1 file, 0 left\n"
+    assert run.stderr == "would fix 1 finding in 1 file; 0 left\n"
     assert ((tmp_path / "safe.py").read_bytes(), (tmp_path / "safe.py").stat().st_mtime_ns) == before
 
 
@@ -204,11 +209,11 @@ def test_no_fix_reports_findings_with_flake8_positions(tmp_path):
     copy_fixture("TEN203", tmp_path)
     run = tensorcopy_fix("--no-fix", "safe.py", "TEN203.py", cwd=tmp_path)
     lines = run.stdout.splitlines()
-    assert lines[0] == f"safe.py:5:12: TEN101 {SAFE_MESSAGE} [*]"
-    assert lines == report_lines("safe.py", SAFE) + report_lines("TEN203.py", fixture_text("TEN203.py"))
-    assert not any(line.endswith("[*]") for line in lines[1:])  # TEN203/TEN301 fixes are unsafe
+    assert lines[-1] == f"safe.py:5:12: TEN101 {SAFE_MESSAGE} [*]"  # files in order of their paths
+    assert lines == report_lines("TEN203.py", fixture_text("TEN203.py")) + report_lines("safe.py", SAFE)
+    assert not any(line.endswith("[*]") for line in lines[:-1])  # TEN203/TEN301 fixes are unsafe
     assert run.returncode == 1
-    assert run.stderr == f"found {len(lines)} findings in 2 files\n"
+    assert run.stderr == f"{len(lines)} findings in 2 files; 1 fixable, {len(lines) - 1} with --unsafe-fixes\n"
     assert (tmp_path / "safe.py").read_text() == SAFE
 
 
@@ -223,7 +228,7 @@ def test_no_fix_marks_unsafe_fixes_applicable_with_unsafe_fixes(tmp_path):
 def test_no_fix_on_a_clean_file_exits_0(tmp_path):
     (tmp_path / "clean.py").write_text(SAFE_FIXED)
     run = tensorcopy_fix("--no-fix", "clean.py", cwd=tmp_path)
-    assert (run.returncode, run.stdout, run.stderr) == (0, "", "found 0 findings in 1 file\n")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "no findings (1 file checked)\n")
 
 
 def _codes(run):
@@ -259,7 +264,7 @@ def test_select_limits_what_is_fixed(tmp_path):
     expected = fix_source(fixture_text("TEN101.py"), (RULES_BY_CODE["TEN104"],))
     assert [f.code for f in expected.applied] == ["TEN104"]
     assert (tmp_path / "TEN101.py").read_text(encoding="utf-8") == expected.source
-    assert run.stderr == "fixed 1 finding in 1 file, 0 left\n"
+    assert run.stderr == "fixed 1 finding in 1 file; 0 left\n"
     assert run.returncode == 0
 
 
@@ -268,7 +273,7 @@ def test_unknown_code_is_a_usage_error(tmp_path, flags, bad):
     (tmp_path / "safe.py").write_text(SAFE)
     run = tensorcopy_fix(*flags, "safe.py", cwd=tmp_path)
     assert run.returncode == 2
-    assert run.stderr == f"tensorcopy-fix: unknown code or prefix: {bad}\n"
+    assert run.stderr == f"tensorcopy-fix: {flags[0]}: unknown code or prefix: {bad}\n"
     assert (tmp_path / "safe.py").read_text() == SAFE
 
 
@@ -293,7 +298,7 @@ def test_usage_errors_exit_2(tmp_path, args, message):
 
 def test_stdin_to_stdout(tmp_path):
     run = tensorcopy_fix("-", cwd=tmp_path, stdin=SAFE.encode())
-    assert (run.returncode, run.stdout, run.stderr) == (0, SAFE_FIXED.encode(), b"fixed 1 finding in 1 file, 0 left\n")
+    assert (run.returncode, run.stdout, run.stderr) == (0, SAFE_FIXED.encode(), b"fixed 1 finding in 1 file; 0 left\n")
     clean = tensorcopy_fix("-", cwd=tmp_path, stdin=SAFE_FIXED.encode())
     assert (clean.returncode, clean.stdout) == (0, SAFE_FIXED.encode())
     assert os.listdir(tmp_path) == []
@@ -355,7 +360,7 @@ def test_a_file_named_twice_is_processed_once(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     run = tensorcopy_fix("--check", "safe.py", "./safe.py", ".", cwd=tmp_path)
     assert run.stdout == "would fix 1 finding in safe.py\n"
-    assert run.stderr == "would fix 1 finding in 1 file, 0 left\n"
+    assert run.stderr == "1 finding in 1 file; 1 fixable, 0 with --unsafe-fixes\n"
 
 
 def _tree(root):
@@ -390,10 +395,25 @@ def test_directory_walk_honours_gitignore_and_skips_tool_folders(tmp_path):
     assert run.returncode == 1
 
 
-def test_exclude_pattern(tmp_path):
+def test_extend_exclude_pattern(tmp_path):
     _tree(tmp_path / "proj")
-    run = tensorcopy_fix("--check", "--exclude", "gen_*.py", "--exclude", "deeper/", "proj", cwd=tmp_path)
+    run = tensorcopy_fix("--check", "--extend-exclude", "gen_*.py", "--extend-exclude", "deeper/", "proj", cwd=tmp_path)
     assert _walked(run) == ["proj/a.py", "proj/sub/b.py", "proj/sub/top_only.py"]
+
+
+def test_exclude_replaces_the_default_list_and_gitignore_can_be_turned_off(tmp_path):
+    """ruff's way to walk what the defaults skip: ``--exclude`` (``exclude``) replaces the
+    list, ``--no-respect-gitignore`` (``respect-gitignore = false``) reads no .gitignore."""
+    _tree(tmp_path / "proj")
+    replaced = tensorcopy_fix("--check", "--exclude", "sub/", "proj", cwd=tmp_path)
+    assert _walked(replaced) == ["proj/.git/hooks/f.py", "proj/.tox/py311/g.py", "proj/.venv/lib/k.py",
+                                 "proj/__pycache__/h.py", "proj/a.py", "proj/env/lib/j.py", "proj/gen_models.py",
+                                 "proj/node_modules/i.py"]
+    everything = tensorcopy_fix("--check", "--no-respect-gitignore", "--extend-exclude", "sub/", "proj", cwd=tmp_path)
+    assert _walked(everything) == ["proj/a.py", "proj/gen_models.py", "proj/ignored.py", "proj/top_only.py"]
+    (tmp_path / "pyproject.toml").write_text('[tool.tensorcopy]\nrespect-gitignore = false\nexclude = []\n')
+    configured = tensorcopy_fix("--check", "--extend-exclude", "sub/", "proj", cwd=tmp_path)
+    assert _walked(configured) == sorted(set(_walked(replaced) + _walked(everything) + ["proj/build/d.py"]))
 
 
 def _outside_and_project(tmp_path):
@@ -413,7 +433,7 @@ def test_symlinks_inside_a_walked_directory_are_skipped(tmp_path):
     (proj / "linked_dir").symlink_to(outside, target_is_directory=True)
     run = tensorcopy_fix(".", cwd=proj)
     assert run.returncode == 0
-    assert run.stderr == "fixed 1 finding in 1 file, 0 left\n"
+    assert run.stderr == "fixed 1 finding in 1 file; 0 left\n"
     assert (proj / "real.py").read_text() == SAFE_FIXED
     assert (outside / "target.py").read_text() == SAFE
     assert (proj / "linked.py").is_symlink()
@@ -440,7 +460,7 @@ def test_never_written_through_a_symlinked_directory(tmp_path):
     assert run.stderr.splitlines() == [
         "linked: cannot read: not a regular file (a directory, a symlink that is not followed)",
         "linked/target.py: cannot write: linked is a symlink",
-        "fixed 1 finding in 1 file, 1 left, 2 files with errors",
+        "fixed 1 finding in 1 file; 1 left in 1 file; 2 files with errors",
     ]
     assert run.returncode == 2
     assert (outside / "target.py").read_text() == SAFE
@@ -457,8 +477,8 @@ def _without_edits(rows):
 
 def _expected_rows():
     rows = []
-    for path, text in (("safe.py", SAFE), ("TEN203.py", fixture_text("TEN203.py"))):
-        for f in findings(text):
+    for path, text in (("TEN203.py", fixture_text("TEN203.py")), ("safe.py", SAFE)):  # in order of paths
+        for f in sorted(findings(text), key=lambda f: (f.line, f.col, f.code)):
             fix = None if f.fix is None else {"safe": f.fix.safe, "applicable": fixable(f, False)}
             rows.append({"path": path, "line": f.line, "column": f.col + 1, "end_line": f.end_line,
                          "end_column": f.end_col + 1, "code": f.code, "message": f.message, "fix": fix,
@@ -475,7 +495,7 @@ def test_json_output(tmp_path):
     rows = document["findings"]
     assert _without_edits(rows) == _expected_rows()
     edit = {"line": 5, "column": 12, "end_line": 5, "end_column": 27, "content": "t.detach().clone()"}
-    assert rows[0] == {"path": "safe.py", "line": 5, "column": 12, "end_line": 5, "end_column": 27,
+    assert rows[-1] == {"path": "safe.py", "line": 5, "column": 12, "end_line": 5, "end_column": 27,
                        "code": "TEN101", "message": SAFE_MESSAGE, "url": rule_url("TEN101"),
                        "fix": {"safe": True, "applicable": True, "edits": [edit]}}
     assert run.returncode == 1
@@ -551,7 +571,7 @@ def test_config_unsafe_fixes_and_exclude(tmp_path):
     assert "unsafe" not in run.stderr
 
 
-# The same CLI with ``tomllib`` hidden: the small TOML reader Python 3.9/3.10 use.
+# The same CLI with ``tomllib`` hidden: it reads with tomli, as on Python 3.9/3.10.
 WITHOUT_TOMLLIB = [sys.executable, "-c", "import sys; sys.modules['tomllib'] = None; "
                    "from flake8_tensorcopy.cli import main; sys.exit(main())"]
 
@@ -581,14 +601,15 @@ def test_config_with_comments_and_other_tables(tmp_path, command):
     assert run.stdout.splitlines() == report_lines(
         "TEN101.py", fixture_text("TEN101.py"), (RULES_BY_CODE["TEN104"],)
     ), run.stderr
-    assert run.stderr == "found 1 finding in 1 file\n"
+    assert run.stderr == "1 finding in 1 file; 1 fixable, 0 with --unsafe-fixes\n"
 
 
 def test_config_errors_exit_2(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tensorcopy]\nselect = ["NOPE1"]\n')
     (tmp_path / "safe.py").write_text(SAFE)
     run = tensorcopy_fix("safe.py", cwd=tmp_path)
-    assert (run.returncode, run.stderr) == (2, "tensorcopy-fix: unknown code or prefix: NOPE1\n")
+    assert (run.returncode, run.stderr) == (
+        2, "tensorcopy-fix: pyproject.toml: [tool.tensorcopy] select: unknown code or prefix: NOPE1\n")
     assert (tmp_path / "safe.py").read_text() == SAFE
 
 
@@ -606,7 +627,7 @@ def test_files_that_do_not_parse_or_decode_are_left_alone_and_the_others_are_fix
     errors = run.stderr.splitlines()
     assert errors[0].startswith("bad.py: cannot parse")
     assert errors[1].startswith("binary.py: cannot read")
-    assert errors[2] == "fixed 1 finding in 1 file, 0 left, 2 files with errors"
+    assert errors[2] == "fixed 1 finding in 1 file; 0 left; 2 files with errors"
     assert (tmp_path / "bad.py").read_bytes() == broken
     assert (tmp_path / "binary.py").read_bytes() == undecodable
     assert (tmp_path / "good.py").read_text() == SAFE_FIXED

@@ -34,17 +34,20 @@ def test_findings_left_after_fixing_exit_1_unless_exit_zero(tmp_path):
         assert "TEN303" in quiet.stdout
 
 
-def test_check_passes_on_unfixable_findings_unless_asked(tmp_path):
+def test_check_fails_while_findings_remain_fixable_or_not(tmp_path):
+    """``--check`` is a CI gate: a finding no fix removes fails it too; ``--diff`` keeps asking
+    "would a file change?" (``--exit-non-zero-on-findings`` adds the findings left)."""
     (tmp_path / "grads.py").write_text(UNFIXABLE_FIXED)
     check = tensorcopy_fix("--check", "grads.py", cwd=tmp_path)
-    assert (check.returncode, check.stdout) == (0, f"grads.py:9:32: TEN303 {TEN303_MESSAGE}\n")
-    assert check.stderr == "would fix 0 findings in 0 files, 1 left\n"
-    strict = tensorcopy_fix("--check", "--exit-non-zero-on-findings", "grads.py", cwd=tmp_path)
-    assert (strict.returncode, strict.stdout) == (1, check.stdout)
-    diff = tensorcopy_fix("--diff", "--exit-non-zero-on-findings", "grads.py", cwd=tmp_path)
-    assert (diff.returncode, diff.stdout) == (1, "")
+    assert (check.returncode, check.stdout) == (1, f"grads.py:9:32: TEN303 {TEN303_MESSAGE}\n")
+    assert check.stderr == "1 finding in 1 file; 0 fixable, 0 with --unsafe-fixes\n"
+    assert (tmp_path / "grads.py").read_text() == UNFIXABLE_FIXED
+    diff = tensorcopy_fix("--diff", "grads.py", cwd=tmp_path)
+    assert (diff.returncode, diff.stdout) == (0, "")
+    strict_diff = tensorcopy_fix("--diff", "--exit-non-zero-on-findings", "grads.py", cwd=tmp_path)
+    assert (strict_diff.returncode, strict_diff.stdout) == (1, "")
     (tmp_path / "clean.py").write_text(SAFE_FIXED)
-    clean = tensorcopy_fix("--check", "--exit-non-zero-on-findings", "clean.py", cwd=tmp_path)
+    clean = tensorcopy_fix("--check", "clean.py", cwd=tmp_path)
     assert clean.returncode == 0
 
 
@@ -52,7 +55,7 @@ def test_check_lists_what_would_change_and_what_no_fix_removes(tmp_path):
     (tmp_path / "grads.py").write_text(UNFIXABLE)
     run = tensorcopy_fix("--check", "grads.py", cwd=tmp_path)
     assert run.stdout == f"would fix 1 finding in grads.py\ngrads.py:9:29: TEN303 {TEN303_MESSAGE}\n"
-    assert (run.returncode, run.stderr) == (1, "would fix 1 finding in 1 file, 1 left\n")
+    assert (run.returncode, run.stderr) == (1, "2 findings in 1 file; 1 fixable, 0 with --unsafe-fixes\n")
 
 
 @pytest.mark.parametrize("pattern", ["build/", "build", "gen.py", "/build/gen.py", "build/*.py"])
@@ -63,7 +66,7 @@ def test_excludes_apply_to_files_given_by_name(tmp_path, pattern):
     (tmp_path / "model.py").write_text(SAFE)
     run = tensorcopy_fix("--no-fix", "build/gen.py", "./build/gen.py", "model.py", cwd=tmp_path)
     assert run.stdout.splitlines()[0].startswith("model.py:5:12: TEN101")
-    assert run.stderr == "found 1 finding in 1 file\n"
+    assert run.stderr == "1 finding in 1 file; 1 fixable, 0 with --unsafe-fixes\n"
     forced = tensorcopy_fix("--no-fix", "--no-force-exclude", "build/gen.py", cwd=tmp_path)
     assert forced.stdout.startswith("build/gen.py:5:12: TEN101")
 
@@ -73,7 +76,7 @@ def test_excludes_keep_unrelated_directories(tmp_path):
     (tmp_path / "builder").mkdir()
     (tmp_path / "builder" / "gen.py").write_text(SAFE)
     run = tensorcopy_fix("--no-fix", "builder/gen.py", cwd=tmp_path)
-    assert run.stderr == "found 1 finding in 1 file\n"
+    assert run.stderr == "1 finding in 1 file; 1 fixable, 0 with --unsafe-fixes\n"
 
 
 def test_stdin_filename_uses_its_config_excludes_and_path(tmp_path):

@@ -56,7 +56,7 @@ def test_a_file_the_analysis_fails_on_is_one_short_line_and_the_others_are_fixed
     run = run_fix("-j", jobs, "a_deep.py", "b_good.py", cwd=tmp_path)
     error, summary = stderr_lines(run)
     assert error.startswith("a_deep.py: ") and len(error) < 250, error
-    assert summary == "fixed 1 finding in 1 file, 0 left, 1 file with errors"
+    assert summary == "fixed 1 finding in 1 file; 0 left; 1 file with errors"
     assert run.returncode == 2
     assert (tmp_path / "a_deep.py").read_text() == DEEP
     assert (tmp_path / "b_good.py").read_text() == SAFE_FIXED
@@ -91,7 +91,7 @@ def test_any_exception_is_its_files_error_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "fix_source", failing_on("# trigger", KeyError(HugeNode())))
     code, stdout, stderr = run_main(["a_bad.py", "b_good.py"])
     error = "a_bad.py: internal error (KeyError: Node( " + "child, " * 21 + "chil...), file left as it was"
-    assert stderr.splitlines() == [error, "fixed 1 finding in 1 file, 0 left, 1 file with errors"]
+    assert stderr.splitlines() == [error, "fixed 1 finding in 1 file; 0 left; 1 file with errors"]
     assert (code, stdout) == (2, b"")
     assert (tmp_path / "a_bad.py").read_text() == SAFE + "# trigger\n"
     assert (tmp_path / "b_good.py").read_text() == SAFE_FIXED
@@ -150,7 +150,7 @@ def test_non_text_and_non_round_trip_codecs_are_refused_and_the_others_fixed(tmp
         "a_rot13.py: cannot read: coding cookie 'rot13' is not a text encoding",
         "b_hex.py: cannot read: coding cookie 'hex' is not a text encoding",
         "c_escape.py: cannot write: encoding 'unicode_escape' does not give back the same text",
-        "fixed 6 findings in 6 files, 1 left, 3 files with errors",
+        "fixed 6 findings in 6 files; 1 left in 1 file; 3 files with errors",
     ]
     assert run.returncode == 2
     for name, codec in cookies.items():
@@ -166,11 +166,11 @@ def test_a_fifo_is_never_read(tmp_path):
     (tmp_path / "good.py").write_text(SAFE)
     named = run_fix("named.py", "good.py", cwd=tmp_path)
     assert stderr_lines(named) == ["named.py: cannot read: not a regular file (a FIFO)",
-                                   "fixed 1 finding in 1 file, 0 left, 1 file with errors"]
+                                   "fixed 1 finding in 1 file; 0 left; 1 file with errors"]
     assert named.returncode == 2
     (tmp_path / "good.py").write_text(SAFE)
     walked = run_fix(".", cwd=tmp_path)
-    assert (walked.returncode, stderr_lines(walked)) == (0, ["fixed 1 finding in 1 file, 0 left"])
+    assert (walked.returncode, stderr_lines(walked)) == (0, ["fixed 1 finding in 1 file; 0 left"])
     assert (tmp_path / "good.py").read_text() == SAFE_FIXED
 
 
@@ -180,7 +180,7 @@ def test_a_read_only_file_is_not_rewritten_and_its_findings_are_left(tmp_path):
     (tmp_path / "b_good.py").write_text(SAFE)
     run = run_fix("a_locked.py", "b_good.py", cwd=tmp_path)
     assert stderr_lines(run) == ["a_locked.py: cannot write: the file is read-only",
-                                 "fixed 1 finding in 1 file, 2 left, 1 file with errors"]
+                                 "fixed 1 finding in 1 file; 2 left in 1 file; 1 file with errors"]
     assert run.stdout.decode().splitlines()[0].startswith("a_locked.py:6:12: TEN101 ")
     assert run.returncode == 2
     assert (tmp_path / "a_locked.py").read_text() == TWO_SAFE
@@ -216,7 +216,7 @@ def test_a_dangling_symlink_is_one_error_among_the_files(tmp_path):
     run = run_fix("a_dangling.py", "b_good.py", cwd=tmp_path)
     assert stderr_lines(run) == [
         "a_dangling.py: cannot read: [Errno 2] No such file or directory: 'a_dangling.py'",
-        "fixed 1 finding in 1 file, 0 left, 1 file with errors",
+        "fixed 1 finding in 1 file; 0 left; 1 file with errors",
     ]
     assert run.returncode == 2
     assert (tmp_path / "b_good.py").read_text() == SAFE_FIXED
@@ -233,7 +233,7 @@ def test_a_failed_write_counts_its_findings_as_left(tmp_path):
 
     run = run_fix("big.py", cwd=tmp_path, preexec_fn=tiny_files)
     assert stderr_lines(run) == ["big.py: cannot write: [Errno 27] File too large",
-                                 "fixed 0 findings in 0 files, 2 left, 1 file with errors"]
+                                 "fixed 0 findings in 0 files; 2 left in 1 file; 1 file with errors"]
     assert run.returncode == 2
     assert (tmp_path / "big.py").read_text() == TWO_SAFE
     assert os.listdir(tmp_path) == ["big.py"]

@@ -12,7 +12,7 @@ from test_cli import SAFE, tensorcopy_fix
 
 from flake8_tensorcopy.config import ConfigError, load_config
 
-# The same CLI with ``tomllib`` hidden: the small TOML reader Python 3.9/3.10 use.
+# The same CLI with ``tomllib`` hidden: it reads with tomli, as on Python 3.9/3.10.
 WITHOUT_TOMLLIB = [sys.executable, "-c", "import sys; sys.modules['tomllib'] = None; "
                    "from flake8_tensorcopy.cli import main; sys.exit(main())"]
 
@@ -27,16 +27,25 @@ def _run(command, tmp_path, *args):
     ('[tool.tensorcopy]\nignroe = ["TEN208"]\n',
      "[tool.tensorcopy] unknown key 'ignroe' (did you mean 'ignore'?)"),
     ('[tool.tensorcopy]\nlevel = "strict"\n',
-     "[tool.tensorcopy] unknown key 'level' (known: exclude, extend-config-names, extend-inplace-names, extend-loss-names, extend-parameter-free-layers, "
-     "extend-snapshot-names, extend-training-calls, ignore, select, unsafe-fixes)"),
+     "[tool.tensorcopy] unknown key 'level' (known: exclude, extend-config-names, extend-exclude, extend-ignore, "
+     "extend-inplace-names, extend-loss-names, extend-parameter-free-layers, extend-select, extend-snapshot-names, "
+     "extend-training-calls, ignore, per-file-ignores, respect-gitignore, select, unsafe-fixes)"),
     ('[tool.tensorcopy]\nignore = "TEN208"\n',
      '[tool.tensorcopy] ignore must be a list of strings, not "TEN208"'),
     ('[tool.tensorcopy]\nexclude = ["build/", 3]\n',
      "[tool.tensorcopy] exclude must be a list of strings, not ['build/', 3]"),
     ('[tool.tensorcopy]\nunsafe-fixes = "yes"\n',
      '[tool.tensorcopy] unsafe-fixes must be true or false, not "yes"'),
-    ('[tool.tensorcopy]\nselect = ["TEN1"]\n\n[tool.tensorcopy.per-file-ignores]\n"a.py" = ["TEN101"]\n',
-     "unknown table [tool.tensorcopy.per-file-ignores]"),
+    ('[tool.tensorcopy]\nselect = ["TEN1"]\n\n[tool.tensorcopy.per-file-ignore]\n"a.py" = ["TEN101"]\n',
+     "unknown table [tool.tensorcopy.per-file-ignore]"),
+    ('[tool.tensorcopy]\nselect = ["XYZ"]\n', "[tool.tensorcopy] select: unknown code or prefix: XYZ"),
+    ('[tool.tensorcopy]\nextend-ignore = ["TEN1", "TEN88"]\n',
+     "[tool.tensorcopy] extend-ignore: unknown code or prefix: TEN88"),
+    ('[tool.tensorcopy.per-file-ignores]\n"tests/*" = ["TEN2", "E501"]\n',
+     '[tool.tensorcopy] per-file-ignores "tests/*": unknown code or prefix: E501'),
+    ('[tool.tensorcopy]\nper-file-ignores = ["tests/*"]\n',
+     "[tool.tensorcopy] per-file-ignores must be a table of file patterns to lists of codes, not ['tests/*']"),
+    ('[tool.tensorcopy]\nrespect-gitignore = 0\n', "[tool.tensorcopy] respect-gitignore must be true or false, not 0"),
 ])
 def test_config_mistakes_are_one_line_errors_naming_file_and_key(tmp_path, command, table, message):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n\n' + table)
@@ -93,7 +102,7 @@ def test_well_formed_config_is_accepted(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
     run = tensorcopy_fix("--no-fix", "safe.py", cwd=tmp_path)
     assert run.returncode == 1
-    assert run.stderr == "found 1 finding in 1 file\n"
+    assert run.stderr == "1 finding in 1 file; 1 fixable, 0 with --unsafe-fixes\n"
 
 
 def test_a_read_error_names_the_file(tmp_path, monkeypatch):
@@ -120,3 +129,18 @@ def test_naming_convention_keys_are_lists_carried_to_the_conventions(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tensorcopy]\nextend-loss-names = "objective"\n')
     with pytest.raises(ConfigError, match="extend-loss-names must be a list of strings"):
         load_config(tmp_path)
+
+
+@pytest.mark.parametrize("command", [TENSORCOPY_FIX, WITHOUT_TOMLLIB], ids=["tomllib", "tomli"])
+@pytest.mark.parametrize("table", [
+    '[tool]\ntensorcopy = { select = ["TEN1"], ignore = ["TEN101"] }\n',
+    '[tool.tensorcopy]\nselect = [\n  "TEN1",  # copies\n]\n"ignore" = ["""TEN101"""]\n',
+    "tool.tensorcopy.select = ['TEN1']\ntool.tensorcopy.ignore = ['TEN101']\n",
+])
+def test_any_toml_spelling_of_the_table_is_read(tmp_path, command, table):
+    """tomllib or, before Python 3.11, tomli: inline tables, dotted keys, quoted keys, multi-line arrays."""
+    (tmp_path / "pyproject.toml").write_text(table)
+    (tmp_path / "safe.py").write_text(SAFE)
+    run = _run(command, tmp_path, "--no-fix", "safe.py")
+    assert (run.returncode, run.stdout) == (0, ""), run.stderr  # TEN1 selected, TEN101 ignored
+    assert run.stderr == "no findings (1 file checked)\n"

@@ -75,13 +75,12 @@ def test_fixes_go_back_into_the_cells_with_layout_outputs_and_magics_kept(tmp_pa
     expected["cells"][2]["source"][3] = "t = w.detach().clone()"
     expected["cells"][3]["source"][1] = "u = w.detach().clone()"
     assert path.read_text(encoding="utf-8") == as_jupyter_writes(expected)
-    assert run.stderr.splitlines() == [
+    assert run.stdout.splitlines() == [
         "train.ipynb:cell 2:5:10: fixed TEN203",
         "train.ipynb:cell 3:4:5: fixed TEN101",
         "train.ipynb:cell 4:2:5: fixed TEN101",
-        "fixed 3 findings in 1 file, 0 left",
     ]
-    assert (run.returncode, run.stdout) == (0, "")
+    assert (run.returncode, run.stderr) == (0, "fixed 3 findings in 1 file; 0 left\n")
 
 
 @pytest.mark.parametrize("indent, ensure_ascii, ending", [(2, True, ""), (4, False, "\n"), (1, True, "\n")])
@@ -113,7 +112,7 @@ def test_invalid_json_is_reported_and_left_untouched(tmp_path):
     run = tensorcopy_fix("broken.ipynb", cwd=tmp_path)
     assert run.stderr.splitlines() == [
         "broken.ipynb: cannot parse: invalid JSON (Expecting value: line 2 column 1)",
-        "fixed 0 findings in 0 files, 0 left, 1 file with errors",
+        "fixed 0 findings in 0 files; 0 left; 1 file with errors",
     ]
     assert path.read_bytes() == b'{"cells": [\n'
     assert run.returncode == 2
@@ -226,7 +225,7 @@ def test_a_magic_continued_onto_an_indented_line_is_masked_and_restored_unchange
     path = tmp_path / "nb.ipynb"
     path.write_text(as_jupyter_writes(document), encoding="utf-8")
     run = tensorcopy_fix("nb.ipynb", cwd=tmp_path)
-    assert (run.returncode, run.stderr) == (0, "fixed 1 finding in 1 file, 0 left\n")
+    assert (run.returncode, run.stderr) == (0, "fixed 1 finding in 1 file; 0 left\n")
     document["cells"][1]["source"] = cell + "y = x.detach().clone()\n"
     assert path.read_text(encoding="utf-8") == as_jupyter_writes(document)
 
@@ -261,7 +260,7 @@ def test_a_notebook_on_stdin_is_linted_and_fixed_as_its_file_would_be(tmp_path, 
                                text)
     tensorcopy_fix("--unsafe-fixes", "train.ipynb", cwd=tmp_path)
     assert fixed.stdout == path.read_text(encoding="utf-8") != text
-    assert (fixed.returncode, fixed.stderr) == (0, "fixed 3 findings in 1 file, 0 left\n")
+    assert (fixed.returncode, fixed.stderr) == (0, "fixed 3 findings in 1 file; 0 left\n")
 
 
 def test_a_notebook_on_stdin_that_cannot_be_fixed_comes_back_unchanged(tmp_path):

@@ -99,7 +99,7 @@ def test_json_from_stdin_in_report_and_fix_mode(tmp_path):
 def test_stdin_fix_mode_prints_the_findings_left_on_stderr(tmp_path):
     run = tensorcopy_fix("--stdin-filename", "pkg/grads.py", cwd=tmp_path, stdin=UNFIXABLE.encode())
     assert run.stdout == UNFIXABLE_FIXED.encode()
-    assert run.stderr.decode() == f"pkg/grads.py:9:32: TEN303 {TEN303_MESSAGE}\nfixed 1 finding in 1 file, 1 left\n"
+    assert run.stderr.decode() == f"pkg/grads.py:9:32: TEN303 {TEN303_MESSAGE}\nfixed 1 finding in 1 file; 1 left in 1 file\n"
     assert run.returncode == 1
 
 
@@ -148,17 +148,22 @@ def test_statistics_count_per_code_and_fixable(tmp_path):
     rows = json.loads(listing.stdout)["findings"]
     ten101 = [row for row in rows if row["code"] == "TEN101"]
     fixable = sum(1 for row in ten101 if row["fix"]["applicable"])
+    unsafe = len(ten101) - fixable
     summaries = {rule.code: rule.summary for rule in ALL_RULES}
     codes = sorted({row["code"] for row in rows})
     assert codes[0] == "TEN101" and "TEN303" in codes
     lines = run.stdout.splitlines()
-    assert lines[0] == f"{len(ten101):>5}  TEN101  {fixable:>5} fixable  {summaries['TEN101']}"
-    assert f"    1  TEN303      0 fixable  {summaries['TEN303']}" in lines
+    assert unsafe > 0
+    fixes = f"{fixable} fixable, {unsafe} unsafe"
+    assert lines[0] == f"{len(ten101):>5}  TEN101  {fixes:<20}  {summaries['TEN101']}"
+    assert f"    1  TEN303  {'no fix':<20}  {summaries['TEN303']}" in lines
     assert len(lines) == len(codes)
     as_json = tensorcopy_fix("--no-fix", "--statistics", "--output-format", "json", "grads.py", cwd=tmp_path)
-    assert json.loads(as_json.stdout) == [
-        {"code": "TEN101", "count": 1, "fixable": 1, "summary": summaries["TEN101"]},
-        {"code": "TEN303", "count": 1, "fixable": 0, "summary": summaries["TEN303"]},
+    document = json.loads(as_json.stdout)
+    assert (document["schema_version"], document["mode"]) == (1, "report")
+    assert document["statistics"] == [
+        {"code": "TEN101", "count": 1, "fixable": 1, "unsafe": 0, "summary": summaries["TEN101"]},
+        {"code": "TEN303", "count": 1, "fixable": 0, "unsafe": 0, "summary": summaries["TEN303"]},
     ]
 
 

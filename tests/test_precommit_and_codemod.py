@@ -63,7 +63,7 @@ def test_fix_hook_fixes_the_file_and_fails(hooks, project):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "files were modified by this hook" in result.stdout
     assert "model.py:5:12: fixed TEN101" in result.stdout  # --show-fixes: which fixes were applied
-    assert "fixed 1 finding in 1 file, 0 left" in result.stdout  # no --quiet: the summary and its hints
+    assert "fixed 1 finding in 1 file; 0 left" in result.stdout  # no --quiet: the summary and its hints
     assert (project / "model.py").read_text() == GOOD
 
 
