@@ -192,6 +192,15 @@ def test_the_stack_fix_keeps_values_and_shape_for_every_rank_it_admits(device):
     assert admitted.broken == {}
 
 
+def test_the_clone_of_an_overlapping_source_changes_what_the_cpu_computes_so_it_is_unsafe():
+    """Proven a tensor by a use, and still: on the CPU several rows and a strided slice shift
+    without raising, and the clone computes other (the intended) values; one row raises."""
+    admitted = harness.check_admitted("TEN210", "cpu")
+    assert admitted.broken == {"rows": "the fixed form computes other values",
+                               "strided": "the fixed form computes other values"}
+    assert admitted.fix_safe is False and admitted.holds
+
+
 def test_command_prints_the_table_and_reports_skipped_devices(capsys):
     assert command.main(["--device", "all", "--rule", "TEN203"]) == 0
     lines = capsys.readouterr().out.splitlines()
