@@ -186,6 +186,14 @@ def test_an_annotation_alone_admits_a_list_that_the_fix_breaks(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_an_item_of_a_tuple_holding_one_tensor_admits_a_list_that_the_fix_breaks(device):
+    admitted = harness.check_admitted("TEN101", device, "ADMITTED_ITEMS")
+    assert list(admitted.broken) == ["list"]
+    assert "AttributeError" in admitted.broken["list"]
+    assert admitted.fix_safe is False and admitted.holds
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_the_stack_fix_keeps_values_and_shape_for_every_rank_it_admits(device):
     admitted = harness.check_admitted("TEN106", device)
     assert admitted.fix_safe is False

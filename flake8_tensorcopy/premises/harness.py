@@ -295,10 +295,11 @@ class Admitted:
         return not (self.fix_safe and self.broken)
 
 
-def check_admitted(code: str, device: str) -> Admitted:
-    """Run the flagged and fixed forms of the scenario's ``ADMITTED`` on each admitted value."""
+def check_admitted(code: str, device: str, source_name: str = "ADMITTED") -> Admitted:
+    """Run the flagged and fixed forms of the scenario's ``ADMITTED`` (or another source it
+    holds, ``source_name``, admitting the same values) on each admitted value."""
     scenario = _load(scenario_source(code), f"{code}_scenario")
-    source = scenario["ADMITTED"]
+    source = scenario[source_name]
     (finding,) = [finding for finding in lint_source(source) if finding.code == code]
     forms = [_load(source, f"{code}_admitted")]
     if finding.fix is not None:
