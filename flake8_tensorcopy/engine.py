@@ -14,6 +14,7 @@ nested deeper than LibCST's recursive walks can follow, or an internal failure
 
 import ast
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -89,6 +90,18 @@ def as_source_error(error: BaseException) -> SourceError:
         return SourceError("out of memory")
     text = str(error).splitlines()[0][:120] if str(error) else ""
     return InternalError(f"internal error ({type(error).__name__}{': ' + text if text else ''})")
+
+
+@contextmanager
+def source_errors_only():
+    """Let only ``SourceError`` out: deep nesting, memory or a bug becomes one line
+    (``as_source_error``), never a node dump, for every face (flake8, the CLI, the server)."""
+    try:
+        yield
+    except SourceError:
+        raise
+    except Exception as error:
+        raise as_source_error(error) from error
 
 
 def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
@@ -346,12 +359,8 @@ def lint_module(
     With ``whole=False`` (linting only), top-level functions and classes no rule could report
     on are left out of the parse: their bodies become blank lines, so positions stay the same.
     """
-    try:
+    with source_errors_only():
         return _lint_module(source, tree, rules, scanned, whole, modules)
-    except SourceError:
-        raise
-    except Exception as error:  # deep nesting, memory or a bug: one line, never a node dump
-        raise as_source_error(error) from error
 
 
 def _lint_module(source, tree, rules, scanned, whole, modules):

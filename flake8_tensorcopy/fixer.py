@@ -19,7 +19,7 @@ from typing import Dict, List, Sequence
 
 import libcst as cst
 
-from flake8_tensorcopy.engine import Finding, lint_module
+from flake8_tensorcopy.engine import Finding, lint_module, source_errors_only
 from flake8_tensorcopy.fixes import without_repeated_copies, with_comments_of
 from flake8_tensorcopy.rules import ALL_RULES
 
@@ -84,7 +84,14 @@ def _rewrites_silenced(finding: Finding, silenced: Sequence[Finding], lines: Seq
 
 
 def fix_source(source: str, rules=ALL_RULES, unsafe: bool = False) -> FixResult:
-    """Apply the fixes of ``rules`` to ``source`` until stable. Raises engine.SourceError."""
+    """Apply the fixes of ``rules`` to ``source`` until stable. Raises engine.SourceError and
+    nothing else: rewriting walks the whole tree, so a file whose lint needs no deep walk (a
+    long attribute chain beside the finding) may still be too deeply nested to fix."""
+    with source_errors_only():
+        return _fixed(source, rules, unsafe)
+
+
+def _fixed(source: str, rules, unsafe: bool) -> FixResult:
     result = FixResult(source)
     rejected = set()  # (code, node source) of fixes that would not have made valid code
     for _ in range(MAX_PASSES):

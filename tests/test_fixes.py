@@ -362,3 +362,71 @@ def test_a_fix_that_would_not_parse_is_dropped_not_written(monkeypatch):
     assert result.source == "import torch\ndef f(t: torch.nn.Parameter):\n    return t.clone().detach(), t.detach().clone()\n"
     assert [finding.code for finding in result.remaining] == ["TEN104"]
     assert not result.unstable
+
+
+JOINED = "import torch\n\n\ndef f(extra, names):\n{body}\n"
+
+
+@pytest.mark.parametrize(
+    "body, copied, safe",
+    [
+        ("    for w in (torch.ones(2), extra):\n        return torch.tensor(w)", "w", False),
+        ("    for w in [torch.ones(2), [1.0, 2.0]]:\n        return torch.tensor(w)", "w", False),
+        ("    return [torch.tensor(v) for v in (torch.ones(2), extra)]", "v", False),
+        ("    xs = [torch.ones(2), extra]\n    return torch.tensor(xs[1])", "xs[1]", False),
+        ("    xs = (torch.ones(2), extra)\n    return torch.tensor(xs[-1])", "xs[-1]", False),
+        ("    for _, w in enumerate((torch.ones(2), extra)):\n        return torch.tensor(w)", "w", False),
+        ("    for w, _ in zip([torch.ones(2), extra], names):\n        return torch.tensor(w)", "w", False),
+        ("    xs = [torch.ones(2)]\n    xs.append(extra)\n    return torch.tensor(xs[0])", "xs[0]", False),
+        ("    xs = [torch.ones(2), torch.ones(2)]\n    xs[1] = extra\n    return torch.tensor(xs[0])", "xs[0]", False),
+        ("    for w in (torch.ones(2), torch.zeros(2)):\n        return torch.tensor(w)", "w", True),
+        ("    for _, w in enumerate([torch.ones(2), torch.zeros(2)]):\n        return torch.tensor(w)", "w", True),
+        ("    for name, w in zip(names, (torch.ones(2), torch.zeros(2))):\n        return torch.tensor(w)", "w", True),
+        ("    xs = [torch.ones(2), torch.zeros(2)]\n    return torch.tensor(xs[-1])", "xs[-1]", True),
+        ("    a, b = torch.ones(2), extra\n    return torch.tensor(a)", "a", True),
+    ],
+)
+def test_an_item_is_as_well_known_as_every_item_of_its_container(body, copied, safe):
+    """``w`` of ``for w in (torch.ones(2), extra)`` is a tensor on one pass and ``extra`` on the
+    other: where ``extra`` is a list, ``w.detach()`` raises. Safe only where every item is."""
+    source = JOINED.format(body=body)
+    fixed = source.replace(f"torch.tensor({copied})", f"{copied}.detach().clone()")
+    assert fix_source(source).source == (fixed if safe else source)
+    assert fix_source(source, unsafe=True).source == fixed
+
+
+REBOUND = (
+    "import sys\nimport torch\n\nscale = torch.ones(2)\n\n\ndef copy():\n    return torch.tensor(scale)\n\n\n"
+    "def load(config):\n{rebinding}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "rebinding, safe",
+    [
+        ("    global scale\n    scale = config.scale", False),
+        ("    global scale\n    for scale in config.scales:\n        pass", False),
+        ("    globals()['scale'] = config.scale", False),
+        ("    globals().update(scale=config.scale)", False),
+        ("    globals().update(config.values)", False),
+        ("    setattr(sys.modules[__name__], 'scale', config.scale)", False),
+        ("    global scale\n    return scale.sum()", True),  # declared, only read
+        ("    scale = config.scale\n    return scale", True),  # a local of its own
+        ("    globals()['other'] = config.scale", True),
+    ],
+)
+def test_a_module_tensor_another_function_rebinds_is_weak(rebinding, safe):
+    source = REBOUND.format(rebinding=rebinding)
+    fixed = source.replace("torch.tensor(scale)", "scale.detach().clone()")
+    assert fix_source(source).source == (fixed if safe else source)
+    assert fix_source(source, unsafe=True).source == fixed
+
+
+@pytest.mark.parametrize("declared, safe", [("nonlocal state", False), ("state = None", True)])
+def test_an_enclosing_tensor_a_nested_function_rebinds_is_weak(declared, safe):
+    source = (
+        "import torch\n\n\ndef outer(saved):\n    state = torch.zeros(2)\n\n    def restore():\n"
+        f"        {declared}\n        state = saved\n\n    restore()\n    return torch.tensor(state)\n"
+    )
+    fixed = source.replace("torch.tensor(state)", "state.detach().clone()")
+    assert fix_source(source).source == (fixed if safe else source)

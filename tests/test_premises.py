@@ -186,10 +186,27 @@ def test_an_annotation_alone_admits_a_list_that_the_fix_breaks(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_an_item_of_a_tuple_holding_one_tensor_admits_a_list_that_the_fix_breaks(device):
+    admitted = harness.check_admitted("TEN101", device, "ADMITTED_ITEMS")
+    assert list(admitted.broken) == ["list"]
+    assert "AttributeError" in admitted.broken["list"]
+    assert admitted.fix_safe is False and admitted.holds
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_the_stack_fix_keeps_values_and_shape_for_every_rank_it_admits(device):
     admitted = harness.check_admitted("TEN106", device)
     assert admitted.fix_safe is False
     assert admitted.broken == {}
+
+
+def test_the_clone_of_an_overlapping_source_changes_what_the_cpu_computes_so_it_is_unsafe():
+    """Proven a tensor by a use, and still: on the CPU several rows and a strided slice shift
+    without raising, and the clone computes other (the intended) values; one row raises."""
+    admitted = harness.check_admitted("TEN210", "cpu")
+    assert admitted.broken == {"rows": "the fixed form computes other values",
+                               "strided": "the fixed form computes other values"}
+    assert admitted.fix_safe is False and admitted.holds
 
 
 def test_command_prints_the_table_and_reports_skipped_devices(capsys):

@@ -18,7 +18,7 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conftest import FIXTURES, by_weight, expectations, mismatches, rule_fixtures
+from conftest import FIXTURES, by_weight, expectations, mismatches, rule_fixtures, run_tensorcopy_fix
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.engine import InternalError, SourceError, lint_source
 from flake8_tensorcopy.fixer import fix_source
@@ -182,6 +182,36 @@ SIGNATURE = "import torch\n\n\ndef f(t: torch.Tensor):\n"
 def test_deeply_nested_expression_is_not_a_crash():
     source = "import torch\nx = " + "-" * 3000 + "torch.tensor(t)\n"
     survives(source)
+
+
+DEEP = "too deeply nested (Python's recursion limit reached in LibCST or the analysis)"
+
+
+def deep_beside_a_finding(head: str, tail: str, depth: int) -> str:
+    """A TEN101 finding with a safe fix (line 6), and a module-level statement ``depth`` levels
+    deep in LibCST's tree that linting never walks deeply, but rewriting the module does."""
+    made = "import torch\n\n\ndef f():\n    t = torch.ones(3)\n    return torch.tensor(t)\n\n\n"
+    return made + "chain = " + head + tail * depth + "\n"
+
+
+@pytest.mark.parametrize("head, tail, depth", [("t", ".real", 325), ("t", "[0]", 325), ("t", ".abs()", 250),
+                                               ('"a"', ' "a"', 700)])
+def test_a_source_too_deep_to_rewrite_is_one_source_error(head, tail, depth):
+    source = deep_beside_a_finding(head, tail, depth)
+    assert [(f.line, f.code) for f in lint_source(source)] == [(6, "TEN101")]
+    with pytest.raises(SourceError) as raised:
+        fix_source(source)
+    assert (type(raised.value), str(raised.value)) == (SourceError, DEEP)
+
+
+def test_the_cli_reports_a_source_too_deep_to_rewrite_as_one_error_and_leaves_it(tmp_path):
+    source = deep_beside_a_finding("t", ".real", 325)
+    (tmp_path / "deep.py").write_text(source)
+    run = run_tensorcopy_fix(["deep.py"], tmp_path)
+    assert run.stderr.splitlines() == [f"deep.py: cannot parse: {DEEP}",
+                                       "fixed 0 findings in 0 files, 0 left, 1 file with errors"]
+    assert (run.returncode, run.stdout) == (2, "")
+    assert (tmp_path / "deep.py").read_text() == source
 
 
 def test_finding_inside_fifty_parentheses():

@@ -207,6 +207,22 @@ def test_quick_fix_of_one_finding_and_the_unsafe_label(client, tmp_path):
                                                                                   "w.detach().clone()")
 
 
+def test_fix_all_of_a_source_too_deep_to_rewrite_is_no_edit_and_keeps_the_diagnostics(client, tmp_path):
+    """Linting never walks the 325-level attribute chain deeply, rewriting the module does: the
+    fix-all request answers no action (not an internal error) and the finding stays, with its
+    own quick fix."""
+    path = tmp_path / "deep.py"
+    text = ("import torch\n\n\ndef f():\n    t = torch.ones(3)\n    return torch.tensor(t)\n\n\n"
+            "chain = t" + ".real" * 325 + "\n")
+    client.open(path, text)
+    published = client.diagnostics(path.as_uri())["diagnostics"]
+    assert [(d["code"], span(d)) for d in published] == [("TEN101", (5, 11, 5, 26))]
+    assert client.code_actions(path, 0, 0, only=["source.fixAll"]) == []
+    (quick_fix,) = client.code_actions(path, 5, 5, only=["quickfix"])
+    assert quick_fix["title"] == "TEN101: use t.detach().clone()"
+    assert [m for m in client.quiet() if m.get("method") == "textDocument/publishDiagnostics"] == []
+
+
 def test_changes_are_debounced_and_the_last_version_is_linted(client, tmp_path):
     path = tmp_path / "model.py"
     client.open(path, "import torch\n")

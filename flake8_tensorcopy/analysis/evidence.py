@@ -19,11 +19,20 @@ class Evidence(enum.Enum):
     SUMMARY = "returned by a function of this module"
     MODULE_CALL = "the output of an nn.Module"
     ANNOTATION = "annotated as a tensor"
+    # An item of a container (``for w in (t, extra)``, ``xs[1]``) holds the join of its items:
+    # a tensor on some of them, maybe something else on others.
+    SOME_ITEMS = "one of the items of a container not all known to be tensors"
+    # A module-level (or enclosing) name another function rebinds (``global w``, ``nonlocal w``,
+    # ``globals()["w"] = ...``): it holds whatever was assigned last, anywhere.
+    REBOUND = "a name that another function may rebind"
 
     @property
     def strong(self) -> bool:
         """Whether a safe fix may rest on this evidence alone."""
-        return self is not Evidence.ANNOTATION
+        return self not in _WEAK
+
+
+_WEAK = frozenset({Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND})
 
 
 def weakest(evidence: Iterable[Optional[Evidence]]) -> Optional[Evidence]:

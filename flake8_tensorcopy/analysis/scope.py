@@ -289,15 +289,17 @@ def import_bindings(node) -> Iterator[Tuple[str, Optional[str]]]:
 
 
 def bind_target(target: cst.BaseExpression, kind, scope: Scope, grad: Optional[str] = None,
-                evidence: Optional[Evidence] = None) -> None:
+                evidence=None) -> None:
     """Bind the names of an assignment or loop target; ``kind`` may be a tuple for pairs.
 
     ``grad`` is the provenance of every tensor the target receives (an unpacked output),
-    ``evidence`` where the kinds come from (the unpacked or iterated value's).
+    ``evidence`` where the kinds come from (the unpacked or iterated value's), a tuple shaped
+    as ``kind`` where each position has its own (``a, b = t, extra``, ``zip(xs, ys)``).
     """
     target_type = type(target)
     if target_type is cst.Name:
         kind = kind if isinstance(kind, str) else None
+        evidence = evidence if isinstance(evidence, Evidence) else None
         scope.bind(target.value, Binding(kind, grad=grad if kind in (TENSOR, None) else None, evidence=evidence))
     elif target_type in (cst.Tuple, cst.List):
         elements = target.elements
@@ -306,10 +308,12 @@ def bind_target(target: cst.BaseExpression, kind, scope: Scope, grad: Optional[s
         else:
             item = TENSOR if kind in (TENSOR, TENSOR_SEQ) else None
             item_kinds = (item,) * len(elements)
-        for element, item_kind in zip(elements, item_kinds):
+        shaped = isinstance(evidence, tuple) and len(evidence) == len(elements)
+        item_evidence = evidence if shaped else (evidence,) * len(elements)
+        for element, item_kind, each in zip(elements, item_kinds, item_evidence):
             if type(element) is cst.StarredElement:
-                bind_target(element.value, TENSOR_SEQ if item_kind == TENSOR else None, scope, evidence=evidence)
+                bind_target(element.value, TENSOR_SEQ if item_kind == TENSOR else None, scope, evidence=each)
             else:
-                bind_target(element.value, item_kind, scope, grad, evidence)
+                bind_target(element.value, item_kind, scope, grad, each)
     elif target_type is cst.StarredElement:
         bind_target(target.value, None, scope)

@@ -10,6 +10,7 @@ import libcst as cst
 
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.facts import PARAMETER, ModuleClass, ModuleInstance, ParametersOf
+from flake8_tensorcopy.analysis.rebinding import NOTHING_REBOUND
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,
     LIST,
@@ -121,10 +122,12 @@ IterKind = Union[Optional[str], Tuple["IterKind", ...]]
 class TensorInference:
     """Answers ``kind_of(expression)`` against the scope the walk is in.
 
-    ``provenance`` (set by the walk) gives the grad state of a comprehension's items.
+    ``provenance`` (set by the walk) gives the grad state of a comprehension's items, ``rebound``
+    the names whose evidence is weak wherever they are read (``analysis.rebinding``).
     """
 
     provenance = None
+    rebound = NOTHING_REBOUND  # set by the walk: the names other functions rebind
 
     def __init__(self):
         # attribute name -> the grad state of the graph tensor a class of this file stores in
@@ -302,9 +305,9 @@ class TensorInference:
         if base == TENSOR:
             return TENSOR
         if base == NDARRAY:
-            return NDARRAY if _has_slice(node) else None
+            return NDARRAY if has_slice(node) else None
         if base == TENSOR_SEQ:
-            return TENSOR_SEQ if _has_slice(node) else TENSOR
+            return TENSOR_SEQ if has_slice(node) else TENSOR
         if base == STATE_DICT and len(node.slice) == 1:
             key = node.slice[0].slice
             if type(key) is cst.Index:
@@ -361,7 +364,7 @@ class TensorInference:
             iterated = clause.iter
             grad = self.provenance.item_grad(iterated, outer) if self.provenance is not None else None
             bind_target(clause.target, self.iter_kind(iterated, outer), inner, grad,
-                        evidence=self.evidence_of(iterated, outer))
+                        evidence=self.iter_evidence(iterated, outer))
             clause = clause.inner_for_in
         return inner
 
@@ -446,7 +449,12 @@ class TensorInference:
 
     def _name_evidence(self, node: cst.Name, scope: Scope) -> Optional[Evidence]:
         binding = scope.lookup(node.value)
-        return binding.evidence if binding is not None else None
+        if binding is None or binding.evidence is None:
+            return None
+        owner = scope.owner_of(node.value)
+        if not owner.is_class and self.rebound.holds(node.value, module_level=owner.parent is None):
+            return weakest((binding.evidence, Evidence.REBOUND))
+        return binding.evidence
 
     def _call_evidence(self, node: cst.Call, scope: Scope) -> Optional[Evidence]:
         if self._call(node, scope) is None:
@@ -502,8 +510,18 @@ class TensorInference:
         return self._weakest_of((node.body, node.orelse), (kind,), scope) if kind is not None else None
 
     def _sequence_evidence(self, node, scope: Scope) -> Optional[Evidence]:
-        elements = [element.value for element in node.elements if type(element) is not cst.StarredElement]
-        return self._weakest_of(elements, (TENSOR,), scope)
+        """The evidence for every item (a loop, an index or an unpacking may take any): the
+        join of the items', weak where one is not known to be a tensor (``(t, extra)``)."""
+        if self._sequence(node, scope) != TENSOR_SEQ:
+            return None
+        return weakest(self._item_evidence(element, scope) for element in node.elements)
+
+    def _item_evidence(self, element: cst.BaseElement, scope: Scope) -> Optional[Evidence]:
+        """What an item of a list or tuple literal says of the items it adds (``*rest``: its own)."""
+        wanted = TENSOR_SEQ if type(element) is cst.StarredElement else TENSOR
+        if self.kind_of(element.value, scope) != wanted:
+            return Evidence.SOME_ITEMS
+        return self.evidence_of(element.value, scope)
 
     def _comprehension_evidence(self, node, scope: Scope) -> Optional[Evidence]:
         inner = self.comprehension_scope(node.for_in, scope)
@@ -526,6 +544,17 @@ class TensorInference:
             if node.func.value == "zip":
                 return tuple(self.iter_kind(argument, scope) for argument in arguments)
         return None
+
+    def iter_evidence(self, node: cst.BaseExpression, scope: Scope):
+        """The evidence for the items ``iter_kind`` gives, shaped as it is: each position of a
+        ``zip`` or ``enumerate`` pair has its own iterable's."""
+        if type(node) is cst.Call and type(node.func) is cst.Name and scope.lookup(node.func.value) is None:
+            arguments = [arg.value for arg in node.args if not arg.keyword and not arg.star]
+            if node.func.value == "enumerate" and arguments:
+                return (None, self.iter_evidence(arguments[0], scope))
+            if node.func.value == "zip":
+                return tuple(self.iter_evidence(argument, scope) for argument in arguments)
+        return self.evidence_of(node, scope)
 
 
 def called_parameters_owner(node: cst.BaseExpression) -> Optional[str]:
@@ -573,7 +602,7 @@ def _reduces(call: cst.Call) -> bool:
     return True
 
 
-def _has_slice(node: cst.Subscript) -> bool:
+def has_slice(node: cst.Subscript) -> bool:
     return any(type(element.slice) is cst.Slice for element in node.slice)
 
 

@@ -60,12 +60,14 @@ from flake8_tensorcopy.analysis.scope import (
 from flake8_tensorcopy.analysis.aliases import BLANK_BUFFERS, AliasTracker
 from flake8_tensorcopy.analysis.evidence import Evidence, weakest
 from flake8_tensorcopy.analysis.statements import children_of, decorator_names, receiver_of, small_statements, suite_statements
+from flake8_tensorcopy.analysis.rebinding import rebound_names
 from flake8_tensorcopy.analysis.tensors import (
     TENSOR_ANNOTATIONS,
     TENSOR_ONLY_METHODS,
     ZERO_DIM,
     TensorInference,
     called_parameters_owner,
+    has_slice,
     is_module_class,
 )
 from flake8_tensorcopy.data import INPLACE_METHODS
@@ -198,6 +200,7 @@ class Analysis:
 
     # ----- scopes -----------------------------------------------------------------------
     def run(self) -> List[Report]:
+        self.inference.rebound = rebound_names(self._stdlib_tree())
         self._walk_scope(self.module.body, self.scope)
         return list(self._reports.values())
 
@@ -254,13 +257,17 @@ class Analysis:
                + list(params.kwonly_params)):
             return frozenset()
         if self._disputed is None:
-            if self._tree is None:  # not from the engine: parse it here
-                try:
-                    self._tree = ast.parse(self.module.code)
-                except (SyntaxError, ValueError):
-                    self._tree = ast.Module(body=[], type_ignores=[])
-            self._disputed = disputed_parameters(self._tree, self._scanned)
+            self._disputed = disputed_parameters(self._stdlib_tree(), self._scanned)
         return self._disputed.get((class_name, node.name.value), frozenset())
+
+    def _stdlib_tree(self) -> ast.Module:
+        """The stdlib ast of the whole source (parsed here when the engine did not give it)."""
+        if self._tree is None:
+            try:
+                self._tree = ast.parse(self.module.code)
+            except (SyntaxError, ValueError):
+                self._tree = ast.Module(body=[], type_ignores=[])
+        return self._tree
 
     def _bind_param(self, param: cst.Param, scope: Scope, disputed: FrozenSet[str] = frozenset()) -> None:
         """Bind a parameter as its annotation says, unless the file's callers dispute it."""
@@ -560,7 +567,7 @@ class Analysis:
         owner = self.inference.parameters_owner(iterable, self.scope)
         parameters = owner is not None
         grad = self.provenance.item_grad(iterable, self.scope)
-        evidence = self.evidence_of(iterable)
+        evidence = self.inference.iter_evidence(iterable, self.scope)
 
         def bind_item():
             bind_target(node.target, item_kind, self.scope, grad, evidence)
@@ -739,7 +746,8 @@ class Analysis:
             elif target_type in (cst.Tuple, cst.List):
                 if type(value) in (cst.Tuple, cst.List) and len(target.elements) == len(value.elements):
                     kinds = tuple(self.kind_of(element.value) for element in value.elements)
-                    bind_target(target, kinds, self.scope, evidence=evidence)
+                    bind_target(target, kinds, self.scope,
+                                evidence=tuple(self.evidence_of(element.value) for element in value.elements))
                 else:
                     bind_target(target, kind, self.scope, grad, evidence)
                     aliases.made_sequence(target, value)
@@ -765,6 +773,8 @@ class Analysis:
             elif target_type is cst.Subscript:
                 self._visit_store_target(target)
                 self._offer_write(node, target, value)
+                if type(target.value) is cst.Name and self.kind_of(target.value) == TENSOR_SEQ:
+                    self._join_items(target.value.value, value, TENSOR_SEQ if has_slice(target) else TENSOR)
                 item = aliases.item_key(target)
                 if item is not None:
                     if not item.endswith("[*]"):
@@ -903,16 +913,22 @@ class Analysis:
             self._escape(value.args[-1].value)
         if method == "append":
             self._offer_accumulation(value, receiver.value, value.args[-1].value)
-        binding = self.lookup(receiver.value)
+        self._join_items(receiver.value, value.args[-1].value, TENSOR_SEQ if method == "extend" else TENSOR)
+
+    def _join_items(self, name: str, added: cst.BaseExpression, tensors: str) -> None:
+        """A list ``name`` takes ``added`` among its items (``append``, ``extend``, ``xs[i] = v``):
+        it holds tensors once it takes some (``added`` of kind ``tensors``), and its items are
+        only as well known as every one of them: one not known a tensor makes them weak."""
+        binding = self.lookup(name)
         if binding is None or binding.kind not in (LIST, TENSOR_SEQ):
             return
-        item = value.args[-1].value
-        added = self.kind_of(item)
-        if added == (TENSOR_SEQ if method == "extend" else TENSOR):
-            owner = self.scope.owner_of(receiver.value)
-            evidence = self.evidence_of(item) if binding.kind == LIST else weakest((binding.evidence, self.evidence_of(item)))
-            grad = self.grad_of(item) if binding.kind == LIST else combine((binding.grad, self.grad_of(item)))
-            owner.names[receiver.value] = Binding(TENSOR_SEQ, origin=binding.origin, grad=grad, evidence=evidence)
+        owner = self.scope.owner_of(name)
+        if self.kind_of(added) == tensors:
+            evidence = self.evidence_of(added) if binding.kind == LIST else weakest((binding.evidence, self.evidence_of(added)))
+            grad = self.grad_of(added) if binding.kind == LIST else combine((binding.grad, self.grad_of(added)))
+            owner.names[name] = Binding(TENSOR_SEQ, origin=binding.origin, grad=grad, evidence=evidence)
+        elif binding.kind == TENSOR_SEQ:
+            owner.names[name] = binding.with_evidence(weakest((binding.evidence, Evidence.SOME_ITEMS)))
 
     # ----- expressions ------------------------------------------------------------------
     def visit(self, node: cst.CSTNode) -> None:

@@ -19,9 +19,10 @@ fixed form does not (and does not fail), and the values check passes. What a sce
 
 A scenario may also hold ``ADMITTED`` (the source of a function ``admitted(value)`` with the
 flagged code) and ``admitted_values(device)``: every kind of value the finding's evidence
-admits there, a Python list where an annotation is the only evidence. ``check_admitted`` runs
-both forms on each: a fix that breaks one (fails, or computes other values or another shape,
-where the flagged form worked) must not be safe.
+admits there, a Python list where an annotation is the only evidence (made afresh for each
+form: the flagged code may write it in place). ``check_admitted`` runs both forms on each: a fix
+that breaks one (fails, or computes other values or another shape, where the flagged form
+worked) must not be safe.
 
 This module imports torch; the linter never imports it.
 """
@@ -294,18 +295,20 @@ class Admitted:
         return not (self.fix_safe and self.broken)
 
 
-def check_admitted(code: str, device: str) -> Admitted:
-    """Run the flagged and fixed forms of the scenario's ``ADMITTED`` on each admitted value."""
+def check_admitted(code: str, device: str, source_name: str = "ADMITTED") -> Admitted:
+    """Run the flagged and fixed forms of the scenario's ``ADMITTED`` (or another source it
+    holds, ``source_name``, admitting the same values) on each admitted value."""
     scenario = _load(scenario_source(code), f"{code}_scenario")
-    source = scenario["ADMITTED"]
+    source = scenario[source_name]
     (finding,) = [finding for finding in lint_source(source) if finding.code == code]
     forms = [_load(source, f"{code}_admitted")]
     if finding.fix is not None:
         forms.append(_load(fix_source(source, unsafe=True).source, f"{code}_admitted_fixed"))
     broken = {}
-    for name, value in scenario["admitted_values"](device).items():
-        flagged, *fixed = (_run({"scenario": lambda _device, form=form: form["admitted"](value)}, device)
-                           for form in forms)
+    values = [scenario["admitted_values"](device) for _ in forms]  # each form may write its own in place
+    for name in values[0]:
+        flagged, *fixed = (_run({"scenario": lambda _device, form=form, made=made: form["admitted"](made[name])}, device)
+                           for form, made in zip(forms, values))
         if flagged.error is not None or not fixed:
             continue
         if fixed[0].error is not None:

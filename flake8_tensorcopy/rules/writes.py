@@ -15,7 +15,7 @@ from flake8_tensorcopy.analysis.scope import INSTANCE, TENSOR, TENSOR_SEQ
 from flake8_tensorcopy.analysis.statements import children_of, small_statements, suite_statements
 from flake8_tensorcopy.data import INPLACE_METHODS, METHODS_RETURNING_TENSOR, SAVED_FOR_BACKWARD, VIEW_METHODS
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
-from flake8_tensorcopy.rules.base import Rule, fix_evidence, short_source, suggestion, written_code
+from flake8_tensorcopy.rules.base import Rule, short_source, suggestion, written_code
 
 WRITE_CALLS = tuple(sorted(INPLACE_METHODS))
 
@@ -565,13 +565,14 @@ class OverlappingSliceAssignment(Rule):
     ```
 
     ## Fix safety
-    Safe where the written value is known to be a tensor by a torch API or a use: the copy
-    computes the shift the author meant on every device. On an annotation alone it is unsafe
-    (a list would have no `.clone()`).
+    Unsafe: it is a correction. Where the overlapping copy does not raise on the CPU (a shift
+    of several rows or columns of a 2-D tensor, a transposed view, a strided slice), the CPU
+    computes the propagated values today and the copy makes it compute the intended shift:
+    what the program computes changes, to what the author meant.
     """
 
     code = "TEN210"
-    fix_safety = "safe"
+    fix_safety = "unsafe"
     summary = "slice assignment from an overlapping view of the same tensor (`x[1:] = x[:-1]`); `.clone()` the source"
     events = ("in-place write",)
 
@@ -594,7 +595,6 @@ class OverlappingSliceAssignment(Rule):
         overlap = _overlap(target, read)
         if overlap is None or (overlap == SAME and rearranged is None) or (overlap == RIGHT and rearranged):
             return
-        safe, note = fix_evidence(analysis, base)
         copied = method(bare(value), "clone")
         written, source_text = short_source(analysis, target), short_source(analysis, value)
         if overlap == SAME:
@@ -606,8 +606,8 @@ class OverlappingSliceAssignment(Rule):
         analysis.report(
             self.code, value,
             f"'{written} = {source_text}' reads an overlapping view of what it writes, {effect}; "
-            f"use {suggestion(analysis, copied, value)}{note}",
-            Fix(keep_parentheses(value, copied), safe=safe))
+            f"use {suggestion(analysis, copied, value)}",
+            Fix(keep_parentheses(value, copied), safe=False))
 
 
 # ----- TEN307 -------------------------------------------------------------------------------
