@@ -516,7 +516,10 @@ class TensorOfTensorList(Rule):
     ```
 
     ## Fix safety
-    Unsafe: `torch.stack` keeps the graph (that is the point), so gradients now flow. Offered
+    Unsafe: `torch.stack` keeps the graph (that is the point), so gradients now flow; and it
+    keeps the elements' device: from CUDA elements `torch.tensor([...])` without `device=`
+    built its result on the CPU, `torch.stack` leaves it on CUDA (same values, dtype and shape;
+    code that used the result as a CPU tensor, `.numpy()` say, must now move it). Offered
     only for a literal list or tuple whose elements are all known 0-d tensors (full
     reductions such as `x.sum()`, `F.mse_loss(a, b)` with its default reduction, names bound
     to them): `torch.stack` of elements of shape `(1,)` gives shape `(C, 1)` where
