@@ -278,7 +278,8 @@ def test_command_without_a_requirement_says_what_is_missing_and_how_to_install(t
     assert result.stdout == ""
     assert result.stderr == (
         f"tensorcopy-premises needs torch and numpy; missing: {module}. The linter itself never imports them. "
-        "Install the extra:\n    pip install 'flake8-tensorcopy[premises]'\n"
+        "Install the extra:\n    pip install '.[premises]' in a checkout, or "
+        "pip install 'flake8-tensorcopy[premises] @ git+https://github.com/flake8-tensorcopy/flake8-tensorcopy'\n"
     )
 
 
