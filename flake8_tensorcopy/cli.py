@@ -22,6 +22,7 @@ import pathspec
 from flake8_tensorcopy import __version__, output
 from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.cache import DIRECTORY_NAME, Cache
+from flake8_tensorcopy.codes import selects
 from flake8_tensorcopy.config import Config, load_config, unknown_codes
 from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.files import (Excluder, decode, encode_unchanged_elsewhere, python_files, read_regular_file,
@@ -181,12 +182,12 @@ def _options_for_path(path: str, options: Options) -> Options:
 
 
 def _selected_rules(select: Sequence[str], ignore: Sequence[str]) -> tuple:
-    """The rules to run. Opinionated ones (TEN9xx) run only when selected (``TEN9``, or ``TEN``
-    given explicitly), never by default: as flake8 decides for a plugin's default-ignored codes."""
+    """The rules to run. Opinionated ones (TEN9xx) run only when a selection names them
+    (``TEN9``, ``TEN901``), never by default nor through ``TEN``: the flake8 face decides the same."""
     return tuple(
         rule
         for rule in (ALL_RULES if select else DEFAULT_RULES)
-        if (not select or any(rule.code.startswith(prefix) for prefix in select))
+        if (not select or selects(select, rule.code))
         and not any(rule.code.startswith(prefix) for prefix in ignore)
     )
 

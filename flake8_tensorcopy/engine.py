@@ -308,7 +308,7 @@ def _pruned(statement: cst.CSTNode, node: ast.stmt, counts: Dict[int, int], leav
 
 def _without_yielded(reports: list, rules) -> list:
     """``reports`` without those that step aside for another on the same site: an opinionated
-    one (TEN9xx: "no hazard here, a style") where a hazard finding covers its expression or lies
+    one (TEN9xx: a style) where a hazard finding covers its expression or lies
     inside it, and a rule's where a code it ``yields_to`` does: one site never reads as both."""
     yielding = {rule.code: rule for rule in rules if rule.opinionated or rule.yields_to}
     if not any(report.code in yielding for report in reports):

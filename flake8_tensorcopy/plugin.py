@@ -5,11 +5,13 @@ too long, too deeply nested, code LibCST cannot parse, or an internal error. It 
 for that file and every other file is checked as usual: the plugin never raises into flake8.
 """
 
+from typing import Tuple
+
 from flake8_tensorcopy import __version__
 from flake8_tensorcopy.analysis.conventions import Conventions, configure
+from flake8_tensorcopy.codes import OPINIONATED_PREFIX, selects
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
 
-OPINIONATED_PREFIX = "TEN9"  # style codes, off by default (``--extend-select TEN9`` turns them on)
 CANNOT_ANALYSE = "TEN001 flake8-tensorcopy could not analyse this file: {}"
 
 
@@ -22,6 +24,9 @@ class TensorCopyChecker:
 
     name = "flake8-tensorcopy"
     version = __version__
+    # every code or prefix flake8 was asked to select (``parse_options``): an opinionated code
+    # runs only when one of them names it, never through ``TEN``
+    selection: Tuple[str, ...] = ()
 
     @classmethod
     def add_options(cls, option_manager) -> None:
@@ -38,6 +43,7 @@ class TensorCopyChecker:
     @classmethod
     def parse_options(cls, options) -> None:
         configure({key: getattr(options, key.replace("-", "_")) for key in Conventions.KEYS})
+        cls.selection = _selection(options)
 
     def __init__(self, tree, lines):
         self.tree = tree
@@ -63,8 +69,22 @@ class TensorCopyChecker:
         else:
             return []  # a data file (``*_pb2.py``): nothing for us, nothing to complain about
         from flake8_tensorcopy.engine import lint_source
+        from flake8_tensorcopy.rules import ALL_RULES
 
-        return lint_source(source, self.tree, scanned=scanned)
+        rules = tuple(rule for rule in ALL_RULES if not rule.opinionated or selects(self.selection, rule.code))
+        return lint_source(source, self.tree, rules, scanned=scanned)
+
+
+def _selection(options) -> Tuple[str, ...]:
+    """Every code or prefix a flake8 option may select: ``--select``, ``--extend-select`` (from the
+    command line or a configuration file), the plugins' default selection (our entry point,
+    ``TEN``) and ``--enable-extensions``. flake8 lets an explicit ``--select TEN`` override our
+    default ignore of TEN9; ``codes.selects`` does not count ``TEN`` as naming an opinion."""
+    chosen = []
+    for name in ("select", "extend_select", "extended_default_select", "enable_extensions"):
+        value = getattr(options, name, None) or ()
+        chosen += value.split(",") if isinstance(value, str) else value
+    return tuple(code.strip() for code in chosen if code.strip())
 
 
 def _reason(error: Exception) -> str:

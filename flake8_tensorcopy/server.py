@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy import __version__
+from flake8_tensorcopy import __version__, install_hint
 from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
 from flake8_tensorcopy.cli import Options, options_for
 from flake8_tensorcopy.config import find_pyproject, load_config
@@ -189,7 +189,7 @@ def main(argv=None) -> int:
     try:
         server = build_server()
     except ImportError as error:
-        print(f"tensorcopy-lsp: {error.name or 'pygls'} is missing: pip install 'flake8-tensorcopy[server]'",
+        print(f"tensorcopy-lsp: {error.name or 'pygls'} is missing: {install_hint('server')}",
               file=sys.stderr)
         return 2
     server.start_io()

@@ -301,7 +301,7 @@ def test_quiet_helper_a_summary_needs_keeps_its_body(parsed):
 
 
 def test_an_opinionated_finding_steps_aside_for_a_hazard_on_the_same_expression(lint):
-    """TEN901 says "no hazard here": where TEN203 reports the alias ``w.data`` makes (line 5)
+    """TEN901 calls ``.data`` a legacy spelling: where TEN203 reports the alias ``w.data`` makes (line 5)
     it stays silent; on a ``.data`` no hazard rule reports (line 11) it still speaks."""
     source = (
         "import torch\n\n\ndef keep(w: torch.Tensor):\n    backup = w.data\n    w.add_(1)\n    return backup\n\n\n"
@@ -310,17 +310,30 @@ def test_an_opinionated_finding_steps_aside_for_a_hazard_on_the_same_expression(
     assert lint(source) == [(5, "TEN203"), (11, "TEN901")]
 
 
+def test_an_opinion_says_what_the_code_is_never_that_it_is_safe(lint):
+    """``.data`` whose values a caller aliases and writes (TEN201, line 10) is still a legacy
+    spelling on line 6: the opinion words that, and no claim that nothing is wrong there."""
+    source = (
+        "import torch\nfrom torch import nn\n\n\ndef weights(layer: nn.Linear):\n"
+        "    return layer.weight.data.cpu().numpy()\n\n\n"
+        "def scaled(layer: nn.Linear):\n    array = weights(layer)\n    array /= 2\n    return array\n"
+    )
+    assert lint(source) == [(6, "TEN901"), (10, "TEN201")]
+    (opinion,) = [finding for finding in lint_source(source) if finding.code == "TEN901"]
+    assert opinion.message == ("layer.weight.data is a legacy spelling whose writes autograd's version counter "
+                               "never sees; use layer.weight.detach()")
+
+
 class _Style(Rule):
-    code = "TEN998"
+    code = "TEN998"  # a TEN9xx code: opinionated
     attributes = ("real",)
-    opinionated = True
 
     def check_attribute(self, node, analysis, store):
         analysis.report(self.code, node, "style")
 
 
 class _Hazard(Rule):
-    code = "TEN997"
+    code = "TEN197"
     calls = ("abs",)
 
     def check_call(self, call, analysis):
@@ -335,19 +348,19 @@ def test_any_opinionated_rule_yields_to_any_hazard_covering_or_inside_its_node()
         "    return t.real\n"
     )
     found = [(finding.line, finding.code) for finding in lint_source(source, rules=(_Style(), _Hazard()))]
-    assert found == [(5, "TEN997"), (6, "TEN997"), (7, "TEN998")]
+    assert found == [(5, "TEN197"), (6, "TEN197"), (7, "TEN998")]
 
 
 class _Deferring(_Hazard):
-    code = "TEN996"
-    yields_to = ("TEN997",)
+    code = "TEN196"
+    yields_to = ("TEN197",)
 
 
 def test_a_hazard_rule_yields_only_to_the_codes_it_names():
     source = "import torch\n\n\ndef f(t: torch.Tensor):\n    return t.abs()\n"
     together = [finding.code for finding in lint_source(source, rules=(_Deferring(), _Hazard(), _Style()))]
     alone = [finding.code for finding in lint_source(source, rules=(_Deferring(),))]
-    assert (together, alone) == (["TEN997"], ["TEN996"])
+    assert (together, alone) == (["TEN197"], ["TEN196"])
 
 
 def assert_gated(source: str, parsed: list, expected: list, kept: str, left_out: str) -> None:

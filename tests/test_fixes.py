@@ -51,7 +51,7 @@ def test_rules_without_a_fix_have_no_golden_file():
 @pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
 def test_every_fix_has_its_rule_safety(path):
     """A "safe" rule's fix is unsafe only where its message says the evidence is weak; an
-    "unsafe" rule's fix is safe only in the case its ``safe_case`` names (TEN103 on a temporary)."""
+    "unsafe" rule's fix is never safe."""
     for finding in fixture_findings(path):
         rule = RULES_BY_CODE[finding.code]
         declared = rule.fix_safety
@@ -59,8 +59,7 @@ def test_every_fix_has_its_rule_safety(path):
             continue
         assert declared != "none"
         weak = "is a tensor by weak evidence" in finding.message
-        special = rule.safe_case is not None and rule.safe_case in finding.message
-        assert finding.fix.safe is ((declared == "safe" and not weak) or special), finding
+        assert finding.fix.safe is (declared == "safe" and not weak), finding
 
 
 def test_safe_mode_applies_only_safe_fixes():

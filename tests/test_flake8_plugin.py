@@ -23,7 +23,7 @@ def test_version_names_the_plugin():
 def check_fixtures(jobs: str) -> None:
     """flake8 over every fixture reports exactly the marked findings: lines, codes, columns and
     messages as it prints them."""
-    result = flake8("--select", "TEN", "-j", jobs, *map(str, rule_fixtures()))
+    result = flake8("--select", "TEN,TEN9", "-j", jobs, *map(str, rule_fixtures()))
     found = {str(path): [] for path in rule_fixtures()}
     for row in result.stdout.splitlines():
         path, line, column, message = row.split(":", 3)
@@ -188,11 +188,49 @@ def test_opinionated_codes_are_off_by_default(tmp_path):
     path.write_text(OPINIONATED)
     assert flake8(str(path)).stdout == ""
     extended = flake8("--extend-select", "TEN9", str(path)).stdout
-    assert [row.split(":")[1:4] for row in extended.splitlines()] == [["5", "5", " TEN901 p.data skips autograd's version check (no hazard here, a legacy spelling); write under torch.no_grad() on the tensor itself"]]
+    assert [row.split(":")[1:4] for row in extended.splitlines()] == [["5", "5", " TEN901 p.data is a legacy spelling whose writes autograd's version counter never sees; write under torch.no_grad() on the tensor itself"]]
     by_cli = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", str(path)], capture_output=True, text=True,
                             env=checkout_env())
     assert (by_cli.returncode, by_cli.stdout) == (0, "")
     selected = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "--select", "TEN9", str(path)],
                               capture_output=True, text=True, env=checkout_env())
     assert selected.returncode == 1
-    assert selected.stdout.startswith(f"{path}:5:5: TEN901 p.data skips autograd's version check")
+    assert selected.stdout.startswith(f"{path}:5:5: TEN901 p.data is a legacy spelling")
+
+
+# One hazard (TEN101, line 9) and two opinions (TEN901 line 5, TEN902 line 10).
+HAZARD_AND_OPINIONS = (
+    "import torch\n\n\ndef init(p: torch.nn.Parameter):\n    p.data.zero_()\n\n\n"
+    "def copies(t: torch.Tensor, n: int):\n    a = torch.tensor(t)\n    b = torch.Tensor(torch.ones(n))\n"
+    "    return a, b\n"
+)
+
+
+@pytest.mark.parametrize("options, codes", [
+    (["--select", "TEN"], ["TEN101"]),  # flake8 alone would let this explicit prefix override our TEN9 ignore
+    (["--select", "TEN,E"], ["TEN101"]),
+    (["--select", "TEN9"], ["TEN901", "TEN902"]),
+    (["--select", "TEN901"], ["TEN901"]),
+    (["--select", "TEN1,TEN902"], ["TEN101", "TEN902"]),
+    (["--extend-select", "TEN9"], ["TEN901", "TEN101", "TEN902"]),
+    (["--enable-extensions", "TEN"], ["TEN101"]),
+    (["--config", "setup.cfg"], ["TEN101", "TEN902"]),
+])
+def test_an_opinion_shows_only_where_a_selection_names_it(tmp_path, options, codes):
+    """``TEN`` selects every hazard, never an opinion: TEN9xx need ``TEN9`` or their own code,
+    from the command line or a configuration file (setup.cfg: ``extend-select = TEN902``)."""
+    (tmp_path / "snippet.py").write_text(HAZARD_AND_OPINIONS)
+    (tmp_path / "setup.cfg").write_text("[flake8]\nextend-select = TEN902\n")
+    result = flake8("--isolated", *options, "snippet.py", cwd=tmp_path) if "--config" not in options else \
+        flake8(*options, "snippet.py", cwd=tmp_path)
+    assert [row.split(":")[3].split()[0] for row in result.stdout.splitlines()] == codes
+
+
+@pytest.mark.parametrize("select, codes", [
+    ("TEN", ["TEN101"]), ("TEN9", ["TEN901", "TEN902"]), ("TEN902", ["TEN902"]), ("TEN1,TEN901", ["TEN901", "TEN101"]),
+])
+def test_tensorcopy_fix_selects_opinions_as_flake8_does(tmp_path, select, codes):
+    (tmp_path / "snippet.py").write_text(HAZARD_AND_OPINIONS)
+    result = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "-q", "--select", select, "snippet.py"],
+                            cwd=tmp_path, capture_output=True, text=True, env=checkout_env())
+    assert [row.split(":")[3].split()[0] for row in result.stdout.splitlines()] == codes

@@ -185,6 +185,18 @@ def test_an_annotation_alone_admits_a_list_that_the_fix_breaks(device):
     assert admitted.fix_safe is False and admitted.holds  # so the fix is rightly unsafe
 
 
+# (flagged, fixed) device types of TEN106's results: torch.tensor([...]) without device= builds on
+# the CPU, torch.stack keeps the elements' device (on CUDA a move: H100, measured; the fix's doc says it)
+STACK_RESULT_DEVICES = {"cpu": ("cpu", "cpu"), "cuda": ("cpu", "cuda"), "mps": ("cpu", "mps")}
+STACK_ADMITTED_TENSORS = ("0-d", "shape (1,)", "matrix")  # the list: the flagged form raises too
+
+
+def assert_stack_fix_admits_every_rank(admitted, device_type: str) -> None:
+    assert admitted.fix_safe is False
+    assert admitted.broken == {}  # values, dtype and shape: the same on every device
+    assert admitted.devices == {name: STACK_RESULT_DEVICES[device_type] for name in STACK_ADMITTED_TENSORS}
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_an_item_of_a_tuple_holding_one_tensor_admits_a_list_that_the_fix_breaks(device):
     admitted = harness.check_admitted("TEN101", device, "ADMITTED_ITEMS")
@@ -195,9 +207,34 @@ def test_an_item_of_a_tuple_holding_one_tensor_admits_a_list_that_the_fix_breaks
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_the_stack_fix_keeps_values_and_shape_for_every_rank_it_admits(device):
-    admitted = harness.check_admitted("TEN106", device)
-    assert admitted.fix_safe is False
-    assert admitted.broken == {}
+    assert_stack_fix_admits_every_rank(harness.check_admitted("TEN106", device), torch.device(device).type)
+
+
+class OnFakeCuda(torch.Tensor):
+    """A CPU tensor that says it is on CUDA: ``torch.tensor([...])`` reads its values into a plain
+    CPU tensor, ``torch.stack`` keeps the subclass, as CUDA elements stay on CUDA."""
+
+    @property
+    def device(self):
+        return torch.device("cuda")
+
+
+def test_the_stack_fix_on_a_fake_cuda_device_is_judged_as_on_cuda(monkeypatch):
+    """The CUDA case's expectations, checked here without a GPU: elements that report CUDA give a
+    CPU result when flagged and a CUDA one when fixed, with the same values and shape."""
+    load = harness._load
+
+    def on_fake_cuda(source, name):
+        namespace = load(source, name)
+        if "admitted_values" in namespace:
+            values = namespace["admitted_values"]
+            namespace["admitted_values"] = lambda device: {
+                name: value.as_subclass(OnFakeCuda) if isinstance(value, torch.Tensor) else value
+                for name, value in values(device).items()}
+        return namespace
+
+    monkeypatch.setattr(harness, "_load", on_fake_cuda)
+    assert_stack_fix_admits_every_rank(harness.check_admitted("TEN106", "cpu"), "cuda")
 
 
 def test_the_clone_of_an_overlapping_source_changes_what_the_cpu_computes_so_it_is_unsafe():
@@ -258,7 +295,8 @@ def test_command_without_a_requirement_says_what_is_missing_and_how_to_install(t
     assert result.stdout == ""
     assert result.stderr == (
         f"tensorcopy-premises needs torch and numpy; missing: {module}. The linter itself never imports them. "
-        "Install the extra:\n    pip install 'flake8-tensorcopy[premises]'\n"
+        "Install the extra:\n    pip install '.[premises]' in a checkout, or "
+        "pip install 'flake8-tensorcopy[premises] @ git+https://github.com/flake8-tensorcopy/flake8-tensorcopy'\n"
     )
 
 

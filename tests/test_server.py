@@ -364,7 +364,8 @@ def test_without_pygls_the_command_says_what_to_install(tmp_path):
                           "from flake8_tensorcopy.server import main; sys.exit(main([]))"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT, env=checkout_env())
     assert (run.returncode, run.stdout) == (2, "")
-    assert run.stderr == "tensorcopy-lsp: lsprotocol is missing: pip install 'flake8-tensorcopy[server]'\n"
+    assert run.stderr == ("tensorcopy-lsp: lsprotocol is missing: pip install '.[server]' in a checkout, or pip install "
+                          "'flake8-tensorcopy[server] @ git+https://github.com/flake8-tensorcopy/flake8-tensorcopy'\n")
 
 
 @pytest.mark.parametrize("source, fixed, edit", [

@@ -38,7 +38,7 @@ from flake8_tensorcopy.analysis.facts import (
     result_is_array,
 )
 from flake8_tensorcopy.analysis.containers import collected_aliases, items_key, made_by
-from flake8_tensorcopy.analysis.scope import LIST, NDARRAY, STATE_DICT, TENSOR, TENSOR_SEQ, Scope, dotted_name
+from flake8_tensorcopy.analysis.scope import LIST, MODULE, NDARRAY, STATE_DICT, TENSOR, TENSOR_SEQ, Scope, dotted_name
 from flake8_tensorcopy.analysis.statements import is_name, keyword_value
 from flake8_tensorcopy.analysis.summaries import Summaries, positional_names
 from flake8_tensorcopy.scan import NUMPY_INPLACE_FUNCTIONS, NUMPY_INPLACE_METHODS
@@ -655,7 +655,7 @@ class AliasTracker:
                 key = self.root_key(argument) if argument is not None else None
                 if key is not None:
                     yield key + ("." + path if path else ""), False
-        if training_call(name):
+        if training_call(name) and not self._mode_switch(call):
             candidates = [arg.value for arg in call.args]
             if type(func) is cst.Attribute:
                 candidates.append(func.value)
@@ -663,6 +663,13 @@ class AliasTracker:
                 key = dotted_name(candidate)
                 if key is not None:
                     yield key, True
+
+    def _mode_switch(self, call: cst.Call) -> bool:
+        """``model.train()`` / ``model.train(False)`` of an ``nn.Module``: it sets the training mode
+        and writes no parameter (the optimizer's ``step()`` does), whatever the convention says."""
+        func = call.func
+        return (type(func) is cst.Attribute and func.attr.value == "train" and len(call.args) <= 1
+                and self.analysis.kind_of(func.value) == MODULE)
 
     def _written_through(self, call: cst.Call, function: cst.FunctionDef, argument: cst.BaseExpression) -> bool:
         """A call taken for its result (``zs = normalize(raw.numpy())``) of a function of this

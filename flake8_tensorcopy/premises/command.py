@@ -7,6 +7,7 @@ import warnings
 from datetime import datetime, timezone
 from typing import Dict, List, Optional, Sequence
 
+from flake8_tensorcopy import install_hint
 from flake8_tensorcopy.files import silence_stdout
 
 EXIT_HOLDS, EXIT_FAILED, EXIT_USAGE, EXIT_NOTHING_CHECKED = 0, 1, 2, 3
@@ -14,12 +15,12 @@ EXIT_CODES = """\
 exit codes:
   0  every premise that applies to the devices run holds
   1  some premise failed (its hazard was not seen, or the fix did not remove it or changed the values)
-  2  usage error, or torch/numpy missing (install: pip install 'flake8-tensorcopy[premises]')
+  2  usage error, or torch/numpy missing (install: pip install '.[premises]' in a checkout)
   3  nothing could be checked: a requested device is not present, or no selected premise
      applies to the devices present (TEN4xx hazards exist only where copies are asynchronous)
 """
 REQUIREMENTS = ("torch", "numpy")
-INSTALL_LINE = "pip install 'flake8-tensorcopy[premises]'"
+INSTALL_LINE = install_hint("premises")
 
 COLUMNS = ("rule", "device", "torch", "hazard seen", "fix removes it", "values equal", "verdict")
 

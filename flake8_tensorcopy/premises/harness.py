@@ -22,7 +22,8 @@ flagged code) and ``admitted_values(device)``: every kind of value the finding's
 admits there, a Python list where an annotation is the only evidence (made afresh for each
 form: the flagged code may write it in place). ``check_admitted`` runs both forms on each: a fix
 that breaks one (fails, or computes other values or another shape, where the flagged form
-worked) must not be safe.
+worked) must not be safe. The device each form's result lands on is recorded beside
+(``Admitted.devices``): a fix may move a result on purpose, and says so.
 
 This module imports torch; the linter never imports it.
 """
@@ -201,20 +202,21 @@ def _run(namespace: dict, device: str) -> Outcome:
     return Outcome(result, error, [str(warning.message) for warning in caught])
 
 
-def _equal(bad, good, compare_grad: bool) -> bool:
+def _equal(bad, good, compare_grad: bool, compare_device: bool = True) -> bool:
     import numpy as np
     import torch
 
     if isinstance(bad, torch.Tensor) and isinstance(good, torch.Tensor):
-        same = bad.dtype == good.dtype and bad.device == good.device and bad.shape == good.shape
+        same = bad.dtype == good.dtype and bad.shape == good.shape and (not compare_device or bad.device == good.device)
         same = same and bool(torch.equal(bad.detach().cpu(), good.detach().cpu()))
         return same and (not compare_grad or bad.requires_grad == good.requires_grad)
     if isinstance(bad, np.ndarray) and isinstance(good, np.ndarray):
         return bad.dtype == good.dtype and np.array_equal(bad, good)
     if isinstance(bad, dict) and isinstance(good, dict):
-        return bad.keys() == good.keys() and all(_equal(bad[key], good[key], compare_grad) for key in bad)
+        return bad.keys() == good.keys() and all(_equal(bad[key], good[key], compare_grad, compare_device)
+                                                  for key in bad)
     if isinstance(bad, (list, tuple)) and isinstance(good, (list, tuple)):
-        return len(bad) == len(good) and all(_equal(a, b, compare_grad) for a, b in zip(bad, good))
+        return len(bad) == len(good) and all(_equal(a, b, compare_grad, compare_device) for a, b in zip(bad, good))
     return bad == good
 
 
@@ -289,6 +291,9 @@ class Admitted:
     device: str
     fix_safe: Optional[bool]  # None: the finding has no fix there
     broken: Dict[str, str]  # value's name -> what the fixed form did where the flagged one worked
+    # value's name -> the device types of the flagged and the fixed form's tensor results, where
+    # both ran (a fix may move a result on purpose: TEN106's stack keeps the elements' device)
+    devices: Dict[str, Tuple[Optional[str], Optional[str]]] = field(default_factory=dict)
 
     @property
     def holds(self) -> bool:
@@ -304,7 +309,7 @@ def check_admitted(code: str, device: str, source_name: str = "ADMITTED") -> Adm
     forms = [_load(source, f"{code}_admitted")]
     if finding.fix is not None:
         forms.append(_load(fix_source(source, unsafe=True).source, f"{code}_admitted_fixed"))
-    broken = {}
+    broken, moved = {}, {}
     values = [scenario["admitted_values"](device) for _ in forms]  # each form may write its own in place
     for name in values[0]:
         flagged, *fixed = (_run({"scenario": lambda _device, form=form, made=made: form["admitted"](made[name])}, device)
@@ -313,9 +318,17 @@ def check_admitted(code: str, device: str, source_name: str = "ADMITTED") -> Adm
             continue
         if fixed[0].error is not None:
             broken[name] = f"the fixed form raises {fixed[0].error!r}"
-        elif not _equal(flagged.result, fixed[0].result, False):
+            continue
+        moved[name] = (_device_type(flagged.result), _device_type(fixed[0].result))
+        if not _equal(flagged.result, fixed[0].result, False, compare_device=False):
             broken[name] = "the fixed form computes other values"
-    return Admitted(code, device, finding.fix.safe if finding.fix is not None else None, broken)
+    return Admitted(code, device, finding.fix.safe if finding.fix is not None else None, broken, moved)
+
+
+def _device_type(result) -> Optional[str]:
+    """``cpu``, ``cuda``... for a tensor result; None for anything else."""
+    device = getattr(result, "device", None)
+    return getattr(device, "type", None)
 
 
 def rules_without_premise() -> List[str]:

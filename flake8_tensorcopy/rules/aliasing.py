@@ -17,7 +17,7 @@ from flake8_tensorcopy.analysis.conventions import snapshot_named
 from flake8_tensorcopy.analysis.facts import NO_CONTEXT, AliasFact, Holder, Made, SharingObserved, is_parameter_item
 from flake8_tensorcopy.analysis.statements import subtree
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
-from flake8_tensorcopy.rules.base import Rule, suggestion
+from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
 def deciding_operation(operations: Tuple[Made, ...]) -> Made:
@@ -45,6 +45,7 @@ class AliasRule(Rule):
     use_instead = ""
     stored_keeps_value = True  # an alias stored away keeps the value it had (not a window onto its source)
     kept_on_receiver = True  # an alias kept on self is observed when another call writes its source
+    names_the_write = False  # the message names the call that writes (``opt.step()``), not only its line
 
     def check_sharing(self, event: SharingObserved, analysis) -> None:
         """One side of an alias this rule claims was written and the other observed: a finding
@@ -60,6 +61,8 @@ class AliasRule(Rule):
         refs = {"write": event.write}
         if event.read is not None:
             refs["read"] = event.read
+        writer = f" by {short_source(analysis, event.write)}" if self.names_the_write and type(
+            event.write) is cst.Call else ""
 
         def message(lines) -> str:
             if holder is Holder.LOADED_BACK:
@@ -76,7 +79,7 @@ class AliasRule(Rule):
                 observation = f"read on line {lines['read']}"
             return (
                 f"'{fact.alias_key}' shares memory with '{fact.shown(fact.source_key)}' ({fact.op} does not copy): "
-                f"'{fact.shown(event.written_key)}' is written in place on line {lines['write']} and "
+                f"'{fact.shown(event.written_key)}' is written in place{writer} on line {lines['write']} and "
                 f"'{fact.shown(event.observed_key)}' {observation}; {advice}"
             )
 
@@ -559,7 +562,9 @@ class StateDictSnapshot(AliasRule):
     per value) kept as a snapshot such as "best weights" while the model keeps training.
 
     ## Why is this bad?
-    The values are the live parameter tensors: the snapshot follows every optimizer step, and
+    The values are the live parameter tensors: the snapshot follows every write of the weights
+    (the optimizer's `step()`, a training call given the model; the message names the call and
+    its line; `model.train()` only sets the mode and writes nothing), and
     `load_state_dict(best)` restores the last state, not the best one.
 
     ## Example
@@ -578,29 +583,31 @@ class StateDictSnapshot(AliasRule):
 
     ## Use instead
     ```python
-    import copy
-
     import torch
     from torch import nn
 
     def fit(model: nn.Module, batches):
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        best = copy.deepcopy(model.state_dict())
+        best = {k: v.detach().clone() for k, v in model.state_dict().items()}
         for x in batches:
             model(x).sum().backward()
             opt.step()
         model.load_state_dict(best)
     ```
 
+    A copy of each value, spelled without imports (`copy.deepcopy(model.state_dict())` copies
+    the same tensors, and the metadata too).
+
     ## Fix safety
     Unsafe: the snapshot becomes a copy (memory for one more set of weights).
     """
 
     code = "TEN208"
-    summary = "`model.state_dict()` kept as a snapshot follows training; use `copy.deepcopy(...)`"
-    use_instead = "copy.deepcopy({source}.state_dict()) or {{k: v.detach().clone() ...}}"
+    summary = "`model.state_dict()` kept as a snapshot follows training; use `{k: v.detach().clone() ...}`"
+    use_instead = "{{k: v.detach().clone() for k, v in {source}.state_dict().items()}}"
     made_by = (Made.STATE_DICT,)
     kept_on_receiver = False  # a snapshot kept on self is observed when it is loaded back
+    names_the_write = True  # the optimizer's step(), a training call: what changes the weights
 
     def hazard(self, event: SharingObserved) -> bool:
         """Only the snapshot read after its source changed: writing through a state dict

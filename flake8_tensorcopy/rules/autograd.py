@@ -218,16 +218,18 @@ class DataAttribute(Rule):
 class DataAttributeStyle(Rule):
     """
     ## What it does
-    Flags every other `.data` on a tensor (opinionated, off by default: enable with
-    `--extend-select TEN9`): initialisation, updates under `torch.no_grad()`, EMA and target
-    network updates, `p.data = ...` dtype or device swaps, plain reads. Silent where a hazard
-    rule reports on the same expression (an alias `w.data` makes, TEN203).
+    Flags every other `.data` on a tensor (opinionated, off by default: on only when a
+    selection names it, `--extend-select TEN9` or `TEN901`; `--select TEN` leaves it off):
+    initialisation, updates under `torch.no_grad()`, EMA and target network updates,
+    `p.data = ...` dtype or device swaps, plain reads. Silent where a hazard rule reports on the
+    same expression (an alias `w.data` makes, TEN203).
 
     ## Why is this bad?
-    It is not a hazard there, but `.data` is a legacy API: it skips autograd's version
-    counter, so the same line moved between a forward and its backward gives wrong gradients
-    silently. `.detach()` (reads) and `torch.no_grad()` (writes) say what is meant and keep
-    autograd's checks.
+    `.data` is a legacy API: it skips autograd's version counter, so the same line moved
+    between a forward and its backward gives wrong gradients silently. `.detach()` (reads) and
+    `torch.no_grad()` (writes) say what is meant and keep autograd's checks. The finding speaks
+    of the spelling only: what the code later does with the values (an alias written
+    elsewhere) is for the hazard rules (TEN2xx, TEN301) to judge.
 
     ## Example
     ```python
@@ -256,7 +258,6 @@ class DataAttributeStyle(Rule):
     summary = "`.data` (opinionated, off by default): use `.detach()` or `torch.no_grad()`"
     attributes = ("data",)
     reads = ("callers",)  # where TEN301 sees a hazard it stays silent: the same evidence
-    opinionated = True
 
     def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
         if not _data_of_tensor(node, analysis) or data_hazard(node, analysis, store) is not None:
@@ -271,7 +272,7 @@ class DataAttributeStyle(Rule):
         analysis.report(
             self.code,
             node,
-            f"{source}.data skips autograd's version check (no hazard here, a legacy spelling); {advice}",
+            f"{source}.data is a legacy spelling whose writes autograd's version counter never sees; {advice}",
             fix,
         )
 

@@ -6,6 +6,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from flake8_tensorcopy.analysis.statements import names_under
+from flake8_tensorcopy.codes import is_opinionated
 from flake8_tensorcopy.fixes import bare, without_repeated_copies
 from flake8_tensorcopy.scan import EVENTS, TRAITS
 
@@ -42,13 +43,11 @@ class Rule:
     code = ""
     summary = ""
     fix_safety = "unsafe"  # what tensorcopy-fix offers: "safe", "unsafe" or "none"
-    safe_case: Optional[str] = None  # the message words of the one case an unsafe rule fixes safely
     calls: Tuple[str, ...] = ()
     attributes: Tuple[str, ...] = ()
     events: Tuple[str, ...] = ()
     requires: Tuple[str, ...] = ("tensors",)
     reads: Tuple[str, ...] = ()
-    opinionated = False  # a TEN9xx style code: off unless selected by name (bugbear's B9xx)
     # codes whose finding covering the same expression already names this rule's hazard: this
     # rule's finding steps aside there (an opinionated rule yields to every hazard rule)
     yields_to: Tuple[str, ...] = ()
@@ -64,6 +63,11 @@ class Rule:
             raise TypeError(f"{cls.__name__}: unknown events, traits or reads {sorted(unknown)}, "
                             "or it does not require 'tensors'")
         cls.binds = cls.check_binding is not Rule.check_binding
+
+    @property
+    def opinionated(self) -> bool:
+        """A TEN9xx style code: off unless a selection names it (bugbear's B9xx; ``codes.selects``)."""
+        return is_opinionated(self.code)
 
     def wants(self, features) -> bool:
         """Whether a file (or a body) with these ``scan.Features`` may hold a finding of this rule."""

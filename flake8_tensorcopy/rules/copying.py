@@ -1,6 +1,6 @@
 """TEN1xx: copying a tensor the wrong way."""
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
@@ -206,15 +206,17 @@ class NewTensorOfTensor(Rule):
 class LegacyConstructorOfTensor(Rule):
     """
     ## What it does
-    Flags the legacy typed constructors called on a tensor: `torch.Tensor(t)`,
-    `torch.FloatTensor(t)`, `torch.DoubleTensor(t)`, `torch.cuda.FloatTensor(t)`, ...
+    Flags the legacy typed constructors called on a tensor that something else holds (a name,
+    a parameter, a view of one): `torch.Tensor(t)`, `torch.FloatTensor(t)`,
+    `torch.DoubleTensor(t)`, `torch.cuda.FloatTensor(t)`, ... On a tensor made right there
+    (`torch.Tensor(torch.zeros(3))`) no one holds the alias: that is TEN902, opinionated.
 
     ## Why is this bad?
     They read like a conversion or a copy but are neither: `torch.Tensor(t)` returns an
     **alias** of `t` whatever its dtype (same memory, still in the graph: its grad_fn is
     `AliasBackward0`) without a warning; the typed ones (`torch.FloatTensor(t)`) alias a tensor
     of their own type and raise `TypeError` for another dtype. Writing into the "copy" writes
-    into `t`.
+    into `t`, and writing `t` changes the "copy".
 
     ## Example
     ```python
@@ -232,47 +234,95 @@ class LegacyConstructorOfTensor(Rule):
         return t.clone()
     ```
 
-    On a fresh temporary (`torch.Tensor(torch.zeros(3))`) nothing else holds the tensor: the
-    wrapper is redundant, and the finding says so.
-
     ## Fix safety
     Unsafe: the fix makes a real copy, which changes behaviour where code relied on the alias.
-    Safe on a fresh temporary: the fix drops the wrapper, which returned an alias of the same
-    values (or raised for another dtype).
     """
 
     code = "TEN103"
-    safe_case = "is redundant"  # on a fresh temporary the fix drops the wrapper: nothing aliased
-    summary = "legacy `torch.Tensor(t)`/`torch.FloatTensor(t)` on a tensor aliases it; use `t.clone()`"
+    summary = "legacy `torch.Tensor(t)`/`torch.FloatTensor(t)` on a tensor something else holds aliases it; use `t.clone()`"
     calls = tuple(sorted({name.rsplit(".", 1)[-1] for name in LEGACY_CONSTRUCTORS}))
 
     def check_call(self, call: cst.Call, analysis) -> None:
-        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        wrapped = _legacy_constructor_of_tensor(call, analysis)
+        if wrapped is None or _fresh_temporary(wrapped[1], analysis):
             return
-        constructor = analysis.qualname(call.func)
-        if constructor not in LEGACY_CONSTRUCTORS:
-            return
-        data = call.args[0].value
-        if analysis.kind_of(data) != TENSOR:
-            return
-        source = short_source(analysis, data)
-        if _fresh_temporary(data, analysis):
-            analysis.report(
-                self.code,
-                call,
-                f"{constructor}() around the new tensor {source} is redundant (it returns an alias of it, "
-                f"or raises for another dtype); use {suggestion(analysis, data, data)}",
-                Fix(keep_parentheses(call, bare(data)), safe=True),
-            )
-            return
+        constructor, data = wrapped
         copy = chain(bare(data), "clone")
         analysis.report(
             self.code,
             call,
-            f"{constructor}() on tensor '{source}' is not a copy: it aliases its memory "
+            f"{constructor}() on tensor '{short_source(analysis, data)}' is not a copy: it aliases its memory "
             f"(or raises for another dtype); use {suggestion(analysis, copy, data)}",
             Fix(keep_parentheses(call, copy), safe=False),
         )
+
+
+class LegacyConstructorOfTemporary(Rule):
+    """
+    ## What it does
+    Flags a legacy typed constructor around a tensor made in the same expression, which no one
+    else holds: `torch.Tensor(torch.zeros(3))`, `torch.FloatTensor(torch.randn(n))`,
+    `torch.Tensor(a + b)` (opinionated, off by default: on only when a selection names it,
+    `--extend-select TEN9` or `TEN902`; `--select TEN` leaves it off).
+
+    ## Why is this bad?
+    The wrapper does nothing: it returns an alias of the new tensor, with the same memory,
+    values and dtype (`torch.Tensor` of an int64 tensor is int64), or raises `TypeError` where
+    a typed constructor meets another dtype. It reads like a conversion to float, which it is
+    not; the code says more without it. Where the argument is a tensor something else holds,
+    the alias is a hazard: that is TEN103.
+
+    ## Example
+    ```python
+    import torch
+
+    def noise(n: int):
+        return torch.FloatTensor(torch.randn(n))
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def noise(n: int):
+        return torch.randn(n)
+    ```
+    (`torch.randn(n, dtype=torch.float32)`, or `.float()`, where a conversion was meant.)
+
+    ## Fix safety
+    Safe: the fix drops the wrapper, which returned the same tensor's memory and values (the
+    only difference: a typed constructor's `TypeError` for another dtype goes away).
+    """
+
+    code = "TEN902"
+    fix_safety = "safe"
+    summary = "legacy `torch.Tensor(...)` around a tensor made in the same expression (opinionated, off by default): drop the wrapper"
+    calls = LegacyConstructorOfTensor.calls
+
+    def check_call(self, call: cst.Call, analysis) -> None:
+        wrapped = _legacy_constructor_of_tensor(call, analysis)
+        if wrapped is None or not _fresh_temporary(wrapped[1], analysis):
+            return
+        constructor, data = wrapped
+        analysis.report(
+            self.code,
+            call,
+            f"{constructor}() around the new tensor {short_source(analysis, data)} is redundant: it returns "
+            f"an alias of it (or raises for another dtype); use {suggestion(analysis, data, data)}",
+            Fix(keep_parentheses(call, bare(data)), safe=True),
+        )
+
+
+def _legacy_constructor_of_tensor(call: cst.Call, analysis) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(the constructor's qualified name, its argument) for a legacy typed constructor called
+    on one tensor; None for sizes, lists, unknown values and any other call."""
+    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    constructor = analysis.qualname(call.func)
+    data = call.args[0].value
+    if constructor not in LEGACY_CONSTRUCTORS or analysis.kind_of(data) != TENSOR:
+        return None
+    return constructor, data
 
 
 class CloneThenDetach(Rule):
@@ -466,7 +516,10 @@ class TensorOfTensorList(Rule):
     ```
 
     ## Fix safety
-    Unsafe: `torch.stack` keeps the graph (that is the point), so gradients now flow. Offered
+    Unsafe: `torch.stack` keeps the graph (that is the point), so gradients now flow; and it
+    keeps the elements' device: from CUDA elements `torch.tensor([...])` without `device=`
+    built its result on the CPU, `torch.stack` leaves it on CUDA (same values, dtype and shape;
+    code that used the result as a CPU tensor, `.numpy()` say, must now move it). Offered
     only for a literal list or tuple whose elements are all known 0-d tensors (full
     reductions such as `x.sum()`, `F.mse_loss(a, b)` with its default reduction, names bound
     to them): `torch.stack` of elements of shape `(1,)` gives shape `(C, 1)` where
@@ -518,9 +571,12 @@ class TensorOfTensorList(Rule):
 
 
 def _fresh_temporary(data: cst.BaseExpression, analysis) -> bool:
-    """A tensor no one else holds: made right here by a torch function that allocates (not a view
-    or conversion of another tensor, which the constructor would alias)."""
+    """A tensor no one else holds: made right here by a torch function that allocates or by an
+    operator on tensors (never a view or conversion of another tensor, which the constructor
+    would alias; the caller knows ``data`` is a tensor)."""
     data = bare(data)
+    if type(data) is cst.BinaryOperation:
+        return True  # ``a + b``, ``a @ b``: a new result, never one of the operands (unary ``+t`` may be t)
     if type(data) is not cst.Call:
         return False
     qualname = analysis.qualname(data.func)
@@ -600,6 +656,7 @@ RULES = (
     TensorOfTensor(),
     NewTensorOfTensor(),
     LegacyConstructorOfTensor(),
+    LegacyConstructorOfTemporary(),
     CloneThenDetach(),
     CopyIntoLikeBuffer(),
     TensorOfTensorList(),
