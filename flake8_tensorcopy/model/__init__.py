@@ -67,6 +67,7 @@ class Model:
         self.functions_by_name: Dict[str, FunctionInfo] = {}
         self.classes: Dict[str, ClassInfo] = {}
         self.imports = _imports(tree)
+        self.definitions = self._definitions()
         self.module = FunctionInfo(tree, "<module>", None, None)
         self.module_state: Optional[dict] = None
         self._lines = None
@@ -170,12 +171,18 @@ class Model:
                 current = current.parent
         if self.module_state is not None and name in self.module_state:
             return self.module_state[name]
-        top = function
-        while top is not None and top.parent is not None and top.parent is not self.module:
-            top = top.parent
-        if top is not None and top.closure is not None:
-            return top.closure.get(name)
-        return None
+        return self.definitions.get(name)
+
+    def _definitions(self) -> Dict[str, Value]:
+        """What the module's names are bound to before its code runs: its imports, functions
+        and classes (summaries solved before the module's own code need them)."""
+        found = {name: Value(kinds("pymodule"), qual=qual) for name, qual in self.imports.items()}
+        for statement in self.tree.body:
+            if type(statement) in _FUNCTIONS:
+                found[statement.name] = Value(kinds("function"), qual="local:" + statement.name)
+            elif type(statement) is ast.ClassDef:
+                found[statement.name] = Value(kinds("class"), qual="class:" + statement.name)
+        return found
 
     # ----- summaries and callers
     def bind_arguments(self, function: FunctionInfo, arguments, keywords) -> List[Optional[Value]]:
@@ -256,12 +263,19 @@ class Model:
         for statement in self.tree.body:
             if type(statement) is ast.ClassDef:
                 self.class_of(statement)
+            elif type(statement) in _FUNCTIONS:
+                self.function_of(statement, self.module)
         for info in self.classes.values():
             self.read_class(info)
         transfer = Transfer(self, self.module, summary_mode=False)
         self.module.states = solve(self.module.graph, transfer, {})
         self.module_state = self.module.states[1] or {}
         record(self.module.graph, transfer, self.module.states)
+        for info in self.classes.values():  # again, now that the callers of ``__init__`` are known
+            info.attributes = {}
+            for method in info.methods.values():
+                if isinstance(method.summary, Summary):
+                    self._fold_stores(method, method.summary)
         done = set()
         for _ in range(2):  # callers first; a second round for callees whose callers' join grew
             pending = [info for info in reversed(list(self.functions.values()))
@@ -300,8 +314,11 @@ class Model:
     def value_at(self, line: int, place: str) -> Value:
         """The value of a place (``x``, ``self.w``, ``d['a']``) just before ``line`` runs."""
         info = self._ops_by_line()[line][0]
+        state = self.state_before(line)
+        if place in state:
+            return state[place]
         transfer = Transfer(self, info, summary_mode=False)
-        return transfer.evaluate(ast.parse(place, mode="eval").body, self.state_before(line))
+        return transfer.evaluate(ast.parse(place, mode="eval").body, state)
 
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]

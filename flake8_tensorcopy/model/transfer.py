@@ -504,7 +504,9 @@ class Transfer:
     # ----- calls
     def call(self, node: ast.Call, state) -> Value:
         func = node.func
-        if type(func) is ast.Attribute:
+        if type(func) is ast.Attribute and place_of(func) in state:  # ``self.post(x)``: a value stored there
+            callee = self.attribute(func, state)
+        elif type(func) is ast.Attribute:
             receiver = self.evaluate(func.value, state)
             method = func.attr
             if not ("pymodule" in receiver.kinds and receiver.qual):
@@ -557,7 +559,7 @@ class Transfer:
         """A module's output is a graph tensor; its parameters' gradients need the input, so
         the input is saved for backward."""
         for value in arguments:
-            if value.is_tensor or value.kind_from:
+            if value.storages and (value.is_tensor or "?" in value.kinds):
                 state[SAVED] = state.get(SAVED, EMPTY) | value.storages
         result = Value(TENSOR, grad=True, graph=True, storages=frozenset((_site(node),)), fresh=True,
                        device=arguments[0].device if arguments else EMPTY,
@@ -658,7 +660,11 @@ class Transfer:
             if kind.startswith("object:"):
                 found = self.model.method_of(kind[7:], method)
                 if found is not None:
-                    return self.apply(found, [receiver] + arguments, keywords, node, state, receiver_place)
+                    bound = [receiver] + arguments if found.receiver_offset else arguments
+                    return self.apply(found, bound, keywords, node, state, receiver_place)
+                stored = self.model.instance_attribute(kind[7:], method)
+                if stored is not None:
+                    return self.call_value(stored, arguments, keywords, node, state)
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
             return self.call_value(self.attribute_of(receiver, method, node), arguments, keywords, node, state)
         roles = k.role_of("method", method)
