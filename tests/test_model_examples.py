@@ -324,7 +324,7 @@ def test_a_write_to_the_input_of_a_layer_built_in_init():
                 return out
     """)
     [write] = model.events.find("write", line=9)
-    assert write.detail["saved"] == {("param", 1)}
+    assert write.detail["saved"] == {("param", 1, "Decoder.forward")}
     assert "module" in model.value_at(8, "self.post").kinds
 
 

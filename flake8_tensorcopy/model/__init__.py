@@ -156,7 +156,7 @@ class Model:
             return
         from flake8_tensorcopy.model.summaries import Instantiation
 
-        instance = Instantiation(function.passed or [], lambda value: UNKNOWN)
+        instance = Instantiation(function.name, function.passed or [], lambda value: UNKNOWN)
         for path, value in summary.stores.items():
             owner.store(path, instance.value(value))
 
@@ -209,15 +209,15 @@ class Model:
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {}
         for index, parameter in enumerate(function.parameters):
-            storages = frozenset((("param", index),))
+            storages = frozenset((("param", index, function.name),))
+            symbol = frozenset(((function.name, index),)) if symbolic else EMPTY
             if index == 0 and function.receiver_offset:
                 owner = function.owner
                 module = self.class_is_module(owner)
                 value = Value(frozenset({"object:" + owner.name} | ({"module"} if module else set())),
                               grad=module, storages=storages)
             elif symbolic or not function.passed or function.passed[index] is None:
-                value = Value(kinds("?"), storages=storages, kind_from=frozenset((index,)) if symbolic else EMPTY,
-                              grad_from=frozenset((index,)) if symbolic else EMPTY)
+                value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
             else:
                 value = function.passed[index]._replace(storages=storages)
             annotation = place_of(parameter.annotation) if parameter.annotation is not None else None

@@ -169,10 +169,12 @@ class _Builder:
             self.finals.append(final)
         raised = self.new()  # where an exception inside the try body lands
         self.link(current, raised)
-        for statement in node.body:
+        for statement in node.body:  # one block per statement: each may raise midway
             if current is None:
                 break
-            current = self.statement(statement, current)
+            start = self.new()
+            self.link(current, start)
+            current = self.statement(statement, start)
             self.link(current, raised)
         ends = [self.body(node.orelse, current)]
         for handler in node.handlers:

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.model.places import key_of, place_of
-from flake8_tensorcopy.model.summaries import Instantiation
+from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
     EMPTY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
@@ -254,8 +254,9 @@ class Transfer:
             self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved)
         if self.summary_mode:
             for storage in value.storages:
-                if type(storage) is tuple and storage[0] == "param":
-                    state["!writes"] = state.get("!writes", EMPTY) | {storage[1]}
+                index = parameter_index(storage, self.function.name)
+                if index is not None:
+                    state["!writes"] = state.get("!writes", EMPTY) | {index}
 
     # ----- expressions
     def evaluate(self, node, state: dict) -> Value:
@@ -680,8 +681,10 @@ class Transfer:
             if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
                 state[receiver_place] = receiver
         if receiver.is_tensor:
-            return self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
-                                      keywords, node, state)
+            result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
+                                        keywords, node, state)
+            self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
+            return result
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, node, state)
         if receiver.kind_from and self.summary_mode:  # a parameter: tensor semantics, kind left symbolic
@@ -747,7 +750,7 @@ class Transfer:
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
             return result
-        return self.unknown_call(arguments, keywords, node, state, method)
+        return UNKNOWN
 
     def move(self, receiver, method, arguments, keywords, node, state) -> Value:
         """``to``/``cuda``/``float``...: the tensor itself when nothing changes, else a copy;
@@ -815,7 +818,7 @@ class Transfer:
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
-        instance = Instantiation(actuals, lambda value: self.call_value(value, [], {}, node, state))
+        instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state))
         for index in summary.writes:
             written = instance.actual(index)
             if written.storages:

@@ -8,13 +8,13 @@ A value is a product of components, each joined on its own:
 - ``grad``: it may require grad; ``graph``: it may be a non-leaf of the autograd graph (made by
   an operation on grad tensors): a leaf is a value with ``grad`` and no ``graph``;
 - ``storages``: the storage ids it may share (aliasing is two places holding one id); an id is
-  the allocation site ``(line, column)`` or a parameter ``("param", i)``;
+  the allocation site ``(line, column)`` or a parameter ``("param", i, function)``;
 - ``device``: the devices it may live on (empty: unknown); ``pending``: the asynchronous copies
   that produce it (the state says which are still in flight); ``fresh``: no one else holds it;
 - ``why``: evidence per component, ``(component, Evidence)`` pairs, kept only where every path
   has some, the weakest;
-- symbolic parts, used inside summaries: ``kind_from`` / ``grad_from`` (the parameters whose kind
-  / grad it inherits) and ``called`` (the parameters called to make it);
+- symbolic parts, used inside summaries: ``kind_from`` / ``grad_from`` (the parameters
+  ``(function, i)`` whose kind / grad it inherits) and ``called`` (those called to make it);
 - ``items``: a container's items by constant key (``"'a'"``, ``"0"``) and ``"*"`` (any other);
 - ``qual``: what a name refers to (``"torch.nn"``, ``"copy.deepcopy"``, ``"local:f"``);
 - ``facts``: what narrowing proved (``"!=:dtype"``: its dtype differs from ``dtype``).
