@@ -331,7 +331,7 @@ def _line_of(op) -> int:
     node = op[1]
     if type(node) is ast.withitem:
         return node.context_expr.lineno
-    if type(node) is ast.match_case if hasattr(ast, "match_case") else False:
+    if type(node).__name__ == "match_case":
         return node.pattern.lineno
     return node.lineno
 

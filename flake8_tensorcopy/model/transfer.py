@@ -170,7 +170,9 @@ class Transfer:
 
     def op_case(self, op, state):
         case, subject = op[1], op[2]
-        value = self.evaluate(subject, state) if not self.recording else UNKNOWN
+        recording, self.recording = self.recording, False
+        value = self.evaluate(subject, state)  # already evaluated (and recorded) by its test
+        self.recording = recording
         for node in ast.walk(case.pattern):
             name = getattr(node, "name", None)
             if type(name) is str:
