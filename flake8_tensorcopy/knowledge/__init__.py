@@ -1,0 +1,19 @@
+"""What the model knows about torch and Python, as data: the generated torch tables (loaded by
+``flake8_tensorcopy.data``, reused here, never copied) and one hand-kept table (``table``).
+
+The model's transfer function reads nothing else; a new fact about an API is a new entry here
+with its fixture line, never a condition in the solver.
+"""
+
+from flake8_tensorcopy.data import (  # noqa: F401  (re-exported: the one door to the tables)
+    ATTRIBUTES_RETURNING_TENSOR,
+    FUNCTIONS_RETURNING_TENSOR,
+    FUNCTIONS_RETURNING_TENSOR_SEQUENCE,
+    INPLACE_METHODS,
+    METHODS_RETURNING_TENSOR,
+    METHODS_RETURNING_TENSOR_SEQUENCE,
+    SAVED_FOR_BACKWARD,
+    VIEW_ATTRIBUTES,
+    VIEW_METHODS,
+)
+from flake8_tensorcopy.knowledge.table import HAND_TABLE, Entry, role_of  # noqa: F401

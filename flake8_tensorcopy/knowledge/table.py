@@ -1,0 +1,97 @@
+"""The hand-kept knowledge table: what the generated torch tables cannot say.
+
+Each entry names an API (a tensor method, an attribute, a qualified function or a syntax form),
+its role for the model, and a fixture line: a tiny program, solved by ``tests/test_model_knowledge``,
+in which the role's fact must appear (``r`` is the result, ``w`` a tensor made by torch). Roles:
+
+- ``detach``: shares the storage, leaves the graph (``w.detach()``, ``w.data``);
+- ``move``: may return the tensor itself or a copy (``w.to(d)``, ``w.cuda()``): both storages;
+- ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``);
+- ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
+- ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, ``w.item()``);
+- ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
+- ``backward`` / ``step``: runs autograd / changes parameters in place;
+- ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
+- ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
+  for backward and returns a graph tensor.
+"""
+
+from typing import Dict, NamedTuple, Tuple
+
+
+class Entry(NamedTuple):
+    name: str  # method or attribute name, qualified function, package prefix or syntax form
+    where: str  # "method", "attribute", "function", "package", "syntax"
+    role: str
+    example: str  # the fixture line(s); ``w`` is a tensor, ``r`` the result
+
+
+_W = "import torch, copy\nw = torch.ones(2, requires_grad=True)\n"
+_CUDA = "import torch\nw = torch.ones(2, device='cuda')\nh = w.to('cpu', non_blocking=True)\n"
+
+HAND_TABLE: Tuple[Entry, ...] = (
+    Entry("detach", "method", "detach", _W + "r = w.detach()"),
+    Entry("detach_", "method", "detach", _W + "r = w.detach_()"),
+    Entry("data", "attribute", "detach", _W + "r = w.data"),
+    Entry("to", "method", "move", _W + "r = w.to('cuda')"),
+    Entry("cuda", "method", "move", _W + "r = w.cuda()"),
+    Entry("cpu", "method", "move", _W + "r = w.cpu()"),
+    Entry("type", "method", "move", _W + "r = w.type(torch.float16)"),
+    Entry("double", "method", "move", _W + "r = w.double()"),
+    Entry("float", "method", "move", _W + "r = w.float()"),
+    Entry("half", "method", "move", _W + "r = w.half()"),
+    Entry("bfloat16", "method", "move", _W + "r = w.bfloat16()"),
+    Entry("long", "method", "move", _W + "r = w.long()"),
+    Entry("int", "method", "move", _W + "r = w.int()"),
+    Entry("bool", "method", "move", _W + "r = w.bool()"),
+    Entry("contiguous", "method", "move", _W + "r = w.contiguous()"),
+    Entry("clone", "method", "copy", _W + "r = w.clone()"),
+    Entry("torch.clone", "function", "copy", _W + "r = torch.clone(w)"),
+    Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
+    Entry("copy.copy", "function", "copy", _W + "r = copy.copy(w)"),
+    Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
+    Entry("item", "method", "value_read", _W + "r = w.item()"),
+    Entry("tolist", "method", "value_read", _W + "r = w.tolist()"),
+    Entry("numpy", "method", "value_read", _W + "r = w.numpy()"),
+    Entry("torch.cuda.synchronize", "function", "sync", _CUDA + "torch.cuda.synchronize()"),
+    Entry("synchronize", "method", "sync", _CUDA + "torch.cuda.current_stream().synchronize()"),
+    Entry("item", "method", "sync", _CUDA + "w.sum().item()"),
+    Entry("tolist", "method", "sync", _CUDA + "w.tolist()"),
+    Entry("size", "method", "integer", _W + "r = w.size()"),
+    Entry("dim", "method", "integer", _W + "r = w.dim()"),
+    Entry("numel", "method", "integer", _W + "r = w.numel()"),
+    Entry("stride", "method", "integer", _W + "r = w.stride()"),
+    Entry("element_size", "method", "integer", _W + "r = w.element_size()"),
+    Entry("get_device", "method", "integer", _W + "r = w.get_device()"),
+    Entry("data_ptr", "method", "integer", _W + "r = w.data_ptr()"),
+    Entry("shape", "attribute", "integer", _W + "r = w.shape"),
+    Entry("ndim", "attribute", "integer", _W + "r = w.ndim"),
+    Entry("dtype", "attribute", "integer", _W + "r = w.dtype"),
+    Entry("device", "attribute", "integer", _W + "r = w.device"),
+    Entry("requires_grad", "attribute", "integer", _W + "r = w.requires_grad"),
+    Entry("backward", "method", "backward", _W + "w.sum().backward()"),
+    Entry("torch.autograd.backward", "function", "backward", _W + "torch.autograd.backward(w.sum())"),
+    Entry("step", "method", "step", _W + "opt = torch.optim.SGD([w], lr=0.1)\nopt.step()"),
+    Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),
+    Entry("torch.optim", "package", "optimizer", _W + "r = torch.optim.Adam([w])"),
+    Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
+    Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
+    Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),
+    Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
+)
+
+
+def _index() -> Dict[Tuple[str, str], frozenset]:
+    roles: Dict[Tuple[str, str], set] = {}
+    for entry in HAND_TABLE:
+        roles.setdefault((entry.where, entry.name), set()).add(entry.role)
+    return {key: frozenset(value) for key, value in roles.items()}
+
+
+_ROLES = _index()
+_NONE: frozenset = frozenset()
+
+
+def role_of(where: str, name: str) -> frozenset:
+    """The roles of ``name`` (a method, attribute, function or package): empty when unknown."""
+    return _ROLES.get((where, name), _NONE)

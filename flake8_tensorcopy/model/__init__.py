@@ -1,0 +1,353 @@
+"""One abstract interpreter for a file: places, values, flow graphs, one transfer, one solver,
+summaries, classes and an event store. Rules query it; none walks the tree itself.
+
+Read in this order (README.md says more): ``places`` (where values live), ``values`` (what a place
+holds, one join, one widening), ``flow`` (the flow graph of a function, built once over the
+stdlib ast), ``transfer`` (what one operation does to a state, driven by ``knowledge``), ``solver``
+(worklist to a fixpoint, then one recording pass), ``summaries`` (functions over symbolic
+parameters), ``classes`` (attributes across methods), ``events`` (the store rules query).
+
+``build_model(tree)`` solves a module: module-level code first (its calls summarise the callees
+on demand, callees first), then every function with what the module's callers pass to it, then
+once more the functions whose callers' join grew after they were solved.
+"""
+
+import ast
+from typing import Dict, List, Optional
+
+from flake8_tensorcopy.model.classes import ClassInfo
+from flake8_tensorcopy.model.events import EventStore
+from flake8_tensorcopy.model.flow import build_graph
+from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.solver import record, solve
+from flake8_tensorcopy.model.summaries import Summary
+from flake8_tensorcopy.model.transfer import TENSOR, Transfer
+from flake8_tensorcopy.model.values import (
+    EMPTY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+)
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_IN_PROGRESS = object()
+
+
+class FunctionInfo:
+    """A function, method, lambda or the module's own code, and what the model knows of it."""
+
+    def __init__(self, node, name: str, parent: Optional["FunctionInfo"], owner: Optional[ClassInfo]):
+        self.node = node
+        self.name = name
+        self.parent = parent
+        self.owner = owner  # the class of a method
+        self._graph = None
+        arguments = getattr(node, "args", None)
+        positional = (arguments.posonlyargs + arguments.args) if arguments is not None else []
+        self.parameters = positional + ([arguments.vararg] if arguments and arguments.vararg else []) + (
+            arguments.kwonlyargs if arguments is not None else [])
+        self.names = [parameter.arg for parameter in self.parameters]
+        decorators = {place_of(item) for item in getattr(node, "decorator_list", ())}
+        self.receiver_offset = 1 if owner is not None and self.names and "staticmethod" not in decorators else 0
+        self.closure: Optional[dict] = None  # the enclosing state where it was defined
+        self.summary = None
+        self.passed: Optional[List[Optional[Value]]] = None  # what the module's callers pass
+        self.states: Optional[list] = None  # final in-states per block
+        self.solved_with = None  # the ``passed`` its final states were solved with
+
+    @property
+    def graph(self):
+        if self._graph is None:
+            self._graph = build_graph(self.node)
+        return self._graph
+
+
+class Model:
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.events = EventStore()
+        self.functions: Dict[int, FunctionInfo] = {}
+        self.functions_by_name: Dict[str, FunctionInfo] = {}
+        self.classes: Dict[str, ClassInfo] = {}
+        self.imports = _imports(tree)
+        self.definitions = self._definitions()
+        self.module = FunctionInfo(tree, "<module>", None, None)
+        self.module_state: Optional[dict] = None
+        self._lines = None
+
+    # ----- the file's functions and classes
+    def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
+        found = self.functions.get(id(node))
+        if found is not None:
+            return found
+        if type(node) is ast.ClassDef:
+            return self.class_of(node)
+        if type(node) is ast.Lambda:
+            name = f"<lambda {node.lineno}:{node.col_offset}>"
+        else:
+            name = node.name
+        if owner is not None:
+            name = f"{owner.name}.{name}"
+        elif parent is not None and parent is not self.module:
+            name = f"{parent.name}.{name}"
+        info = FunctionInfo(node, name, parent, owner)
+        self.functions[id(node)] = info
+        self.functions_by_name.setdefault(name, info)
+        return info
+
+    def class_of(self, node: ast.ClassDef) -> ClassInfo:
+        info = self.classes.get(node.name)
+        if info is not None and info.node is node:
+            return info
+        bases = [self.qualify(place_of(base) or "") for base in node.bases]
+        info = ClassInfo(node, bases)
+        self.classes[node.name] = info
+        for statement in node.body:
+            if type(statement) in _FUNCTIONS:
+                info.methods[statement.name] = self.function_of(statement, self.module, info)
+        self.functions[id(node)] = info
+        return info
+
+    def qualify(self, dotted: str) -> str:
+        head, _, rest = dotted.partition(".")
+        if head in self.imports:
+            return self.imports[head] + ("." + rest if rest else "")
+        return "class:" + dotted if dotted in self.classes or head in self._class_names() else dotted
+
+    def _class_names(self):
+        return {statement.name for statement in self.tree.body if type(statement) is ast.ClassDef}
+
+    def class_is_module(self, info: ClassInfo, seen=()) -> bool:
+        for base in info.bases:
+            if base.startswith("torch.nn.") or base.startswith("nn."):
+                return True
+            local = self.classes.get(base[6:]) if base.startswith("class:") else None
+            if local is not None and local is not info and local not in seen and self.class_is_module(local, seen + (info,)):
+                return True
+        return False
+
+    def method_of(self, class_name: str, method: str) -> Optional[FunctionInfo]:
+        info = self.classes.get(class_name)
+        return info.method(method, self.classes) if info is not None else None
+
+    def instance_attribute(self, class_name: str, attribute: str) -> Optional[Value]:
+        info = self.classes.get(class_name)
+        if info is None:
+            return None
+        self.read_class(info)
+        found = info.attribute(attribute)
+        if found is not None:
+            return found
+        method = info.method(attribute, self.classes)
+        if method is not None:
+            return Value(kinds("function"), qual="local:" + method.name)
+        return None
+
+    def read_class(self, info: ClassInfo) -> None:
+        """Fold every method's stores on ``self`` into the class, ``__init__`` first."""
+        if info.read:
+            return
+        info.read = True
+        info.is_module = self.class_is_module(info)
+        methods = sorted(info.methods.values(), key=lambda method: method.node.name != "__init__")
+        for method in methods:
+            self.summary(method)
+
+    def _fold_stores(self, function: FunctionInfo, summary: Summary) -> None:
+        owner = function.owner
+        if owner is None or not function.receiver_offset:
+            return
+        from flake8_tensorcopy.model.summaries import Instantiation
+
+        instance = Instantiation(function.name, function.passed or [], lambda value: UNKNOWN)
+        for path, value in summary.stores.items():
+            owner.store(path, instance.value(value))
+
+    # ----- names outside a function
+    def outer_value(self, function: FunctionInfo, name: str) -> Optional[Value]:
+        current = function
+        if function is not None and name not in function.graph.declared_global:
+            while current is not None and current is not self.module:
+                closure = current.closure
+                if closure is not None and name in closure and current.parent is not self.module:
+                    return closure[name]
+                current = current.parent
+        if self.module_state is not None and name in self.module_state:
+            return self.module_state[name]
+        return self.definitions.get(name)
+
+    def _definitions(self) -> Dict[str, Value]:
+        """What the module's names are bound to before its code runs: its imports, functions
+        and classes (summaries solved before the module's own code need them)."""
+        found = {name: Value(kinds("pymodule"), qual=qual) for name, qual in self.imports.items()}
+        for statement in self.tree.body:
+            if type(statement) in _FUNCTIONS:
+                found[statement.name] = Value(kinds("function"), qual="local:" + statement.name)
+            elif type(statement) is ast.ClassDef:
+                found[statement.name] = Value(kinds("class"), qual="class:" + statement.name)
+        return found
+
+    # ----- summaries and callers
+    def bind_arguments(self, function: FunctionInfo, arguments, keywords) -> List[Optional[Value]]:
+        actuals: List[Optional[Value]] = [None] * len(function.names)
+        positional = len(function.node.args.posonlyargs) + len(function.node.args.args)
+        for index, value in enumerate(arguments[:positional]):
+            actuals[index] = value
+        for name, value in keywords.items():
+            if name in function.names:
+                actuals[function.names.index(name)] = value
+        return actuals
+
+    def passed_to(self, function: FunctionInfo, actuals: List[Optional[Value]]) -> None:
+        """Join what one call site passes into the function's parameters (kind, grad, device)."""
+        known = function.passed or [None] * len(function.names)
+        for index, value in enumerate(actuals):
+            if value is None:
+                continue
+            kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device,
+                         qual=value.qual, why=tuple((c, Evidence.CALLERS) for c, _ in value.why))
+            known[index] = kept if known[index] is None else join(known[index], kept)
+        function.passed = known
+
+    def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
+        state: dict = {}
+        for index, parameter in enumerate(function.parameters):
+            storages = frozenset((("param", index, function.name),))
+            symbol = frozenset(((function.name, index),)) if symbolic else EMPTY
+            if index == 0 and function.receiver_offset:
+                owner = function.owner
+                module = self.class_is_module(owner)
+                value = Value(frozenset({"object:" + owner.name} | ({"module"} if module else set())),
+                              grad=module, storages=storages)
+            elif symbolic or not function.passed or function.passed[index] is None:
+                value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
+            else:
+                value = function.passed[index]._replace(storages=storages)
+            annotation = place_of(parameter.annotation) if parameter.annotation is not None else None
+            if annotation and annotation.split(".")[-1] == "Tensor" and "?" in value.kinds:
+                value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
+            state[parameter.arg] = value
+        return state
+
+    def summary(self, function: FunctionInfo) -> Optional[Summary]:
+        """The function's summary, solved now if needed; None while it is being solved."""
+        if function.summary is _IN_PROGRESS:
+            return None
+        if function.summary is not None:
+            return function.summary
+        function.summary = _IN_PROGRESS
+        transfer = Transfer(self, function, summary_mode=True)
+        states = solve(function.graph, transfer, self.entry_state(function, symbolic=True))
+        exit_state = states[1] or {}
+        receiver = function.names[0] + "." if function.receiver_offset else None
+        summary = Summary(
+            returns=exit_state.get("!return"),
+            writes=exit_state.get("!writes", EMPTY),
+            stores={place[len(receiver):]: value for place, value in exit_state.items()
+                    if receiver and place.startswith(receiver)} if receiver else {},
+            in_flight=exit_state.get(IN_FLIGHT, EMPTY),
+            saved=exit_state.get(SAVED, EMPTY),
+            backward="!backward" in exit_state,
+            steps="!steps" in exit_state,
+        )
+        function.summary = summary
+        if function.owner is not None and function.owner.read:
+            self._fold_stores(function, summary)
+        return summary
+
+    # ----- the final solve
+    def solve_function(self, function: FunctionInfo) -> None:
+        transfer = Transfer(self, function, summary_mode=False)
+        function.solved_with = list(function.passed) if function.passed else None
+        function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
+        record(function.graph, transfer, function.states)
+
+    def build(self) -> "Model":
+        for statement in self.tree.body:
+            if type(statement) is ast.ClassDef:
+                self.class_of(statement)
+            elif type(statement) in _FUNCTIONS:
+                self.function_of(statement, self.module)
+        for info in self.classes.values():
+            self.read_class(info)
+        transfer = Transfer(self, self.module, summary_mode=False)
+        self.module.states = solve(self.module.graph, transfer, {})
+        self.module_state = self.module.states[1] or {}
+        record(self.module.graph, transfer, self.module.states)
+        for info in self.classes.values():  # again, now that the callers of ``__init__`` are known
+            info.attributes = {}
+            for method in info.methods.values():
+                if isinstance(method.summary, Summary):
+                    self._fold_stores(method, method.summary)
+        done = set()
+        for _ in range(2):  # callers first; a second round for callees whose callers' join grew
+            pending = [info for info in reversed(list(self.functions.values()))
+                       if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed)]
+            for info in pending:
+                if id(info) in done:
+                    self.events.events = [event for event in self.events.events if event.function is not info]
+                done.add(id(info))
+                self.solve_function(info)
+        return self
+
+    # ----- queries
+    def _ops_by_line(self) -> Dict[int, tuple]:
+        if self._lines is None:
+            self._lines = {}
+            functions = [self.module] + [info for info in self.functions.values() if type(info) is FunctionInfo]
+            for info in functions:
+                if info.states is None:
+                    continue
+                for block in info.graph.blocks:
+                    for position, op in enumerate(block.ops):
+                        line = _line_of(op)
+                        if line not in self._lines or self._lines[line][0] is self.module:
+                            self._lines.setdefault(line, (info, block.index, position))
+        return self._lines
+
+    def state_before(self, line: int) -> dict:
+        """The final state just before the first operation on ``line``."""
+        info, block, position = self._ops_by_line()[line]
+        transfer = Transfer(self, info, summary_mode=False)
+        state = dict(info.states[block] or {})
+        for op in info.graph.blocks[block].ops[:position]:
+            transfer.execute(op, state)
+        return state
+
+    def value_at(self, line: int, place: str) -> Value:
+        """The value of a place (``x``, ``self.w``, ``d['a']``) just before ``line`` runs."""
+        info = self._ops_by_line()[line][0]
+        state = self.state_before(line)
+        if place in state:
+            return state[place]
+        transfer = Transfer(self, info, summary_mode=False)
+        return transfer.evaluate(ast.parse(place, mode="eval").body, state)
+
+    def exit_state(self, name: str = "<module>") -> dict:
+        info = self.module if name == "<module>" else self.functions_by_name[name]
+        return info.states[1] or {}
+
+
+def _line_of(op) -> int:
+    if type(op) is not tuple:
+        return op.lineno
+    node = op[1]
+    if type(node) is ast.withitem:
+        return node.context_expr.lineno
+    if type(node).__name__ == "match_case":
+        return node.pattern.lineno
+    return node.lineno
+
+
+def _imports(tree: ast.Module) -> Dict[str, str]:
+    """Module-level import aliases: ``nn`` -> ``torch.nn``, ``F`` -> ``torch.nn.functional``."""
+    found: Dict[str, str] = {}
+    for statement in tree.body:
+        if type(statement) is ast.Import:
+            for alias in statement.names:
+                found[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+        elif type(statement) is ast.ImportFrom and statement.module:
+            for alias in statement.names:
+                found[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+    return found
+
+
+def build_model(tree: ast.Module) -> Model:
+    return Model(tree).build()

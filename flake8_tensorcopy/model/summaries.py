@@ -1,0 +1,93 @@
+"""Function summaries, made by the same solver over symbolic parameters.
+
+Parameter ``i`` of function ``f`` enters a summary solve as a symbol ``(f, i)``: kind and grad
+unknown but inherited (``kind_from``/``grad_from`` = {(f, i)}), storage ``("param", i, f)``; a
+nested function's summary keeps its enclosing function's symbols for that one to replace. What the solve finds at the exit
+is the summary: the returned value as a function of the parameters (inside tuples, lists and
+dicts too: ``Value.items``), the parameters whose storage is written in place, what is stored on
+the receiver (``self.<attr>``), copies still in flight, storages saved for backward, and whether
+it runs backward or steps an optimizer. ``instantiate`` replaces the symbols by what a call site
+passes; the model computes summaries on demand, callees first, so their order is the call
+graph's, and a recursive call meets an unknown result.
+"""
+
+from typing import Dict, NamedTuple, Optional, Sequence
+
+from flake8_tensorcopy.model.values import UNKNOWN, Evidence, Value, join
+
+
+class Summary(NamedTuple):
+    returns: Optional[Value]  # None: never returns a value (or only None)
+    writes: frozenset  # parameter indices whose storage it writes in place
+    stores: Dict[str, Value]  # attribute path under the receiver -> value stored there
+    in_flight: frozenset  # asynchronous copies started and not synced at the exit
+    saved: frozenset  # storages autograd keeps for backward (symbols included)
+    backward: bool
+    steps: bool
+
+
+def parameter_index(storage, function: str) -> Optional[int]:
+    """``i`` for the storage symbol ``("param", i, function)``, else None."""
+    if type(storage) is tuple and len(storage) == 3 and storage[0] == "param" and storage[2] == function:
+        return storage[1]
+    return None
+
+
+class Instantiation:
+    """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
+
+    def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value):
+        self.function = function
+        self.actuals = actuals
+        self.call_value = call_value  # calls an actual argument (for ``called``)
+
+    def actual(self, index: int) -> Value:
+        value = self.actuals[index] if index < len(self.actuals) else None
+        return UNKNOWN if value is None else value
+
+    def storages(self, storages: frozenset) -> frozenset:
+        function = self.function
+        if not any(parameter_index(storage, function) is not None for storage in storages):
+            return storages
+        result = set()
+        for storage in storages:
+            index = parameter_index(storage, function)
+            if index is not None:
+                result |= self.actual(index).storages
+            else:
+                result.add(storage)
+        return frozenset(result)
+
+    def own(self, symbols: frozenset):
+        """The parameter indices among ``symbols`` that are this function's, and the others."""
+        mine = [index for name, index in symbols if name == self.function]
+        return mine, frozenset(symbol for symbol in symbols if symbol[0] != self.function)
+
+    def value(self, value: Value) -> Value:
+        if value is None:
+            return None
+        kinds, grad, graph, device, why = value.kinds, value.grad, value.graph, value.device, value.why
+        kind_from, other_kinds = self.own(value.kind_from)
+        grad_from, other_grads = self.own(value.grad_from)
+        called, other_calls = self.own(value.called)
+        if kind_from:
+            kinds = kinds - {"?"} if "?" in kinds and not other_kinds else kinds
+            inherited = [self.actual(index) for index in kind_from]
+            for actual in inherited:
+                kinds = kinds | actual.kinds
+            if not device:
+                device = frozenset().union(*(actual.device for actual in inherited))
+        for index in grad_from:
+            actual = self.actual(index)
+            grad = grad or actual.grad
+            graph = graph or actual.grad
+        result = value._replace(
+            kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device,
+            storages=self.storages(value.storages), kind_from=other_kinds, grad_from=other_grads, called=other_calls,
+            why=why if why else ((("kind", Evidence.SUMMARY),) if "tensor" in kinds else ()),
+            items=None if value.items is None else tuple((key, self.value(item)) for key, item in value.items),
+        )
+        for index in called:
+            made = self.call_value(self.actual(index))
+            result = made if result.kinds == UNKNOWN.kinds and not result.storages else join(result, made)
+        return result

@@ -1,0 +1,887 @@
+"""The one transfer function: what an operation of the flow graph does to a state.
+
+``Transfer.execute(op, state)`` runs one operation (a simple statement or a compound statement's
+part, see ``flow``) on a state in place; ``evaluate(expr, state)`` is the value of an expression.
+Everything it knows about an API comes from ``knowledge`` (the generated torch tables and the
+hand-kept table); a call of a function or method of the file applies its summary. With
+``recording`` on (the pass over the final states) it also records events.
+"""
+
+import ast
+import builtins
+from typing import List, Optional
+
+from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.model.places import key_of, place_of
+from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
+from flake8_tensorcopy.model.values import (
+    EMPTY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+)
+from flake8_tensorcopy.model.events import Event, EventStore
+
+TENSOR = kinds("tensor")
+MODULE = kinds("module")
+BOOL = Value(kinds("bool"))
+STRING = Value(kinds("str"))
+_BUILTINS = frozenset(dir(builtins))
+_CONTAINER_METHODS = frozenset(dir(list) + dir(dict) + dir(str) + dir(set) + dir(tuple))
+# methods only a tensor has: a call of one on an unknown receiver is evidence (a use)
+TENSOR_ONLY_METHODS = (k.METHODS_RETURNING_TENSOR | k.INPLACE_METHODS | k.VIEW_METHODS) - _CONTAINER_METHODS - {
+    "sum", "mean", "max", "min", "all", "any", "copy", "astype", "reshape", "transpose", "view",
+    "flatten", "squeeze", "round", "clip", "dot", "std", "var", "prod", "argmax", "argmin", "repeat",
+    "take", "fill", "sort", "cumsum", "tolist", "item", "numpy", "abs", "real", "imag",
+}
+_OPERATOR_FUNCTIONS = {ast.Mult: "torch.mul", ast.MatMult: "torch.matmul", ast.Div: "torch.div",
+                       ast.Pow: "torch.pow", ast.Add: "torch.add", ast.Sub: "torch.sub"}
+
+
+def _constant(node) -> object:
+    return node.value if type(node) is ast.Constant else None
+
+
+def _device_of(node) -> frozenset:
+    """The device a ``"cuda:0"`` / ``torch.device("cpu")`` argument names (empty: unknown)."""
+    if type(node) is ast.Call and node.args:
+        node = node.args[0]
+    text = _constant(node)
+    if type(text) is str and text.split(":")[0] in ("cpu", "cuda", "mps", "xla", "meta"):
+        return frozenset((text.split(":")[0],))
+    return EMPTY
+
+
+def _keyword(node: ast.Call, name: str):
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _why(evidence: Evidence, *components: str) -> tuple:
+    return tuple((component, evidence) for component in components)
+
+
+class Transfer:
+    """Runs the operations of one function's graph; ``frame`` is that function's solve."""
+
+    def __init__(self, model, function, summary_mode: bool):
+        self.model = model
+        self.function = function
+        self.summary_mode = summary_mode
+        self.recording = False
+        self.block = 0
+        self.order = 0
+        self.store: EventStore = model.events
+
+    # ----- events
+    def record(self, kind, node, place, value, state, **detail) -> None:
+        if self.recording:
+            self.order += 1
+            self.store.add(Event(kind, node, place, value, self.function, self.block, self.order,
+                                 state.get(IN_FLIGHT, EMPTY), detail))
+
+    # ----- statements
+    def execute(self, op, state: dict) -> None:
+        kind = type(op)
+        if kind is tuple:
+            getattr(self, "op_" + op[0])(op, state)
+            return
+        handler = getattr(self, "stmt_" + kind.__name__, None)
+        if handler is not None:
+            handler(op, state)
+        else:
+            for child in ast.iter_child_nodes(op):
+                if isinstance(child, ast.expr):
+                    self.evaluate(child, state)
+
+    def stmt_Expr(self, node, state):
+        self.evaluate(node.value, state)
+
+    def stmt_Assign(self, node, state):
+        value = self.evaluate(node.value, state)
+        for target in node.targets:
+            self.assign(target, value, state, node)
+
+    def stmt_AnnAssign(self, node, state):
+        if node.value is not None:
+            value = self.evaluate(node.value, state)
+            self.assign(node.target, self.annotated(value, node.annotation), state, node)
+
+    def stmt_AugAssign(self, node, state):
+        old = self.evaluate(node.target, state)
+        other = self.evaluate(node.value, state)
+        if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
+            self.write(node.target, old, state, node, grad=other.grad)
+            written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
+            if old.kinds == TENSOR:
+                self.rebind(node.target, written, state)
+                return
+            old = written
+        self.rebind(node.target, self.arithmetic(node.op, old, other, node, state), state)
+
+    def stmt_Return(self, node, state):
+        value = NONE if node.value is None else self.evaluate(node.value, state)
+        state["!return"] = value if "!return" not in state else join(state["!return"], value)
+        self.record("return", node, None, value, state)
+
+    def stmt_Delete(self, node, state):
+        for target in node.targets:
+            place = place_of(target)
+            if place is not None and type(target) is not ast.Subscript:
+                self.forget(place, state)
+
+    def stmt_Import(self, node, state):
+        for alias in node.names:
+            if alias.asname:
+                state[alias.asname] = Value(kinds("pymodule"), qual=alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                state[top] = Value(kinds("pymodule"), qual=top)
+
+    def stmt_ImportFrom(self, node, state):
+        base = node.module or ""
+        for alias in node.names:
+            if alias.name != "*":
+                name = alias.asname or alias.name
+                state[name] = Value(kinds("pymodule"), qual=f"{base}.{alias.name}" if base else alias.name)
+
+    def op_test(self, op, state):
+        self.evaluate(op[1], state)
+
+    def op_assume(self, op, state):
+        self.narrow(op[1], op[2], state)
+
+    def op_for(self, op, state):
+        node = op[1]
+        recording, self.recording = self.recording, False
+        iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
+        self.recording = recording
+        self.assign(node.target, self.element(iterated), state, node)
+
+    def op_with(self, op, state):
+        item = op[1]
+        value = self.evaluate(item.context_expr, state)
+        if item.optional_vars is not None:
+            self.assign(item.optional_vars, value, state, item.context_expr)
+
+    def op_except(self, op, state):
+        handler = op[1]
+        if handler.name:
+            state[handler.name] = Value(kinds("exception"))
+
+    def op_case(self, op, state):
+        case, subject = op[1], op[2]
+        recording, self.recording = self.recording, False
+        value = self.evaluate(subject, state)  # already evaluated (and recorded) by its test
+        self.recording = recording
+        for node in ast.walk(case.pattern):
+            name = getattr(node, "name", None)
+            if type(name) is str:
+                state[name] = value if type(node) is ast.MatchAs and node.pattern is None else UNKNOWN
+
+    def op_def(self, op, state):
+        node = op[1]
+        info = self.model.function_of(node, self.function)
+        for decorator in node.decorator_list:
+            self.evaluate(decorator, state)
+        if type(node) is ast.ClassDef:
+            state[node.name] = Value(kinds("class"), qual="class:" + node.name)
+        else:
+            state[node.name] = Value(kinds("function"), qual="local:" + info.name)
+        info.closure = state
+
+    # ----- places
+    def forget(self, place: str, state: dict) -> None:
+        """Rebinding ``foo`` or ``foo.bar`` forgets ``foo.bar.baz`` (mypy's binder)."""
+        state.pop(place, None)
+        prefix = place + "."
+        for key in [key for key in state if key.startswith(prefix)]:
+            del state[key]
+
+    def rebind(self, target, value: Value, state: dict) -> None:
+        place = place_of(target)
+        if place is not None and type(target) is not ast.Subscript:
+            self.forget(place, state)
+            state[place] = value
+        elif type(target) is ast.Subscript:
+            self.store_item(target, value, state)
+
+    def assign(self, target, value: Value, state: dict, node) -> None:
+        kind = type(target)
+        if kind is ast.Name or kind is ast.Attribute:
+            place = place_of(target)
+            if kind is ast.Attribute and place is None:
+                self.evaluate(target.value, state)
+                self.record("escape", target, None, value, state)
+                return
+            self.forget(place, state)
+            state[place] = value
+            self.record("bind", target, place, value, state)
+        elif kind is ast.Subscript:
+            self.store_item(target, value, state)
+        elif kind is ast.Tuple or kind is ast.List:
+            for position, element in enumerate(target.elts):
+                if type(element) is ast.Starred:
+                    rest = Value(kinds("list"), items=(("*", self.element(value)),))
+                    self.assign(element.value, rest, state, node)
+                else:
+                    item = value.item(str(position)) if value.items is not None else None
+                    self.assign(element, item if item is not None else self.element(value), state, node)
+        elif kind is ast.Starred:
+            self.assign(target.value, value, state, node)
+
+    def store_item(self, target: ast.Subscript, value: Value, state: dict) -> None:
+        container = self.evaluate(target.value, state)
+        self.evaluate(target.slice, state)
+        if container.is_tensor:  # ``x[i] = v`` writes the tensor in place
+            self.write(target.value, container, state, target, grad=value.grad)
+        place = place_of(target.value)
+        if place is None or "[" in place:
+            return
+        if container.items is not None or not container.is_tensor:
+            key = key_of(target.slice)
+            items = dict(container.items or ())
+            items[key] = value if key not in items or key != "*" else join(items[key], value)
+            state[place] = container._replace(items=tuple(items.items()))
+            self.record("bind", target, place_of(target), value, state)
+
+    def write(self, target, value: Value, state: dict, node, grad: bool = False) -> None:
+        """An in-place write of ``value``'s storages, with who else holds them and what of them
+        autograd saved."""
+        if self.recording:
+            place = place_of(target)
+            holders = set()
+            for storage in value.storages:
+                holders.update(self.store.holders(storage, state, excluding=(place,)))
+            saved = value.storages & state.get(SAVED, EMPTY)
+            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved)
+        if self.summary_mode:
+            for storage in value.storages:
+                index = parameter_index(storage, self.function.name)
+                if index is not None:
+                    state["!writes"] = state.get("!writes", EMPTY) | {index}
+
+    # ----- expressions
+    def evaluate(self, node, state: dict) -> Value:
+        handler = _EXPRESSIONS.get(type(node))
+        return handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
+
+    def evaluate_children(self, node, state) -> Value:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.evaluate(child, state)
+        return UNKNOWN
+
+    def name(self, node: ast.Name, state) -> Value:
+        value = state.get(node.id)
+        if value is None:
+            value = self.model.outer_value(self.function, node.id)
+            if value is None:
+                return Value(kinds("?"), qual="builtins." + node.id) if node.id in _BUILTINS else UNKNOWN
+        if value.storages and self.recording:
+            self.record("read", node, node.id, value, state)
+        return value._replace(fresh=False) if value.fresh else value
+
+    def attribute(self, node: ast.Attribute, state) -> Value:
+        place = place_of(node)
+        value = state.get(place) if place is not None else None
+        if value is not None:
+            if value.storages:
+                self.record("read", node, place, value, state)
+            return value._replace(fresh=False) if value.fresh else value
+        base = self.evaluate(node.value, state)
+        return self.attribute_of(base, node.attr, node)
+
+    def attribute_of(self, base: Value, name: str, node) -> Value:
+        if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
+            return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
+        for kind in base.kinds:
+            if kind.startswith("object:"):
+                found = self.model.instance_attribute(kind[7:], name)
+                if found is not None:
+                    return found
+        if base.is_tensor or "?" in base.kinds and base.kind_from:
+            roles = k.role_of("attribute", name)
+            if "detach" in roles:
+                return base._replace(grad=False, graph=False, fresh=False, items=None)
+            if "integer" in roles:
+                return INTEGER
+            if name in k.ATTRIBUTES_RETURNING_TENSOR:
+                storages = base.storages if name in k.VIEW_ATTRIBUTES else frozenset((_site(node),))
+                grad = base.grad and name != "grad"
+                return Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
+                             why=_why(Evidence.TENSOR_METHOD, "kind"),
+                             grad_from=base.grad_from if name != "grad" else EMPTY)
+        if "module" in base.kinds and name in ("weight", "bias"):
+            return Value(TENSOR, grad=True, storages=frozenset((_site(node),)), why=_why(Evidence.MODULE_CALL, "kind"))
+        return UNKNOWN
+
+    def subscript(self, node: ast.Subscript, state) -> Value:
+        base = self.evaluate(node.value, state)
+        index = self.evaluate(node.slice, state)
+        if base.items is not None:
+            key = key_of(node.slice)
+            item = base.item(key) if key != "*" else base.all_items()
+            value = item if item is not None else UNKNOWN
+            if value.storages:
+                self.record("read", node, place_of(node), value, state)
+            return value
+        if base.is_tensor:
+            storages = base.storages if not index.is_tensor else frozenset((_site(node),))
+            return base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
+                                 items=None, facts=EMPTY)
+        return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
+                     if base.kind_from else EMPTY)
+
+    def constant(self, node, state) -> Value:
+        value = node.value
+        if value is None:
+            return NONE
+        if type(value) is bool:
+            return BOOL
+        if type(value) is int:
+            return INTEGER
+        if type(value) in (float, complex):
+            return NUMBER
+        return STRING
+
+    def sequence(self, node, state) -> Value:
+        items, star = [], None
+        for position, element in enumerate(node.elts):
+            if type(element) is ast.Starred:
+                value = self.element(self.evaluate(element.value, state))
+                star = value if star is None else join(star, value)
+            else:
+                items.append((str(position), self.evaluate(element, state)))
+        if star is not None:
+            for _, value in items:
+                star = join(star, value)
+            items = [("*", star)]
+        kind = {ast.Tuple: "tuple", ast.List: "list", ast.Set: "set"}[type(node)]
+        return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True, items=tuple(items))
+
+    def dictionary(self, node, state) -> Value:
+        items = {}
+        for key, value in zip(node.keys, node.values):
+            value = self.evaluate(value, state)
+            if key is None:  # ``**other``
+                value = self.element(value)
+                name = "*"
+            else:
+                self.evaluate(key, state)
+                name = key_of(key)
+            items[name] = join(items[name], value) if name in items else value
+        return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=tuple(items.items()))
+
+    def comprehension(self, node, state) -> Value:
+        inner = dict(state)
+        for generator in node.generators:
+            self.assign(generator.target, self.element(self.evaluate(generator.iter, inner)), inner, generator)
+            for condition in generator.ifs:
+                self.evaluate(condition, inner)
+                self.narrow(condition, True, inner)
+        if type(node) is ast.DictComp:
+            self.evaluate(node.key, inner)
+            element = self.evaluate(node.value, inner)
+            kind = "dict"
+        else:
+            element = self.evaluate(node.elt, inner)
+            kind = "list" if type(node) is not ast.GeneratorExp else "generator"
+        if IN_FLIGHT in inner:
+            state[IN_FLIGHT] = inner[IN_FLIGHT]
+        return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
+
+    def lambda_(self, node, state) -> Value:
+        info = self.model.function_of(node, self.function)
+        info.closure = state
+        return Value(kinds("function"), qual="local:" + info.name)
+
+    def named(self, node, state) -> Value:
+        value = self.evaluate(node.value, state)
+        self.assign(node.target, value, state, node)
+        return value
+
+    def conditional(self, node, state) -> Value:
+        self.evaluate(node.test, state)
+        return join(self.evaluate(node.body, state), self.evaluate(node.orelse, state))
+
+    def boolean(self, node, state) -> Value:
+        result = None
+        for operand in node.values:
+            value = self.evaluate(operand, state)
+            result = value if result is None else join(result, value)
+        return result
+
+    def compare(self, node, state) -> Value:
+        values = [self.evaluate(node.left, state)] + [self.evaluate(item, state) for item in node.comparators]
+        if any(value.is_tensor for value in values) and not any(
+            type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops
+        ):
+            return Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+        return BOOL
+
+    def unary(self, node, state) -> Value:
+        operand = self.evaluate(node.operand, state)
+        if type(node.op) is ast.Not:
+            return BOOL
+        return self.arithmetic(node.op, operand, operand, node, state)
+
+    def binary(self, node, state) -> Value:
+        left = self.evaluate(node.left, state)
+        right = self.evaluate(node.right, state)
+        return self.arithmetic(node.op, left, right, node, state)
+
+    def arithmetic(self, op, left: Value, right: Value, node, state) -> Value:
+        """``a <op> b``: a new tensor if either is one; the graph follows the operands' grad."""
+        grad = left.grad or right.grad
+        if left.is_tensor or right.is_tensor:
+            result = Value(
+                TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
+                device=left.device | right.device, why=_why(Evidence.TORCH_API, "kind"),
+                grad_from=left.grad_from | right.grad_from,
+            )
+            self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state)
+            return result
+        if left.kind_from or right.kind_from:
+            return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
+                         kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
+        if left.items is not None and right.items is not None:  # list + list
+            return Value(left.kinds | right.kinds, storages=frozenset((_site(node),)), fresh=True,
+                         items=(("*", join(self.element(left), self.element(right))),))
+        if left.kinds <= _NUMERIC and right.kinds <= _NUMERIC:
+            return NUMBER
+        return UNKNOWN
+
+    def save(self, function: Optional[str], operands, result: Value, state) -> None:
+        """What autograd keeps of an operation on grad tensors (the torch tables say which)."""
+        saved = k.SAVED_FOR_BACKWARD.get(function) if function else None
+        if not saved or not (result.grad or result.grad_from):
+            return
+        storages = set()
+        for what in saved:
+            if what == "output":
+                storages |= result.storages
+            elif what < len(operands) and operands[what] is not None:
+                storages |= operands[what].storages
+        if storages:
+            state[SAVED] = state.get(SAVED, EMPTY) | storages
+
+    def element(self, value: Value) -> Value:
+        """What iterating ``value`` yields."""
+        if value.items is not None:
+            found = value.all_items()
+            return found if found is not None else UNKNOWN
+        if value.is_tensor:
+            return value._replace(items=None, fresh=False, facts=EMPTY)
+        return UNKNOWN
+
+    # ----- narrowing
+    def narrow(self, test, truth: bool, state: dict) -> None:
+        """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
+        ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
+        kind = type(test)
+        if kind is ast.UnaryOp and type(test.op) is ast.Not:
+            self.narrow(test.operand, not truth, state)
+        elif kind is ast.BoolOp and (type(test.op) is ast.And) == truth:
+            for value in test.values:
+                self.narrow(value, truth, state)
+        elif kind is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance" and truth:
+            place = place_of(test.args[0]) if len(test.args) == 2 else None
+            checked = self.evaluate(test.args[1], state) if place is not None else None
+            if checked is not None and checked.qual in ("torch.Tensor", "torch.nn.Parameter"):
+                old = state.get(place, UNKNOWN)
+                state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
+        elif kind is ast.Compare and len(test.ops) == 1:
+            differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
+            left, right = test.left, test.comparators[0]
+            if differs and type(left) is ast.Attribute and left.attr in ("dtype", "device"):
+                place, other = place_of(left.value), place_of(right)
+                if place is not None and other is not None and place in state:
+                    state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
+
+    def annotated(self, value: Value, annotation) -> Value:
+        text = place_of(annotation) or ""
+        if text.split(".")[-1] == "Tensor" and "?" in value.kinds:
+            return value._replace(kinds=value.kinds - {"?"} | TENSOR, why=_why(Evidence.ANNOTATION, "kind"))
+        return value
+
+    # ----- calls
+    def call(self, node: ast.Call, state) -> Value:
+        func = node.func
+        if type(func) is ast.Attribute and place_of(func) in state:  # ``self.post(x)``: a value stored there
+            callee = self.attribute(func, state)
+        elif type(func) is ast.Attribute:
+            receiver = self.evaluate(func.value, state)
+            method = func.attr
+            if not ("pymodule" in receiver.kinds and receiver.qual):
+                arguments, keywords = self.arguments(node, state)
+                return self.method_call(receiver, method, func.value, arguments, keywords, node, state)
+            callee = Value(kinds("pymodule"), qual=f"{receiver.qual}.{method}")
+        else:
+            callee = self.evaluate(func, state)
+        arguments, keywords = self.arguments(node, state)
+        return self.call_value(callee, arguments, keywords, node, state)
+
+    def arguments(self, node: ast.Call, state):
+        arguments = [self.evaluate(argument, state) for argument in node.args]
+        keywords = {keyword.arg: self.evaluate(keyword.value, state) for keyword in node.keywords}
+        return arguments, keywords
+
+    def call_value(self, callee: Value, arguments: List[Value], keywords: dict, node, state,
+                   receiver_place: Optional[str] = None) -> Value:
+        qual = callee.qual
+        if qual.startswith("local:"):
+            return self.apply(self.model.functions_by_name[qual[6:]], arguments, keywords, node, state,
+                              receiver_place=receiver_place)
+        if qual.startswith("class:"):
+            return self.instantiate_class(qual[6:], arguments, keywords, node, state)
+        if qual.startswith("builtins."):
+            return self.builtin(qual[9:], arguments, keywords, node, state)
+        for kind in callee.kinds:
+            if kind.startswith("object:"):
+                forward = self.model.method_of(kind[7:], "forward") or self.model.method_of(kind[7:], "__call__")
+                if forward is not None:
+                    return self.apply(forward, [callee] + arguments, keywords, node, state)
+        if "module" in callee.kinds:
+            return self.module_output(arguments, node, state)
+        if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
+            result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from)
+            self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
+            return result
+        if qual:
+            return self.torch_call(qual, arguments, keywords, node, state)
+        return self.unknown_call(arguments, keywords, node, state)
+
+    def unknown_call(self, arguments, keywords, node, state, name: str = "") -> Value:
+        for value in list(arguments) + list(keywords.values()):
+            if value.storages:
+                self.record("escape", node, None, value, state)
+        self.record("call", node, None, UNKNOWN, state, callee=name, arguments=tuple(arguments))
+        return UNKNOWN
+
+    def module_output(self, arguments, node, state) -> Value:
+        """A module's output is a graph tensor; its parameters' gradients need the input, so
+        the input is saved for backward."""
+        for value in arguments:
+            if value.storages and (value.is_tensor or "?" in value.kinds):
+                state[SAVED] = state.get(SAVED, EMPTY) | value.storages
+        result = Value(TENSOR, grad=True, graph=True, storages=frozenset((_site(node),)), fresh=True,
+                       device=arguments[0].device if arguments else EMPTY,
+                       why=_why(Evidence.MODULE_CALL, "kind", "grad"))
+        self.record("call", node, None, result, state, callee="module", arguments=tuple(arguments))
+        return result
+
+    def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
+        roles = k.role_of("function", qual)
+        first = arguments[0] if arguments else UNKNOWN
+        result = None
+        if "sync" in roles:
+            state[IN_FLIGHT] = EMPTY
+            self.record("sync", node, None, NONE, state)
+            result = NONE
+        elif "copy" in roles:
+            result = _copied(first, node)
+        elif "backward" in roles:
+            self.record("backward", node, None, first, state)
+            result = NONE
+        elif "parameter" in roles:
+            result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
+        else:
+            package, _, last = qual.rpartition(".")
+            if last[:1].isupper() and ("module" in k.role_of("package", package)
+                                       or "optimizer" in k.role_of("package", package)):
+                kind = "module" if "module" in k.role_of("package", package) else "optimizer"
+                result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
+                               why=_why(Evidence.TORCH_API, "kind"))
+            elif qual in k.FUNCTIONS_RETURNING_TENSOR:
+                result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
+            elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
+                element = self.tensor_result(qual, last, first, arguments, keywords, node, state)
+                result = Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
+        if result is None:
+            return self.unknown_call(arguments, keywords, node, state, qual)
+        self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments))
+        return result
+
+    def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
+        tensors = [value for value in arguments if value.is_tensor or value.kind_from]
+        grad = any(value.grad for value in tensors)
+        requires = keywords.get("requires_grad")
+        leaf_grad = requires is not None and _constant(_keyword(node, "requires_grad")) is True
+        device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else EMPTY
+        if not device:
+            device = frozenset().union(*(value.device for value in tensors)) if tensors else EMPTY
+        view = last in k.VIEW_METHODS and (first.is_tensor or first.kind_from)
+        result = Value(
+            TENSOR, grad=grad or leaf_grad, graph=grad, device=device, fresh=not view,
+            storages=first.storages if view else frozenset((_site(node),)),
+            why=_why(Evidence.TORCH_API, "kind", *(("device",) if device else ())),
+            grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
+        )
+        self.save(qual, arguments, result, state)
+        return result
+
+    def builtin(self, name: str, arguments, keywords, node, state) -> Value:
+        first = arguments[0] if arguments else UNKNOWN
+        if name in ("len", "int", "round", "hash", "id", "ord"):
+            result = INTEGER
+        elif name in ("float", "abs", "pow", "divmod"):
+            result = NUMBER if not first.is_tensor else first._replace(fresh=True)
+        elif name in ("isinstance", "bool", "callable", "hasattr", "issubclass"):
+            result = BOOL
+        elif name in ("str", "repr", "format"):
+            result = STRING
+        elif name in ("list", "tuple", "set", "sorted", "reversed", "iter", "frozenset"):
+            result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
+                           storages=frozenset((_site(node),)), fresh=True, items=(("*", self.element(first)),))
+        elif name == "dict":
+            result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
+                           items=first.items if first.items is not None and first.kinds == kinds("dict") else None)
+        elif name in ("zip", "enumerate"):
+            elements = [INTEGER] if name == "enumerate" else []
+            elements += [self.element(value) for value in arguments]
+            pair = Value(kinds("tuple"), items=tuple((str(index), value) for index, value in enumerate(elements)))
+            result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True, items=(("*", pair),))
+        elif name == "range":
+            result = Value(kinds("list"), items=(("*", INTEGER),))
+        elif name in ("max", "min", "sum", "next"):
+            candidates = arguments if len(arguments) > 1 else [self.element(first)]
+            result = candidates[0]
+            for value in candidates[1:]:
+                result = join(result, value)
+            if name == "sum" and result.is_tensor:
+                result = result._replace(storages=frozenset((_site(node),)), graph=result.grad, fresh=True)
+        elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
+            result = self.attribute_of(first, str(node.args[1].value), node)
+        else:
+            return self.unknown_call(arguments, keywords, node, state, name)
+        self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments))
+        return result
+
+    def method_call(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state) -> Value:
+        receiver_place = place_of(receiver_node)
+        for kind in receiver.kinds:
+            if kind.startswith("object:"):
+                found = self.model.method_of(kind[7:], method)
+                if found is not None:
+                    bound = [receiver] + arguments if found.receiver_offset else arguments
+                    return self.apply(found, bound, keywords, node, state, receiver_place)
+                stored = self.model.instance_attribute(kind[7:], method)
+                if stored is not None:
+                    return self.call_value(stored, arguments, keywords, node, state)
+        if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
+            return self.call_value(self.attribute_of(receiver, method, node), arguments, keywords, node, state)
+        roles = k.role_of("method", method)
+        if "sync" in roles and (method == "synchronize" or receiver.is_tensor):
+            state[IN_FLIGHT] = EMPTY
+            self.record("sync", node, receiver_place, receiver, state)
+            if method == "synchronize":
+                return NONE
+        if "module" in receiver.kinds or "optimizer" in receiver.kinds:
+            return self.module_method(receiver, method, arguments, node, state)
+        if not receiver.is_tensor and "?" in receiver.kinds and method in TENSOR_ONLY_METHODS | {"backward"}:
+            receiver = receiver._replace(kinds=receiver.kinds - {"?"} | TENSOR, why=_why(Evidence.USE, "kind"))
+            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+                state[receiver_place] = receiver
+        if receiver.is_tensor:
+            result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
+                                        keywords, node, state)
+            self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
+            return result
+        if receiver.items is not None:
+            return self.container_method(receiver, method, receiver_place, arguments, node, state)
+        if receiver.kind_from and self.summary_mode:  # a parameter: tensor semantics, kind left symbolic
+            result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
+                                        keywords, node, state)
+            if result.is_tensor:
+                return result._replace(kinds=kinds("?"), kind_from=receiver.kind_from,
+                                       grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
+            return result
+        return self.unknown_call(arguments, keywords, node, state, method)
+
+    def module_method(self, receiver, method, arguments, node, state) -> Value:
+        if method == "step":
+            self.record("step", node, None, receiver, state)
+            if self.summary_mode:
+                state["!steps"] = NONE
+            return NONE
+        if method in ("parameters", "buffers"):
+            weight = Value(TENSOR, grad=method == "parameters", storages=receiver.storages, why=_why(Evidence.MODULE_CALL, "kind"))
+            return Value(kinds("list"), items=(("*", weight),))
+        if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
+            return receiver
+        if method == "forward":
+            return self.module_output(arguments, node, state)
+        return self.unknown_call(arguments, {}, node, state, method)
+
+    def tensor_method(self, receiver, method, roles, receiver_node, receiver_place, arguments, keywords,
+                      node, state) -> Value:
+        site = frozenset((_site(node),))
+        any_grad = receiver.grad or any(value.grad for value in arguments)
+        if "backward" in roles:
+            self.record("backward", node, receiver_place, receiver, state)
+            if self.summary_mode:
+                state["!backward"] = NONE
+            return NONE
+        if "value_read" in roles:
+            self.record("read", node, receiver_place, receiver, state, value_read=method)
+            if method == "numpy":
+                return receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+            return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
+        if "integer" in roles:
+            return INTEGER
+        if "detach" in roles:
+            return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY)
+        if "copy" in roles:
+            return _copied(receiver, node)
+        if "move" in roles:
+            return self.move(receiver, method, arguments, keywords, node, state)
+        if method in k.INPLACE_METHODS:
+            self.write(receiver_node, receiver, state, node, grad=any_grad)
+            written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
+            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+                state[receiver_place] = written
+            return written
+        function = "torch.Tensor." + method
+        if method in k.VIEW_METHODS or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
+            view = method in k.VIEW_METHODS
+            result = Value(TENSOR, grad=any_grad, graph=any_grad, device=receiver.device,
+                           storages=receiver.storages if view else site, fresh=not view,
+                           why=_why(Evidence.TENSOR_METHOD, "kind"),
+                           grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)))
+            self.save(function, [receiver] + arguments, result, state)
+            if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
+                return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
+            return result
+        return UNKNOWN
+
+    def move(self, receiver, method, arguments, keywords, node, state) -> Value:
+        """``to``/``cuda``/``float``...: the tensor itself when nothing changes, else a copy;
+        a copy for sure when narrowing proved the dtype or device differs, or ``copy=True``."""
+        site = frozenset((_site(node),))
+        target = node.args[0] if node.args else _keyword(node, "dtype") or _keyword(node, "device")
+        other = place_of(target) if target is not None else None
+        copies = (other is not None and "!=:" + other in receiver.facts) or _constant(_keyword(node, "copy")) is True
+        device = _device_of(target) if target is not None else EMPTY
+        if method in ("cuda", "cpu"):
+            device = frozenset((method,))
+        result = receiver._replace(
+            storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
+            graph=receiver.graph or receiver.grad, pending=EMPTY, items=None, facts=EMPTY,
+        )
+        if _constant(_keyword(node, "non_blocking")) is True:
+            copy = _site(node)
+            result = result._replace(pending=frozenset((copy,)))
+            state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | {copy}
+            self.record("copy-start", node, None, result, state, copy=copy)
+        return result
+
+    def container_method(self, receiver, method, receiver_place, arguments, node, state) -> Value:
+        if method in ("append", "add", "extend", "insert", "update", "setdefault") and arguments:
+            added = arguments[-1] if method not in ("extend", "update") else self.element(arguments[-1])
+            if method == "update" and arguments[-1].items is not None:
+                items = dict(receiver.items)
+                items.update(arguments[-1].items)
+            else:
+                items = dict(receiver.items)
+                items["*"] = join(items["*"], added) if "*" in items else added
+            if receiver_place is not None and "[" not in receiver_place:
+                state[receiver_place] = receiver._replace(items=tuple(items.items()))
+            return NONE
+        if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
+            found = receiver.item(key_of(node.args[0]))
+            return found if found is not None else UNKNOWN
+        if method in ("values", "pop", "popitem", "copy", "items", "keys"):
+            element = self.element(receiver)
+            if method == "copy":
+                return receiver._replace(storages=frozenset((_site(node),)), fresh=True)
+            if method in ("pop", "popitem"):
+                return element
+            return Value(kinds("list"), items=(("*", element if method == "values" else UNKNOWN),))
+        return self.unknown_call(arguments, {}, node, state, method)
+
+    # ----- functions and classes of the file
+    def instantiate_class(self, name, arguments, keywords, node, state) -> Value:
+        info = self.model.classes[name]
+        instance_kinds = {"object:" + name} | ({"module"} if self.model.class_is_module(info) else set())
+        instance = Value(frozenset(instance_kinds), storages=frozenset((_site(node),)), fresh=True,
+                         grad="module" in instance_kinds)
+        initializer = self.model.method_of(name, "__init__")
+        if initializer is not None:
+            self.apply(initializer, [instance] + arguments, keywords, node, state)
+        else:
+            self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
+        return instance
+
+    def apply(self, function, arguments, keywords, node, state, receiver_place: Optional[str] = None) -> Value:
+        """A call of a function of the file: its summary, instantiated with the arguments."""
+        actuals = self.model.bind_arguments(function, arguments, keywords)
+        if self.recording:
+            self.model.passed_to(function, actuals)
+        summary = self.model.summary(function)
+        if summary is None:  # recursion: the callee is being summarised
+            return self.unknown_call(arguments, keywords, node, state, function.name)
+        instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state))
+        for index in summary.writes:
+            written = instance.actual(index)
+            if written.storages:
+                self.write(node, written, state, node)
+        if summary.in_flight:
+            state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | summary.in_flight
+        if summary.saved:
+            state[SAVED] = state.get(SAVED, EMPTY) | instance.storages(summary.saved)
+        if summary.backward:
+            self.record("backward", node, None, NONE, state)
+        if summary.steps:
+            self.record("step", node, None, NONE, state)
+        if receiver_place is not None and function.receiver_offset and summary.stores:
+            for path, value in summary.stores.items():
+                place = f"{receiver_place}.{path}"
+                self.forget(place, state)
+                state[place] = instance.value(value)
+        result = instance.value(summary.returns) if summary.returns is not None else NONE
+        self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
+        return result
+
+
+_NUMERIC = frozenset(("number", "int", "bool"))
+
+
+def _site(node) -> tuple:
+    """The allocation site of what ``node`` makes: its position."""
+    return (node.lineno, node.col_offset)
+
+
+def _copied(value: Value, node) -> Value:
+    """A copy: the same kind, grad and items, every storage new."""
+    items = None
+    if value.items is not None:
+        items = tuple((key, _copied(item, node)) for key, item in value.items)
+    return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
+                          items=items, facts=EMPTY)
+
+
+_EXPRESSIONS = {
+    ast.Name: Transfer.name,
+    ast.Attribute: Transfer.attribute,
+    ast.Subscript: Transfer.subscript,
+    ast.Constant: Transfer.constant,
+    ast.Tuple: Transfer.sequence,
+    ast.List: Transfer.sequence,
+    ast.Set: Transfer.sequence,
+    ast.Dict: Transfer.dictionary,
+    ast.ListComp: Transfer.comprehension,
+    ast.SetComp: Transfer.comprehension,
+    ast.GeneratorExp: Transfer.comprehension,
+    ast.DictComp: Transfer.comprehension,
+    ast.Lambda: Transfer.lambda_,
+    ast.NamedExpr: Transfer.named,
+    ast.IfExp: Transfer.conditional,
+    ast.BoolOp: Transfer.boolean,
+    ast.Compare: Transfer.compare,
+    ast.UnaryOp: Transfer.unary,
+    ast.BinOp: Transfer.binary,
+    ast.Call: Transfer.call,
+    ast.Await: lambda self, node, state: self.evaluate(node.value, state),
+    ast.Starred: lambda self, node, state: self.evaluate(node.value, state),
+    ast.JoinedStr: lambda self, node, state: (self.evaluate_children(node, state), STRING)[1],
+}

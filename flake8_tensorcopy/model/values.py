@@ -1,0 +1,186 @@
+"""Abstract values: what one place may hold at one point, as one small immutable tuple.
+
+A value is a product of components, each joined on its own:
+
+- ``kinds``: what it may be ("tensor", "ndarray", "module", "optimizer", "number", "int",
+  "list", "tuple", "dict", "function", "class", "object:<Class>", "none", "str", "pymodule",
+  "?" for unknown); a join is the union;
+- ``grad``: it may require grad; ``graph``: it may be a non-leaf of the autograd graph (made by
+  an operation on grad tensors): a leaf is a value with ``grad`` and no ``graph``;
+- ``storages``: the storage ids it may share (aliasing is two places holding one id); an id is
+  the allocation site ``(line, column)`` or a parameter ``("param", i, function)``;
+- ``device``: the devices it may live on (empty: unknown); ``pending``: the asynchronous copies
+  that produce it (the state says which are still in flight); ``fresh``: no one else holds it;
+- ``why``: evidence per component, ``(component, Evidence)`` pairs, kept only where every path
+  has some, the weakest;
+- symbolic parts, used inside summaries: ``kind_from`` / ``grad_from`` (the parameters
+  ``(function, i)`` whose kind / grad it inherits) and ``called`` (those called to make it);
+- ``items``: a container's items by constant key (``"'a'"``, ``"0"``) and ``"*"`` (any other);
+- ``qual``: what a name refers to (``"torch.nn"``, ``"copy.deepcopy"``, ``"local:f"``);
+- ``facts``: what narrowing proved (``"!=:dtype"``: its dtype differs from ``dtype``).
+
+A state is a dict from place to value plus two sets: ``IN_FLIGHT`` (copies not yet synced) and
+``SAVED`` (storages autograd keeps for backward). ``join_states`` and ``widen_states`` are the
+only ways two states meet.
+"""
+
+import enum
+from typing import Dict, NamedTuple, Optional, Tuple
+
+EMPTY: frozenset = frozenset()
+IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
+SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
+
+
+class Evidence(enum.Enum):
+    """Where a component's fact comes from; ``strong`` says whether a safe fix may rest on it."""
+
+    TORCH_API = "made by a torch API"
+    TENSOR_METHOD = "the result of a tensor method"
+    USE = "used as only a tensor can be"
+    ISINSTANCE = "checked with isinstance"
+    SUMMARY = "returned by a function of this module"
+    CALLERS = "what this module's callers pass"
+    MODULE_CALL = "the output of an nn.Module"
+    ANNOTATION = "annotated as a tensor"
+
+    @property
+    def strong(self) -> bool:
+        return self is not Evidence.ANNOTATION
+
+
+class Value(NamedTuple):
+    kinds: frozenset
+    grad: bool = False
+    graph: bool = False
+    storages: frozenset = EMPTY
+    device: frozenset = EMPTY
+    pending: frozenset = EMPTY
+    fresh: bool = False
+    why: Tuple[Tuple[str, Evidence], ...] = ()
+    kind_from: frozenset = EMPTY
+    grad_from: frozenset = EMPTY
+    called: frozenset = EMPTY
+    items: Optional[Tuple[Tuple[str, "Value"], ...]] = None
+    qual: str = ""
+    facts: frozenset = EMPTY
+
+    @property
+    def is_tensor(self) -> bool:
+        return "tensor" in self.kinds
+
+    def evidence(self, component: str) -> Optional[Evidence]:
+        for name, evidence in self.why:
+            if name == component:
+                return evidence
+        return None
+
+    def item(self, key: str) -> Optional["Value"]:
+        """The value at a constant key, else the ``[*]`` summary, else None."""
+        if self.items is None:
+            return None
+        star = None
+        for name, value in self.items:
+            if name == key:
+                return value
+            if name == "*":
+                star = value
+        return star
+
+    def all_items(self) -> "Optional[Value]":
+        """The join of every item: what iterating or an unknown index yields."""
+        result = None
+        for _, value in self.items or ():
+            result = value if result is None else join(result, value)
+        return result
+
+
+def kinds(*names: str) -> frozenset:
+    return frozenset(names)
+
+
+UNKNOWN = Value(kinds("?"))
+NUMBER = Value(kinds("number"))
+INTEGER = Value(kinds("int"))
+NONE = Value(kinds("none"))
+
+
+def _join_why(a, b):
+    if a == b:
+        return a
+    if not a or not b:
+        return ()
+    theirs = dict(b)
+    joined = []
+    for component, evidence in a:
+        other = theirs.get(component)
+        if other is not None:
+            joined.append((component, evidence if evidence.strong or not other.strong else other))
+    return tuple(joined)
+
+
+def _join_items(a, b, widen=False):
+    if a is None or b is None:
+        items = a if b is None else b
+        if items is None or not widen:
+            return items
+        a, b = items, ()
+    merged: Dict[str, Value] = dict(a)
+    for key, value in b:
+        merged[key] = join(merged[key], value) if key in merged else value
+    if widen and (len(merged) > 1 or "*" not in merged):
+        summary = None
+        for value in merged.values():
+            summary = value if summary is None else join(summary, value)
+        return (("*", _without_items(summary)),)
+    return tuple(merged.items())
+
+
+def _without_items(value: Value) -> Value:
+    return value if value.items is None else value._replace(items=(("*", UNKNOWN),))
+
+
+def join(a: Value, b: Value) -> Value:
+    """The least value both may be: unions of may-components, intersections of must-ones."""
+    if a is b or a == b:
+        return a
+    return Value(
+        a.kinds | b.kinds,
+        a.grad or b.grad,
+        a.graph or b.graph,
+        a.storages | b.storages,
+        a.device | b.device if a.device and b.device else EMPTY,
+        a.pending | b.pending,
+        a.fresh and b.fresh,
+        _join_why(a.why, b.why),
+        a.kind_from | b.kind_from,
+        a.grad_from | b.grad_from,
+        a.called | b.called,
+        _join_items(a.items, b.items),
+        a.qual if a.qual == b.qual else "",
+        a.facts & b.facts,
+    )
+
+
+def widen(old: Value, new: Value) -> Value:
+    """A join that cannot climb forever: items collapse into ``[*]``, narrowing facts drop."""
+    joined = join(old, new)
+    if joined == old:
+        return old
+    return joined._replace(items=_join_items(joined.items, None, widen=True), facts=EMPTY)
+
+
+def join_states(a: dict, b: dict, merge=join) -> dict:
+    """Places bound on one path only keep that path's value (reading them elsewhere fails)."""
+    result = dict(a)
+    for place, value in b.items():
+        mine = result.get(place)
+        if mine is None:
+            result[place] = value
+        elif mine is not value:
+            result[place] = mine | value if type(mine) is frozenset else merge(mine, value)
+    return result
+
+
+def widen_states(old: dict, new: dict) -> dict:
+    return join_states(old, new, widen)

@@ -1,0 +1,444 @@
+"""The issue's examples as facts of the model, with variants a user would write and clean
+look-alikes: each fact follows from value properties, never from one spelling."""
+
+import ast
+import textwrap
+
+from flake8_tensorcopy.model import build_model
+
+
+def solve(source: str):
+    return build_model(ast.parse(textwrap.dedent(source)))
+
+
+def call_at(model, line: int, callee: str):
+    [event] = [event for event in model.events.find("call", line=line) if event.detail["callee"] == callee]
+    return event
+
+
+# ----- a loop carries a graph tensor into the next iteration (loop fixpoint)
+
+def test_deepcopy_in_a_loop_sees_the_previous_iterations_graph_tensor():
+    model = solve("""
+        import copy, torch
+        model = torch.nn.Linear(4, 4)
+        out = None
+        for x in [torch.ones(4)]:
+            keep = copy.deepcopy(out)
+            out = model(x)
+    """)
+    [argument] = call_at(model, 6, "copy.deepcopy").detail["arguments"]
+    assert argument.graph and argument.is_tensor
+    assert model.value_at(6, "out").graph
+
+
+def test_while_loop_with_a_module_parameter_and_another_name():
+    model = solve("""
+        import copy
+        from torch import nn
+        def train(net, batch):
+            best = None
+            while batch:
+                snapshot = copy.deepcopy(best)
+                best = net(batch)
+        train(nn.Linear(2, 2), 1)
+    """)
+    # ``net`` is a module because the module's one call site passes one
+    [argument] = call_at(model, 7, "copy.deepcopy").detail["arguments"]
+    assert argument.graph
+
+
+def test_deepcopy_before_the_loop_assigns_sees_no_graph_tensor():
+    model = solve("""
+        import copy, torch
+        model = torch.nn.Linear(4, 4)
+        out = torch.zeros(4)
+        for x in [torch.ones(4)]:
+            keep = copy.deepcopy(out)
+            out = model(x).detach()
+    """)
+    [argument] = call_at(model, 6, "copy.deepcopy").detail["arguments"]
+    assert argument.is_tensor and not argument.graph
+
+
+# ----- summaries over symbolic parameters
+
+def test_a_function_calling_its_parameter_returns_a_graph_tensor_for_a_module_argument():
+    model = solve("""
+        import copy, torch
+        def run(m, x):
+            return m(x)
+        model = torch.nn.Linear(2, 2)
+        x = torch.ones(2)
+        snap = copy.deepcopy(run(model, x))
+    """)
+    [argument] = call_at(model, 7, "copy.deepcopy").detail["arguments"]
+    assert argument.graph and argument.is_tensor
+
+
+def test_a_method_calling_its_parameter_with_keywords():
+    model = solve("""
+        import copy, torch
+        class Runner:
+            def run(self, x, m):
+                y = m(x)
+                return y
+        model = torch.nn.Linear(2, 2)
+        snap = copy.deepcopy(Runner().run(m=model, x=torch.ones(2)))
+    """)
+    [argument] = call_at(model, 8, "copy.deepcopy").detail["arguments"]
+    assert argument.graph
+
+
+def test_calling_a_parameter_with_a_plain_function_gives_no_graph_tensor():
+    model = solve("""
+        import copy, torch
+        def run(m, x):
+            return m(x)
+        snap = copy.deepcopy(run(len, [1]))
+    """)
+    [argument] = call_at(model, 5, "copy.deepcopy").detail["arguments"]
+    assert not argument.graph
+
+
+# ----- a returned tuple keeps its items' storages
+
+def test_an_item_of_a_returned_tuple_shares_the_argument_storage_and_is_read_after_a_write():
+    model = solve("""
+        import torch
+        def snap(t):
+            return t.detach(), 1
+        w = torch.ones(2, requires_grad=True)
+        b, _ = snap(w)
+        w.add_(1)
+        use(b)
+    """)
+    w = model.value_at(6, "w").storages
+    assert model.value_at(7, "b").storages == w
+    [(write, read)] = [(a, b) for a, b in model.events.reads_after_write(next(iter(w))) if b.place == "b"]
+    assert (write.line, read.line) == (7, 8)
+
+
+def test_a_list_returned_by_a_method_and_written_by_an_augmented_assignment():
+    model = solve("""
+        import torch
+        class Saver:
+            def keep(self, t):
+                return [t.view(-1)]
+        w = torch.ones(2)
+        kept = Saver().keep(w)
+        w += 1
+        print(kept[0])
+    """)
+    storage = next(iter(model.value_at(7, "w").storages))
+    reads = [(write.line, read.line) for write, read in model.events.reads_after_write(storage)]
+    assert (8, 9) in reads
+
+
+def test_a_cloned_item_has_its_own_storage():
+    model = solve("""
+        import torch
+        def snap(t):
+            return t.detach().clone(), 1
+        w = torch.ones(2, requires_grad=True)
+        b, _ = snap(w)
+        w.add_(1)
+        use(b)
+    """)
+    assert not model.value_at(7, "b").storages & model.value_at(7, "w").storages
+
+
+# ----- container items keep their storage
+
+def test_a_dict_item_shares_the_storage_it_was_built_from():
+    model = solve("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        d = {"a": w.detach()}
+        w.add_(1)
+        use(d["a"])
+    """)
+    assert model.value_at(5, "d['a']").storages == model.value_at(5, "w").storages
+    storage = next(iter(model.value_at(5, "w").storages))
+    assert [(write.line, read.line) for write, read in model.events.reads_after_write(storage)
+            if read.place == "d['a']"] == [(5, 6)]
+
+
+def test_a_list_item_appended_in_a_loop_keeps_the_storage():
+    model = solve("""
+        import torch
+        w = torch.ones(2)
+        history = []
+        for step in range(3):
+            history.append(w.detach())
+            w.mul_(0.5)
+        print(history[0])
+    """)
+    assert model.value_at(8, "history[0]").storages == model.value_at(8, "w").storages
+
+
+def test_a_cloned_dict_item_shares_nothing():
+    model = solve("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        d = {"a": w.detach().clone()}
+        w.add_(1)
+        use(d["a"])
+    """)
+    assert not model.value_at(5, "d['a']").storages & model.value_at(5, "w").storages
+
+
+# ----- asynchronous copies and sync points
+
+def test_a_pending_copy_made_by_a_helper_is_read_without_a_sync():
+    model = solve("""
+        import torch
+        def to_host(x):
+            return x.to("cpu", non_blocking=True)
+        y = torch.ones(2, device="cuda")
+        to_host(y).numpy()
+    """)
+    [read] = [event for event in model.events.find("read", line=6) if event.detail.get("value_read")]
+    assert model.events.unsynced(read) == {(4, 11)}
+
+
+def test_a_pending_copy_from_a_method_synced_on_every_path_is_clean():
+    model = solve("""
+        import torch
+        class Loader:
+            def fetch(self, batch):
+                return batch.cuda(non_blocking=True)
+        batch = Loader().fetch(torch.ones(2))
+        torch.cuda.synchronize()
+        print(batch.tolist())
+    """)
+    [read] = [event for event in model.events.find("read", line=8) if event.detail.get("value_read")]
+    assert not model.events.unsynced(read)
+
+
+def test_a_sync_under_a_condition_is_not_a_sync_on_every_path():
+    model = solve("""
+        import torch
+        y = torch.ones(2, device="cuda")
+        h = y.to("cpu", non_blocking=True)
+        if flag:
+            torch.cuda.synchronize()
+        h.numpy()
+    """)
+    [copy] = model.events.find("copy-start", line=4)
+    [read] = [event for event in model.events.find("read", line=7) if event.detail.get("value_read")]
+    assert not model.events.must_sync(copy, read)
+
+
+def test_a_stream_sync_in_both_branches_is_a_sync_on_every_path():
+    model = solve("""
+        import torch
+        y = torch.ones(2, device="cuda")
+        h = y.to("cpu", non_blocking=True)
+        if flag:
+            torch.cuda.synchronize()
+        else:
+            torch.cuda.current_stream().synchronize()
+        h.numpy()
+    """)
+    [copy] = model.events.find("copy-start", line=4)
+    [read] = [event for event in model.events.find("read", line=9) if event.detail.get("value_read")]
+    assert model.events.must_sync(copy, read)
+
+
+# ----- who else holds a written storage
+
+def test_rebinding_a_name_to_a_detached_view_leaves_no_other_holder():
+    model = solve("""
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        x = x.detach()
+        x += 1
+    """)
+    [write] = model.events.find("write", line=5)
+    assert write.detail["holders"] == ()
+
+
+def test_another_name_still_holding_the_storage_is_a_holder():
+    model = solve("""
+        import torch
+        def step(t):
+            kept = t
+            t = t.detach()
+            t.mul_(2)
+            return kept
+    """)
+    [write] = model.events.find("write", line=6)
+    assert write.detail["holders"] == ("kept",)
+
+
+# ----- writes to storages autograd saved for backward
+
+def test_a_write_through_an_alias_of_a_sigmoid_output_returned_by_a_method():
+    model = solve("""
+        import torch
+        from torch import nn
+        class Gate(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+            def gate(self, h):
+                return torch.sigmoid(self.lin(h))
+            def forward(self, h, w):
+                p = self.gate(h)
+                r = p
+                r *= w
+                return r
+    """)
+    [write] = model.events.find("write", line=13)
+    assert write.detail["saved"] and write.detail["saved"] <= model.value_at(13, "p").storages
+
+
+def test_a_write_to_a_sigmoid_of_a_detached_tensor_touches_nothing_saved():
+    model = solve("""
+        import torch
+        class Gate:
+            def gate(self, h):
+                return torch.sigmoid(h.detach())
+            def forward(self, h, w):
+                p = self.gate(h)
+                r = p
+                r *= w
+                return r
+        Gate().forward(torch.ones(2), torch.ones(2))
+    """)
+    [write] = model.events.find("write", line=9)
+    assert not write.detail["saved"]
+
+
+def test_a_write_to_the_input_of_a_layer_built_in_init():
+    model = solve("""
+        import torch.nn as nn
+        class Decoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.post = nn.Conv1d(80, 80, 5)
+            def forward(self, mel, mask):
+                out = mel + self.post(mel)
+                mel.masked_fill_(mask, 0.0)
+                return out
+    """)
+    [write] = model.events.find("write", line=9)
+    assert write.detail["saved"] == {("param", 1, "Decoder.forward")}
+    assert "module" in model.value_at(8, "self.post").kinds
+
+
+def test_a_write_to_a_copy_of_a_layers_input_touches_nothing_saved():
+    model = solve("""
+        import torch.nn as nn
+        class Decoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.post = nn.Conv1d(80, 80, 5)
+            def forward(self, mel, mask):
+                out = mel + self.post(mel)
+                mel = mel.clone()
+                mel.masked_fill_(mask, 0.0)
+                return out
+    """)
+    [write] = model.events.find("write", line=10)
+    assert not write.detail["saved"]
+
+
+# ----- graph tensors accumulated across iterations
+
+def test_a_loss_accumulated_after_backward_is_a_graph_tensor_at_the_return():
+    model = solve("""
+        import torch
+        def train(model, loader, n):
+            running = 0.0
+            for x in loader:
+                loss = model(x).sum()
+                loss.backward()
+                running += loss
+            return running / n
+        train(torch.nn.Linear(2, 2), [torch.ones(2)], 1)
+    """)
+    assert model.value_at(9, "running").graph
+    [back] = model.events.find("backward", line=7)
+    assert model.functions_by_name["train"].summary.backward
+
+
+def test_a_loss_accumulated_in_a_while_loop_as_an_attribute():
+    model = solve("""
+        import torch
+        class Trainer:
+            def __init__(self, net):
+                self.net = net
+                self.total = 0
+            def epoch(self, batches):
+                while batches:
+                    loss = self.net(batches.pop()).mean()
+                    self.total = self.total + loss
+                return self.total
+        Trainer(torch.nn.Linear(2, 2)).epoch([torch.ones(2)])
+    """)
+    assert model.value_at(11, "self.total").graph
+
+
+def test_a_loss_accumulated_as_a_number_is_no_graph_tensor():
+    model = solve("""
+        import torch
+        def train(model, loader, n):
+            running = 0.0
+            for x in loader:
+                loss = model(x).sum()
+                loss.backward()
+                running += loss.item()
+            return running / n
+        train(torch.nn.Linear(2, 2), [torch.ones(2)], 1)
+    """)
+    assert not model.value_at(9, "running").graph
+
+
+# ----- narrowing is a flow node
+
+def test_a_move_under_a_dtype_inequality_always_copies():
+    model = solve("""
+        import torch
+        def cast(x, dtype):
+            if x.dtype != dtype:
+                y = x.to(dtype)
+                return y
+            return x
+    """)
+    moved = model.value_at(6, "y")
+    assert moved.fresh and not moved.storages & model.value_at(6, "x").storages
+
+
+def test_a_move_on_the_equal_branch_or_after_the_branches_join_may_return_the_tensor_itself():
+    model = solve("""
+        import torch
+        def cast(x, dtype):
+            if not x.dtype == dtype:
+                pass
+            else:
+                y = x.to(dtype)
+                return y
+            z = x.to(dtype)  # only the unequal path reaches here: a copy
+            return z
+        def maybe(x, dtype):
+            if x.dtype != dtype:
+                print(dtype)
+            u = x.to(dtype)
+            return u
+    """)
+    assert model.value_at(8, "y").storages & model.value_at(8, "x").storages
+    assert not model.value_at(10, "z").storages & model.value_at(10, "x").storages
+    assert model.value_at(15, "u").storages & model.value_at(15, "x").storages
+
+
+def test_a_move_under_a_negated_equality_always_copies():
+    model = solve("""
+        import torch
+        def cast(x, dtype):
+            if not x.dtype == dtype:
+                y = x.to(dtype=dtype)
+                return y
+    """)
+    assert not model.value_at(6, "y").storages & model.value_at(6, "x").storages

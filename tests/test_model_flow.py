@@ -1,0 +1,209 @@
+"""The flow graph's edges, seen through the solved values: loops with else, break and
+continue, try/except/finally, with, match, comprehensions, lambdas, nested functions, global."""
+
+import ast
+import textwrap
+
+from flake8_tensorcopy.model import build_model
+from flake8_tensorcopy.model.flow import build_graph
+
+
+def solve(source: str):
+    return build_model(ast.parse(textwrap.dedent(source)))
+
+
+def test_break_skips_the_loop_else_and_both_reach_the_next_statement():
+    model = solve("""
+        import torch
+        for x in [torch.ones(2)]:
+            if x.sum() > 0:
+                found = x.clone()
+                break
+        else:
+            found = None
+        print(found)
+    """)
+    assert model.value_at(9, "found").kinds == {"tensor", "none"}
+
+
+def test_continue_returns_to_the_header_and_the_body_end_joins_there():
+    model = solve("""
+        import torch
+        total = 0
+        for x in [torch.ones(2)]:
+            if x is None:
+                continue
+            total = total + x
+        print(total)
+    """)
+    assert model.value_at(8, "total").kinds == {"int", "tensor"}
+
+
+def test_an_infinite_while_loop_leaves_only_by_break():
+    graph = build_graph(ast.parse("while True:\n    if a:\n        break\n    b = 1\nc = 2\n"))
+    after = [block for block in graph.blocks if any(getattr(op, "lineno", 0) == 5 for op in block.ops)]
+    [block] = after
+    assert len(block.pred) == 1  # from the break only, no edge from a false test
+
+
+def test_a_sync_in_finally_covers_the_copy_started_in_try():
+    model = solve("""
+        import torch
+        y = torch.ones(2, device="cuda")
+        try:
+            h = y.to("cpu", non_blocking=True)
+        finally:
+            torch.cuda.synchronize()
+        h.numpy()
+    """)
+    [copy] = model.events.find("copy-start", line=5)
+    [read] = [event for event in model.events.find("read", line=8) if event.detail.get("value_read")]
+    assert model.events.must_sync(copy, read)
+
+
+def test_a_return_inside_try_passes_through_finally():
+    model = solve("""
+        import torch
+        def fetch(y):
+            try:
+                return y.to("cpu", non_blocking=True)
+            finally:
+                torch.cuda.synchronize()
+        def leave(y):
+            try:
+                return y.to("cpu", non_blocking=True)
+            except RuntimeError:
+                torch.cuda.synchronize()
+    """)
+    model.summary(model.functions_by_name["fetch"])
+    assert not model.functions_by_name["fetch"].summary.in_flight
+    assert model.summary(model.functions_by_name["leave"]).in_flight == {(10, 15)}
+
+
+def test_an_exception_handler_sees_the_state_before_any_statement_of_try():
+    model = solve("""
+        import torch
+        w = torch.ones(2)
+        try:
+            w = w.clone()
+            risky()
+        except ValueError as error:
+            print(w)
+    """)
+    assert len(model.value_at(8, "w").storages) == 2
+
+
+def test_with_binds_its_target_and_runs_its_body():
+    model = solve("""
+        import torch
+        w = torch.ones(2)
+        with lock() as guard:
+            alias = w.view(-1)
+        alias.zero_()
+    """)
+    [write] = model.events.find("write", line=6)
+    assert write.detail["holders"] == ("w",)
+
+
+def test_match_cases_join():
+    model = solve("""
+        import torch
+        w = torch.ones(2)
+        match mode:
+            case "share":
+                out = w.detach()
+            case _:
+                out = w.clone()
+        print(out)
+    """)
+    out, w = model.value_at(9, "out"), model.value_at(9, "w")
+    assert w.storages < out.storages and not out.fresh
+
+
+def test_a_comprehension_keeps_its_elements_storages():
+    model = solve("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        kept = [p.detach() for p in [w]]
+        w.add_(1)
+        print(kept[0])
+    """)
+    assert model.value_at(6, "kept[0]").storages == model.value_at(6, "w").storages
+    assert not model.value_at(6, "kept[0]").grad
+
+
+def test_a_lambda_is_summarised_like_a_function():
+    model = solve("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        strip = lambda t: t.detach()
+        v = strip(w)
+        print(v)
+    """)
+    v = model.value_at(6, "v")
+    assert v.storages == model.value_at(6, "w").storages and not v.grad and v.is_tensor
+
+
+def test_a_nested_function_reads_its_enclosing_parameter():
+    model = solve("""
+        import torch
+        def outer(w):
+            def inner():
+                return w.detach()
+            return inner()
+        v = outer(torch.ones(2, requires_grad=True))
+        print(v)
+    """)
+    assert model.value_at(8, "v").storages == {(7, 10)}
+
+
+def test_a_global_declaration_binds_the_module_name():
+    model = solve("""
+        import torch
+        cache = None
+        def remember(t):
+            global cache
+            cache = t.detach()
+    """)
+    [bind] = model.events.find("bind", line=6)
+    assert bind.place == "cache" and "cache" in model.functions_by_name["remember"].graph.declared_global
+
+
+def test_a_loop_growing_a_nested_container_widens_and_terminates():
+    model = solve("""
+        import torch
+        x = [torch.ones(2)]
+        while more():
+            x = [x, x]
+        print(x)
+    """)
+    assert model.value_at(6, "x").kinds == {"list"}
+
+
+def test_what_callers_pass_reaches_the_parameters():
+    model = solve("""
+        import torch
+        def scale(t, factor):
+            return t * factor
+        scale(torch.ones(2, device="cuda", requires_grad=True), 2)
+        scale(torch.zeros(3, device="cuda"), 3.0)
+    """)
+    t, factor = model.functions_by_name["scale"].passed
+    assert t.kinds == {"tensor"} and t.grad and t.device == {"cuda"}
+    assert factor.kinds == {"int", "number"}
+    assert model.value_at(4, "t").grad and model.value_at(4, "t").evidence("kind").name == "CALLERS"
+
+
+def test_writes_between_two_points():
+    model = solve("""
+        import torch
+        w = torch.ones(2)
+        start = w.sum()
+        for i in range(3):
+            w.mul_(2)
+        end = w.sum()
+    """)
+    [first] = [event for event in model.events.find("call", line=4)]
+    [last] = [event for event in model.events.find("call", line=7)]
+    assert [event.line for event in model.events.writes_between(first, last)] == [6]
+    assert model.events.writes_between(last, first) == []

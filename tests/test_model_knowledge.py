@@ -1,0 +1,98 @@
+"""Every entry of the hand-kept knowledge table is exercised by its own fixture line."""
+
+import ast
+
+import pytest
+
+from flake8_tensorcopy.knowledge import HAND_TABLE
+from flake8_tensorcopy.model import build_model
+
+
+def _last_line(example: str) -> int:
+    return example.count("\n") + 1
+
+
+def _value_after(model, example: str, place: str):
+    return model.exit_state()[place]
+
+
+def check_detach(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.storages == w.storages and not result.grad
+
+
+def check_move(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert w.storages < result.storages  # itself, or a copy
+
+
+def check_copy(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.fresh and not result.storages & w.storages
+
+
+def check_value_read(model, example):
+    reads = [event for event in model.events.find("read", line=_last_line(example)) if event.detail.get("value_read")]
+    assert [event.place for event in reads] == ["w"]
+
+
+def check_sync(model, example):
+    [sync] = model.events.find("sync", line=_last_line(example))
+    assert not model.exit_state().get("!in_flight")
+
+
+def check_integer(model, example):
+    assert _value_after(model, example, "r").kinds == {"int"}
+
+
+def check_backward(model, example):
+    assert model.events.find("backward", line=_last_line(example))
+
+
+def check_step(model, example):
+    assert model.events.find("step", line=_last_line(example))
+
+
+def check_module(model, example):
+    assert _value_after(model, example, "r").kinds == {"module"}
+
+
+def check_optimizer(model, example):
+    assert _value_after(model, example, "r").kinds == {"optimizer"}
+
+
+def check_parameter(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and result.grad and not result.graph
+
+
+def check_module_call(model, example):
+    result = _value_after(model, example, "r")
+    assert result.graph and _value_after(model, example, "w").storages <= model.exit_state()["!saved"]
+
+
+def check_inplace(model, example):
+    [write] = model.events.find("write", line=_last_line(example))
+    assert write.storages == _value_after(model, example, "w").storages and write.detail["holders"] == ("w",)
+
+
+@pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])
+def test_each_entry_shows_its_role_in_its_fixture_line(entry):
+    model = build_model(ast.parse(entry.example))
+    globals()["check_" + entry.role](model, entry.example)
+
+
+def test_a_method_only_tensors_have_is_evidence_that_an_unknown_receiver_is_a_tensor():
+    model = build_model(ast.parse("def f(x):\n    y = x.unsqueeze(0)\n    return y\n"))
+    x = model.value_at(3, "x")
+    assert x.is_tensor and x.evidence("kind").name == "USE"
+    plain = build_model(ast.parse("def f(x):\n    y = x.copy()\n    return y\n"))
+    assert not plain.value_at(3, "x").is_tensor
+
+
+def test_the_generated_tables_drive_views_and_saved_inputs():
+    model = build_model(ast.parse(
+        "import torch\nw = torch.ones(2, requires_grad=True)\nv = w.transpose(0, 1)\nm = torch.mul(w, 2)\n"))
+    state = model.exit_state()
+    assert state["v"].storages == state["w"].storages and state["v"].graph
+    assert state["w"].storages <= state["!saved"]  # torch.mul keeps its first input for backward
