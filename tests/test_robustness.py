@@ -209,7 +209,7 @@ def test_the_cli_reports_a_source_too_deep_to_rewrite_as_one_error_and_leaves_it
     (tmp_path / "deep.py").write_text(source)
     run = run_tensorcopy_fix(["deep.py"], tmp_path)
     assert run.stderr.splitlines() == [f"deep.py: cannot parse: {DEEP}",
-                                       "fixed 0 findings in 0 files, 0 left, 1 file with errors"]
+                                       "fixed 0 findings in 0 files; 0 left; 1 file with errors"]
     assert (run.returncode, run.stdout) == (2, "")
     assert (tmp_path / "deep.py").read_text() == source
 
