@@ -640,7 +640,8 @@ def _two_names(monitor: Monitor, target, where: Location) -> None:
     if frame is None:
         return
     names = [name for name, value in list(frame.f_locals.items()) if value is target]
-    if len(names) < 2:
+    moved = any(alias.code == "TEN205" and alias.watched() is target for alias in monitor.aliases)
+    if len(names) < 2 or moved:  # two names made by a move that returned its receiver: TEN205
         return
     code = frame.f_code
     line = statements.bound_together(code.co_filename, code.co_firstlineno, frame.f_lineno, names)
