@@ -263,9 +263,11 @@ class _Saved:
 
 class Monitor:
     """Watch the program between ``start()`` and ``stop()`` (or as a context manager); the
-    hazards seen are in ``reports``, each printed by ``on_report`` as it happens."""
+    hazards seen are in ``reports``, each printed by ``on_report`` as it happens. ``saved=False``
+    is the cheaper mode: no hook on tensors saved for backward, so no TEN301/TEN307."""
 
-    def __init__(self, on_report: Optional[Callable[[Report], None]] = None, static: bool = True):
+    def __init__(self, on_report: Optional[Callable[[Report], None]] = None, static: bool = True,
+                 saved: bool = True):
         self.reports: List[Report] = []
         self.on_report = on_report
         self.static = StaticFindings() if static else None
@@ -279,7 +281,7 @@ class Monitor:
         self.sync_epoch = 0
         self._seen = set()
         self._mode = _Mode(self)
-        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack) if saved else None
         self._patches: List[tuple] = []
 
     # ------------------------------------------------------------------ lifecycle
@@ -293,12 +295,14 @@ class Monitor:
 
     def start(self) -> None:
         self._install_wrappers()
-        self._hooks.__enter__()
+        if self._hooks is not None:
+            self._hooks.__enter__()
         self._mode.__enter__()
 
     def stop(self) -> None:
         self._mode.__exit__(None, None, None)
-        self._hooks.__exit__(None, None, None)
+        if self._hooks is not None:
+            self._hooks.__exit__(None, None, None)
         for owner, name, original in reversed(self._patches):
             setattr(owner, name, original)
         self._patches.clear()
@@ -501,26 +505,30 @@ class _Mode(TorchFunctionMode):
         if monitor.busy:
             return func(*args, **kwargs)
         name = _name(func)
-        where = frames.user_location(2)
-        direct = where is not None and not frames.is_library(_caller(func))
-        before(monitor, name, args, kwargs, where, direct)
+        caller = _caller()
+        direct = caller is not None and not frames.is_library(caller.f_code.co_filename)
+        # where the call is in the user's code: the caller itself when direct, else looked up
+        # only for the calls that need it (a write, an alias, a report)
+        where = Location(caller.f_code.co_filename, caller.f_lineno) if direct else None
+        tensors = _tensors(list(args), []) + _tensors(list(kwargs.values()), []) if args or kwargs else []
+        before(monitor, name, args, kwargs, tensors, where, direct)
         result = func(*args, **kwargs)
-        after(monitor, name, args, kwargs, result, where, direct)
+        after(monitor, name, args, kwargs, tensors, result, where, direct)
         return result
 
 
-def _caller(func) -> str:
-    """The file of the frame that called ``func`` (past torch's own Python entry points)."""
-    frame = frames.sys._getframe(2)
+def _caller():
+    """The frame that called the torch function (past torch's own Python entry points)."""
+    frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.endswith(_ENTRY_FILES):
         frame = frame.f_back
-    return "" if frame is None else frame.f_code.co_filename
+    return frame
 
 
 _ENTRY_FILES = ("torch/overrides.py", "torch/_tensor.py", "torch/utils/_device.py", "/copy.py")
 
 
-def before(monitor: Monitor, name: str, args, kwargs, where, direct: bool) -> None:
+def before(monitor: Monitor, name: str, args, kwargs, tensors, where, direct: bool) -> None:
     """Checks on a call about to run: those whose hazard is that the call raises or warns."""
     if direct:
         if name == "tensor" and args:
@@ -534,7 +542,6 @@ def before(monitor: Monitor, name: str, args, kwargs, where, direct: bool) -> No
         elif name in NUMPY_VIEWS and args and (args[0].requires_grad or args[0].device.type != "cpu"):
             monitor.report("TEN302", f".{name.strip('_')}() on a tensor that "
                            f"{'requires grad' if args[0].requires_grad else 'is not on the CPU'}", where)
-    tensors = _tensors(list(args), [])
     if not tensors:
         return
     positions, keywords = _written_arguments(name)
@@ -543,10 +550,10 @@ def before(monitor: Monitor, name: str, args, kwargs, where, direct: bool) -> No
     if name.startswith("_foreach") and positions and args and isinstance(args[0], (list, tuple)):
         written += [item for item in args[0] if isinstance(item, torch.Tensor)]
     for target in written:
-        _check_write(monitor, name, target, args, kwargs, where)
+        _check_write(monitor, name, target, args, kwargs, where or frames.user_location(1))
     if monitor.pending_host:
         for tensor in tensors:
-            _check_host_read(monitor, tensor, where)
+            _check_host_read(monitor, tensor, where or frames.user_location(1))
     if name in BLOCKING_READS or (name in ("cpu", "to") and not kwargs.get("non_blocking")):
         if any(t.device.type == "cuda" for t in tensors):
             monitor._synchronized()
@@ -605,16 +612,19 @@ def _check_host_read(monitor: Monitor, tensor, where) -> None:
                        where, copied=pending[0])
 
 
-def after(monitor: Monitor, name: str, args, kwargs, result, where, direct: bool) -> None:
+def after(monitor: Monitor, name: str, args, kwargs, tensors, result, where, direct: bool) -> None:
     """What a call that ran did: reads, writes and the aliases it made."""
-    tensors = _tensors(list(args), []) + _tensors(list(kwargs.values()), [])
-    if where is None or (not tensors and not isinstance(result, torch.Tensor)):
+    if not tensors and not isinstance(result, torch.Tensor):
         return
     positions, keywords = _written_arguments(name)
     written = [args[i] for i in positions if i < len(args) and isinstance(args[i], torch.Tensor)]
     written += [kwargs[key] for key in keywords | {"out"} if isinstance(kwargs.get(key), torch.Tensor)]
     if name.startswith("_foreach") and positions and args and isinstance(args[0], (list, tuple)):
         written += [item for item in args[0] if isinstance(item, torch.Tensor)]
+    if written or monitor.aliases or (name in _NEEDS_PLACE and not direct):
+        where = where or frames.user_location(1)
+    if where is None:
+        return
     made = _made_alias(monitor, name, args, kwargs, result, where, direct)
     if monitor.aliases and name not in METADATA and not name.startswith("__get__") and not made:
         written_ids = {id(t) for t in written}
@@ -648,6 +658,9 @@ def _two_names(monitor: Monitor, target, where: Location) -> None:
     alias = Alias("TEN206", Location(code.co_filename, line) if line else where, target, target, same_object=True)
     alias.written = ("both", where)
     monitor.aliases.append(alias)
+
+
+_NEEDS_PLACE = frozenset({"detach", "__get__:data", "to", "cuda", "cpu", "copy_"})
 
 
 def _non_blocking(name, args, kwargs) -> bool:
@@ -695,6 +708,8 @@ def _made_alias(monitor: Monitor, name, args, kwargs, result, where, direct: boo
             if statements.result_kept(where.path, where.line, name):
                 monitor._alias("TEN205", where, source, source, same_object=True)
         return name in MOVES
+    if name not in DETACHING and name != "__get__:data" and not result._is_view():
+        return False
     if not overlaps(extent(result), extent(source)):
         return False
     monitor._join(result, source)
