@@ -191,14 +191,13 @@ class Alias:
         self.same_object = same_object
         self.members = ObjectMap()
         self.arrays: Dict[str, "weakref.ref"] = {}
-        self.extent = None
         for side, value in (("source", source), ("alias", alias)):
             if isinstance(value, np.ndarray):
                 self.arrays[side] = weakref.ref(value)
             elif value is not None:
                 self.members[value] = "both" if same_object else side
         tensor = alias if isinstance(alias, torch.Tensor) else source
-        self.extent = extent(alias) if alias is not None else extent(tensor)
+        self.extent = extent(alias)
         self.snapshot = tensor.detach().clone() if self.arrays and tensor.device.type == "cpu" else None
         self.watched = weakref.ref(tensor)
         self.written: Optional[tuple] = None
