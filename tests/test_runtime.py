@@ -1,0 +1,220 @@
+"""The runtime monitor: every premise scenario's flagged form reports its rule and its fixed
+form reports nothing of it (CPU here; CUDA's TEN401/TEN402 where a GPU is present), clean
+look-alikes stay silent, reports name their places and the static findings they confirm, and
+the two faces (``tensorcopy-run``, ``pytest --tensorcopy``) work end to end."""
+
+import json
+import linecache
+import subprocess
+import sys
+import textwrap
+from importlib import metadata
+
+import pytest
+
+from conftest import ROOT
+
+torch = pytest.importorskip("torch")
+harness = pytest.importorskip("flake8_tensorcopy.premises.harness")
+from flake8_tensorcopy.fixer import fix_source  # noqa: E402
+from flake8_tensorcopy.runtime.monitor import Monitor  # noqa: E402
+
+# hazards no torch hook sees (the README lists why): a legacy constructor's alias (TEN103:
+# torch.Tensor(t) reaches no mode), an ordering or a graph the program never misuses in torch's
+# sight (TEN104, TEN105, TEN306), identity tests (TEN304), and a style code (TEN901)
+NOT_OBSERVED = {"TEN103", "TEN104", "TEN105", "TEN304", "TEN306", "TEN901"}
+# what a fixed form still shows, on purpose: TEN301's fix writes through .detach(), so backward
+# now meets a saved tensor written in place (TEN307) and raises instead of computing wrong gradients
+FIXED_FORM_SHOWS = {"TEN301": {"TEN307"}}
+OBSERVED = [code for code in harness.available_codes() if code not in NOT_OBSERVED]
+
+
+def _forms(code):
+    """The scenario's flagged and fixed namespaces, their sources registered with linecache (the
+    monitor reads a statement's source to tell a copy kept beside its receiver)."""
+    scenario = harness.load(code)
+    source = harness.scenario_source(code)
+    fixed = fix_source(source, unsafe=True).source if scenario.fixed is not None else None
+    for name, text in ((f"{code}_bad", source), (f"{code}_fixed", fixed)):
+        if text is not None:
+            linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    return scenario
+
+
+def watched(namespace, device):
+    """The codes the monitor reports while the scenario runs and its hazard check reads the result."""
+    with Monitor(static=False) as monitor:
+        try:
+            result = namespace["scenario"](device)
+        except Exception as error:  # the hazard of some rules is an exception
+            result, error_seen = None, error
+        else:
+            error_seen = None
+        namespace["hazard"](harness.Outcome(result, error_seen, []), device)
+    return {report.code for report in monitor.reports}
+
+
+def _premise(code, device):
+    scenario = _forms(code)
+    if torch.device(device).type not in scenario.devices:
+        pytest.skip(f"{code}: the hazard exists only on {', '.join(scenario.devices)}")
+    assert code in watched(scenario.bad, device), f"{code} on {device}: the monitor missed the flagged form"
+    if scenario.fixed is not None:
+        assert watched(scenario.fixed, device) == FIXED_FORM_SHOWS.get(code, set())
+
+
+@pytest.mark.parametrize("code", OBSERVED)
+def test_premise_confirmed_on_cpu(code):
+    _premise(code, "cpu")
+
+
+CUDA_REASON = harness.devices("cuda")["cuda"]
+
+
+@pytest.mark.skipif(CUDA_REASON is not None, reason=CUDA_REASON or "")
+@pytest.mark.parametrize("code", ["TEN401", "TEN402", "TEN203", "TEN205", "TEN307"])
+def test_premise_confirmed_on_cuda(code):
+    _premise(code, "cuda")
+
+
+def test_every_rule_is_observed_or_listed():
+    assert set(OBSERVED) | NOT_OBSERVED == set(harness.available_codes())
+
+
+def run_source(tmp_path, source: str, static: bool = False) -> Monitor:
+    """Run ``source`` as a file under the monitor (its statements readable, as a user's are)."""
+    path = tmp_path / "program.py"
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    with Monitor(static=static) as monitor:
+        exec(code, {"__name__": "program"})
+    return monitor
+
+
+@pytest.mark.parametrize("source", [
+    # a name rebound to the move's result: no second holder
+    "import torch\nx = torch.ones(3)\nx = x.to('cpu')\nx.add_(1)\nprint(x.sum())\n",
+    # consumed on the spot: the clone is the copy
+    "import torch\nw = torch.ones(3)\nb = w.detach().clone()\nw.add_(1)\nprint(b.sum())\n",
+    # a write through .data used on the spot is meant to change w
+    "import torch\nw = torch.ones(3, requires_grad=True)\nw.data.mul_(2)\nprint(w.sum())\n",
+    # a view meant as a view (view(), slicing) written through on purpose
+    "import torch\nx = torch.ones(2, 3)\nv = x.view(-1)\nv.add_(1)\nprint(x.sum())\n",
+    # a reshaped temporary: its base lives only inside the view
+    "import torch\nx = torch.arange(6.0).reshape(2, 3)\nx.mul_(2)\nprint(x.sum())\n",
+    # a dtype change copies
+    "import numpy as np\nimport torch\na = np.zeros(3, dtype=np.uint8)\nt = torch.from_numpy(a).float()\nt.add_(1)\n",
+    # the array is written, but the tensor is never read again
+    "import torch\nt = torch.ones(3)\narr = t.numpy().copy()\narr *= 2\nprint(t.sum())\n",
+])
+def test_clean_programs_stay_silent(tmp_path, source):
+    assert run_source(tmp_path, source).reports == []
+
+
+def test_report_names_its_places_and_confirms_the_static_finding(tmp_path):
+    monitor = run_source(tmp_path, """\
+        import torch
+
+        w = torch.ones(3, requires_grad=True)
+        backup = w.detach()
+        with torch.no_grad():
+            w.add_(1)
+        print(backup.sum())
+        """, static=True)
+    (report,) = monitor.reports
+    path = str(tmp_path / "program.py")
+    assert (report.code, report.where.path, report.where.line) == ("TEN203", path, 7)
+    assert {label: loc.line for label, loc in report.related.items()} == {"made": 4, "written": 6}
+    assert report.confirms == [f"{path}:4 TEN203"] or report.confirms == [f"{_relative(path)}:4 TEN203"]
+    assert "use `.detach().clone()`" in report.render()
+
+
+def _relative(path):
+    import os
+
+    return os.path.relpath(path)
+
+
+def test_a_helper_in_another_module_is_seen_at_the_users_line(tmp_path):
+    (tmp_path / "helpers.py").write_text("def row(x):\n    return x[0]\n", encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        monitor = run_source(tmp_path, """\
+            import torch
+            import helpers
+
+            x = torch.zeros(2, 3)
+            first = helpers.row(x)
+            x.add_(1)
+            print(first.sum())
+            """)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("helpers", None)
+    (report,) = monitor.reports
+    assert report.code == "TEN204"
+    assert report.related["made"].path.endswith("helpers.py") and report.where.line == 7
+
+
+def test_saved_tensor_write_still_raises_as_torch_would(tmp_path):
+    """The hooks replace torch's own version check: the monitor must raise where torch did."""
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        run_source(tmp_path, """\
+            import torch
+            x = torch.ones(3, requires_grad=True)
+            y = torch.sigmoid(x)
+            y.mul_(2)
+            y.sum().backward()
+            """)
+
+
+def test_tensorcopy_run_writes_versioned_json_and_keeps_the_exit_status(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent("""\
+        import sys
+        import numpy as np
+        import torch
+
+        t = torch.zeros(3)
+        arr = t.numpy()
+        arr += 1
+        print(float(t.sum()))
+        sys.exit(int(sys.argv[1]))
+        """), encoding="utf-8")
+    out = tmp_path / "reports.json"
+    done = subprocess.run([sys.executable, "-m", "flake8_tensorcopy.runtime.command", "--json", str(out),
+                           str(script), "3"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == "3.0\n"
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["schema_version"] == 1 and document["tool"]["name"] == "tensorcopy-run"
+    (report,) = document["reports"]
+    assert (report["code"], report["line"], report["related"]["made"]["line"]) == ("TEN201", 8, 6)
+    assert "tensorcopy: 1 hazard(s) seen: TEN201 x1" in done.stderr
+
+
+def test_pytest_plugin_is_registered_and_strict_fails_the_hazardous_test(tmp_path):
+    assert "flake8_tensorcopy.runtime.pytest_plugin" in {
+        entry.value for entry in metadata.entry_points(group="pytest11")}
+    (tmp_path / "test_model.py").write_text(textwrap.dedent("""\
+        import torch
+
+        def test_snapshot():
+            w = torch.ones(3)
+            snap = w.detach()
+            w.add_(1)
+            assert snap.sum() == 6
+
+        def test_clean():
+            w = torch.ones(3)
+            snap = w.detach().clone()
+            w.add_(1)
+            assert snap.sum() == 3
+        """), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--tensorcopy-strict", "-q", str(tmp_path)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert "1 failed, 1 passed" in done.stdout
+    assert "test_snapshot" in done.stdout and "TEN203" in done.stdout
+    assert "tensorcopy: 1 hazard(s) seen: TEN203 x1" in done.stdout
