@@ -21,8 +21,8 @@ from flake8_tensorcopy.runtime.monitor import Monitor  # noqa: E402
 
 # hazards no torch hook sees (the README lists why): a legacy constructor's alias (TEN103:
 # torch.Tensor(t) reaches no mode), an ordering or a graph the program never misuses in torch's
-# sight (TEN104, TEN105, TEN306), identity tests (TEN304), and a style code (TEN901)
-NOT_OBSERVED = {"TEN103", "TEN104", "TEN105", "TEN304", "TEN306", "TEN901"}
+# sight (TEN104, TEN105, TEN306), identity tests (TEN304), and the style codes (TEN901, TEN902)
+NOT_OBSERVED = {"TEN103", "TEN104", "TEN105", "TEN304", "TEN306", "TEN901", "TEN902"}
 # what a fixed form still shows, on purpose: TEN301's fix writes through .detach(), so backward
 # now meets a saved tensor written in place (TEN307) and raises instead of computing wrong gradients
 FIXED_FORM_SHOWS = {"TEN301": {"TEN307"}}
