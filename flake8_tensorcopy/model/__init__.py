@@ -23,7 +23,7 @@ from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import TENSOR, Transfer
 from flake8_tensorcopy.model.values import (
-    EMPTY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -207,7 +207,7 @@ class Model:
         function.passed = known
 
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
-        state: dict = {}
+        state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
         for index, parameter in enumerate(function.parameters):
             storages = frozenset((("param", index, function.name),))
             symbol = frozenset(((function.name, index),)) if symbolic else EMPTY
@@ -236,13 +236,16 @@ class Model:
         transfer = Transfer(self, function, summary_mode=True)
         states = solve(function.graph, transfer, self.entry_state(function, symbolic=True))
         exit_state = states[1] or {}
+        in_flight = exit_state.get(IN_FLIGHT, EMPTY)
         receiver = function.names[0] + "." if function.receiver_offset else None
         summary = Summary(
             returns=exit_state.get("!return"),
             writes=exit_state.get("!writes", EMPTY),
             stores={place[len(receiver):]: value for place, value in exit_state.items()
                     if receiver and place.startswith(receiver)} if receiver else {},
-            in_flight=exit_state.get(IN_FLIGHT, EMPTY),
+            in_flight=in_flight - {ENTRY},
+            syncs=states[1] is not None and ENTRY not in in_flight,
+            reads=exit_state.get("!reads", EMPTY),
             saved=exit_state.get(SAVED, EMPTY),
             backward="!backward" in exit_state,
             steps="!steps" in exit_state,
