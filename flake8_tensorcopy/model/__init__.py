@@ -223,6 +223,8 @@ class Model:
             annotation = place_of(parameter.annotation) if parameter.annotation is not None else None
             if annotation and annotation.split(".")[-1] == "Tensor" and "?" in value.kinds:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
+            elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
+                value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
             state[parameter.arg] = value
         return state
 
@@ -322,6 +324,16 @@ class Model:
             return state[place]
         transfer = Transfer(self, info, summary_mode=False)
         return transfer.evaluate(ast.parse(place, mode="eval").body, state)
+
+    def left_in_flight(self, copy) -> bool:
+        """Whether a ``copy-start`` event's copy may still run when its function returns."""
+        states = copy.function.states
+        exit_state = states[1] if states else None
+        return exit_state is not None and copy.detail["copy"] in exit_state.get(IN_FLIGHT, EMPTY)
+
+    def called(self) -> frozenset:
+        """The names of the file's functions and methods called somewhere in it."""
+        return frozenset(event.detail.get("callee") for event in self.events.find("call"))
 
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]

@@ -239,7 +239,7 @@ class Transfer:
     def store_item(self, target: ast.Subscript, value: Value, state: dict) -> None:
         container = self.evaluate(target.value, state)
         self.evaluate(target.slice, state)
-        if container.is_tensor:  # ``x[i] = v`` writes the tensor in place
+        if container.is_tensor or "ndarray" in container.kinds:  # ``x[i] = v`` writes the array in place
             self.write(target.value, container, state, target, grad=value.grad)
         place = place_of(target.value)
         if place is None or "[" in place:
@@ -932,8 +932,9 @@ _NUMERIC = frozenset(("number", "int", "bool"))
 
 
 def _on_device(value: Value) -> bool:
-    """A tensor (or what may be one) not known to be on the host: reading it waits for the device."""
-    return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device
+    """A tensor (or what may be one) not known to be on the host (pinned memory is the host's):
+    reading it waits for the device."""
+    return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
 
 
 def _site(node) -> tuple:
