@@ -22,7 +22,8 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from flake8_tensorcopy.analysis.statements import children_of, subtree
-from flake8_tensorcopy.analysis.walker import Analysis
+from flake8_tensorcopy.analysis.walker import Analysis, Report
+from flake8_tensorcopy.model import build_model
 from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, descendants, scan_statements
 
@@ -306,6 +307,53 @@ def _pruned(statement: cst.CSTNode, node: ast.stmt, counts: Dict[int, int], leav
     return statement
 
 
+class ModelSite:
+    """What a rule that queries the model (``Rule.query``) reports through: the LibCST node of
+    an event's ast node (the node its fix rewrites), that node's source, and ``report``."""
+
+    def __init__(self, module: cst.Module, tree: ast.Module, source: str):
+        self.module = module
+        self.tree = tree
+        self.lines = source.splitlines()
+        self.reports: List[Report] = []
+
+    def node_of(self, node: ast.AST) -> Optional[cst.CSTNode]:
+        """The LibCST node spanning what the ast ``node`` spans (None: not parsed, or none of
+        its type there). ast columns are UTF-8 byte offsets; LibCST's are characters."""
+        wanted = getattr(cst, type(node).__name__, None)
+        pairs = _paired(self.module.body, self.tree.body) or ()
+        holder = next((statement for statement, first in pairs
+                       if first.lineno <= node.lineno and _last_line(statement, first, self.tree) >= node.end_lineno),
+                      None)
+        if wanted is None or holder is None:
+            return None
+        candidates = [current for current in subtree(holder) if type(current) is wanted]
+        start = (node.lineno, self._column(node.lineno, node.col_offset))
+        end = (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))
+        for candidate, where in positions_of(self.module, self.tree, candidates).items():
+            if (where.start.line, where.start.column) == start and (where.end.line, where.end.column) == end:
+                return candidate
+        return None
+
+    def _column(self, line: int, offset: int) -> int:
+        text = self.lines[line - 1] if line <= len(self.lines) else ""
+        return offset if text.isascii() else len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+
+    def source_of(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def report(self, code: str, node: cst.CSTNode, message: str, fix=None) -> None:
+        self.reports.append(Report(code, node, message, fix))
+
+
+def _last_line(statement: cst.CSTNode, first: ast.stmt, tree: ast.Module) -> int:
+    """The last line of the ast statements a top-level LibCST statement holds."""
+    body = tree.body
+    index = body.index(first)
+    count = len(statement.body) if type(statement) is cst.SimpleStatementLine else 1
+    return body[index + count - 1].end_lineno
+
+
 def _without_yielded(reports: list, rules) -> list:
     """``reports`` without those that step aside for another on the same site: an opinionated
     one (TEN9xx: a style) where a hazard finding covers its expression or lies
@@ -376,6 +424,7 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
     # module: both faces give one answer for one file
     if not any(rule.wants(features) for rule in rules):
         return None, []
+    querying = [rule for rule in rules if rule.queries and rule.wants(features)]
     if not whole:
         source = _without_quiet_bodies(source, tree, scanned, rules)
     _check_parsed_size(source)
@@ -383,7 +432,14 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
     analysis = Analysis(module, rules, tree, scanned)
     if features.called.isdisjoint(("backward", "grad")):
         analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
-    reports = _without_yielded(analysis.run(), rules)
+    reports = analysis.run()
+    if querying:  # one model per file, from the ast of the whole source (quiet bodies included)
+        model = build_model(tree)
+        site = ModelSite(module, tree, source)
+        for rule in querying:
+            rule.query(model, site)
+        reports += site.reports
+    reports = _without_yielded(reports, rules)
     if not reports:
         return module, []
     positions = positions_of(module, tree, [report.node for report in reports] +

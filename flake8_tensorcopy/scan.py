@@ -53,6 +53,8 @@ EVENTS = {
     "accumulation": "inside a loop, ``acc += v``, ``acc = acc <op> v`` or ``acc.append(v)``",
     "in-place write": "a statement that writes in place: ``a[i] = v``, ``a op= v`` (or a call with "
                       "``out=``/``inplace=``); in-place methods are subscribed to as ``calls``",
+    "non-blocking copy": "a call with ``non_blocking=True``: an asynchronous copy (the model's "
+                         "``copy-start`` events)",
 }
 
 # What must hold of a file (or a body) for a rule to report there (``Rule.requires``).
@@ -126,6 +128,7 @@ class _Collector:
         self.loops = False
         self.accumulates = False  # ``acc += v`` or ``acc = acc <op> v`` (``acc.append(v)``: in ``called``)
         self.imports_arrays = False
+        self.non_blocking = False  # a call with ``non_blocking=True``
         self.stores_on_self = False  # for a method: stores on its first parameter (``_stores_on``)
 
     def walk_method(self, method: ast.AST) -> None:
@@ -150,8 +153,12 @@ class _Collector:
                     self.called.add(func.attr)
                 elif type(func) is ast.Name:
                     self.called.add(func.id)
-                if not self.writes and node.keywords:
-                    self.writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
+                if node.keywords:
+                    if not self.writes:
+                        self.writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
+                    if not self.non_blocking:
+                        self.non_blocking = any(keyword.arg == "non_blocking" and type(keyword.value) is ast.Constant
+                                                and keyword.value.value is True for keyword in node.keywords)
             elif node_type is ast.Compare and not self.identity_tests:
                 self.identity_tests = _identity_test(node)
             elif node_type is ast.AugAssign:
@@ -185,6 +192,7 @@ class _Collector:
         self.loops = self.loops or other.loops
         self.accumulates = self.accumulates or other.accumulates
         self.imports_arrays = self.imports_arrays or other.imports_arrays
+        self.non_blocking = self.non_blocking or other.non_blocking
 
     def resolved_calls(self, renamed: Dict[str, str]) -> Set[str]:
         return self.called | {renamed[name] for name in self.called.intersection(renamed)}
@@ -207,6 +215,8 @@ class _Collector:
             events.add("in-place write")
         if self.identity_tests:
             events.add("identity comparison")
+        if self.non_blocking:
+            events.add("non-blocking copy")
         if self.loops and (self.accumulates or "append" in called):
             events.add("accumulation")
         traits = set()

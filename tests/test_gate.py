@@ -19,6 +19,7 @@ from conftest import FIXTURES
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy.model import build_model
 from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.rules.base import Rule
 from flake8_tensorcopy.scan import EVENTS, TRAITS, scan, scan_statements
@@ -31,9 +32,13 @@ EVENT_PROGRAMS = {
     "identity comparison": "import torch\n\n\ndef f(a, b):\n    return a is b\n",
     "accumulation": "import torch\n\n\ndef f(xs):\n    total = 0\n    for x in xs:\n        total += x\n",
     "in-place write": "import torch\n\n\ndef f(buf):\n    buf[0] = 1\n",
+    "non-blocking copy": "import torch\n\n\ndef f(x):\n    return x.to('cpu', non_blocking=True)\n",
 }
 EVENT_METHODS = {"sharing": "check_sharing", "identity comparison": "check_comparison",
-                 "accumulation": "check_accumulation", "in-place write": "check_write"}
+                 "accumulation": "check_accumulation", "in-place write": "check_write",
+                 "non-blocking copy": "query"}
+# The events a rule that queries the model is offered: the model's events of that kind.
+MODEL_EVENTS = {"non-blocking copy": "copy-start"}
 
 
 class Spy:
@@ -80,6 +85,15 @@ def forced_open(source: str, rules=ALL_RULES):
     module = cst.parse_module(source)
     offers = []
     reports = Analysis(module, [Spy(rule, offers) for rule in rules]).run()
+    querying = [rule for rule in rules if rule.queries]
+    if querying:
+        model = build_model(tree)
+        site = engine.ModelSite(module, tree, source)
+        for rule in querying:
+            rule.query(model, site)
+            offers += [(rule, "events", {event}, site.node_of(found.node)) for event in rule.events
+                       if event in MODEL_EVENTS for found in model.events.find(MODEL_EVENTS[event])]
+        reports += site.reports
     nodes = [report.node for report in reports] + [offer[3] for offer in offers]
     positions = engine.positions_of(module, tree, nodes) if nodes else {}
     findings = sorted((positions[r.node].start.line, positions[r.node].start.column, r.code) for r in reports)
@@ -110,6 +124,9 @@ def listener(event: str, code: str = "TEN999"):
 
     class Listener(Rule):
         events = (event,)
+        if event in MODEL_EVENTS:
+            def query(self, model, site):
+                """Offered the model's events of its kind (``forced_open``)."""
 
     Listener.code = code
     return Listener()

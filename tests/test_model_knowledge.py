@@ -41,6 +41,43 @@ def check_sync(model, example):
     assert not model.exit_state().get("!in_flight")
 
 
+def check_event(model, example):
+    assert _value_after(model, example, "r").kinds == {"event"}
+
+
+def check_record(model, example):
+    [copy] = model.events.find("copy-start")
+    assert copy.detail["copy"] in _value_after(model, example, "r").pending
+
+
+def check_event_sync(model, example):
+    [sync] = model.events.find("sync", line=_last_line(example))
+    assert not model.exit_state().get("!in_flight")
+
+
+def check_async_copy(model, example):
+    [copy] = model.events.find("copy-start", line=_last_line(example))
+    assert copy.detail["copy"] in model.exit_state()["!in_flight"]
+    assert copy.detail["copy"] in _value_after(model, example, "r").pending
+
+
+def check_pin(model, example):
+    assert _value_after(model, example, "r").pinned and not _value_after(model, example, "w").pinned
+
+
+def check_device(model, example):
+    assert _value_after(model, example, "r").device == {"cpu"}
+
+
+def check_host_read(model, example):
+    reads = [event for event in model.events.find("read", line=_last_line(example)) if event.detail.get("value_read")]
+    assert [event.storages for event in reads] == [_value_after(model, example, "w").storages]
+
+
+def check_shows(model, example):
+    check_host_read(model, example)
+
+
 def check_integer(model, example):
     assert _value_after(model, example, "r").kinds == {"int"}
 

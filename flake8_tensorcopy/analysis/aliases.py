@@ -755,10 +755,3 @@ class AliasTracker:
         if key is None:
             return False
         return any(fact.source_key == source_key for fact in self.analysis.scope.frame.aliases.get(key, ()))
-
-    def param_writes(self, function_name: str):
-        """Indexes of the parameters a function of this module writes in place."""
-        binding = self.analysis.lookup(function_name)
-        if binding is None or type(binding.origin) is not Function:
-            return ()
-        return self.summaries.of(binding.origin.node).written_parameters

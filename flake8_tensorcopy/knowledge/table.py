@@ -8,7 +8,18 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``move``: may return the tensor itself or a copy (``w.to(d)``, ``w.cuda()``): both storages;
 - ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``);
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
-- ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, ``w.item()``);
+- ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
+  device tensor: ``w.item()``, ``w.cpu()``);
+- ``event`` / ``record`` / ``event_sync``: a CUDA event, recording it (it covers the copies in
+  flight then), and waiting for it (``e.synchronize()``, ``stream.wait_event(e)``): only the
+  copies the event covers are done;
+- ``async_copy``: with ``non_blocking=True``, a copy that may still run when the call returns
+  (to the host, or from a pinned host tensor);
+- ``pin``: a host tensor in page-locked memory (``w.pin_memory()``, ``pin_memory=True``);
+- ``device``: a device object (``torch.device("cpu")``);
+- ``host_read`` (a function, a package's functions, a syntax form): reads its tensor operands'
+  values on the host (``float(w)``, ``numpy.asarray(w)``, ``torch.save(w, f)``, ``w[0]``, ``w == 1``);
+  ``shows``: reads them when they are tensors for sure (``print(w)``: it prints modules too);
 - ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
 - ``backward`` / ``step``: runs autograd / changes parameters in place;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
@@ -28,6 +39,7 @@ class Entry(NamedTuple):
 
 _W = "import torch, copy\nw = torch.ones(2, requires_grad=True)\n"
 _CUDA = "import torch\nw = torch.ones(2, device='cuda')\nh = w.to('cpu', non_blocking=True)\n"
+_PINNED = "import torch\np = torch.ones(2).pin_memory()\n"
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -57,6 +69,34 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("synchronize", "method", "sync", _CUDA + "torch.cuda.current_stream().synchronize()"),
     Entry("item", "method", "sync", _CUDA + "w.sum().item()"),
     Entry("tolist", "method", "sync", _CUDA + "w.tolist()"),
+    Entry("cpu", "method", "sync", _CUDA + "w.cpu()"),
+    Entry("to", "method", "sync", _CUDA + "w.to('cpu')"),
+    Entry("torch.cuda.Event", "function", "event", _CUDA + "r = torch.cuda.Event()"),
+    Entry("record", "method", "record", _CUDA + "r = torch.cuda.Event()\nr.record()"),
+    Entry("synchronize", "method", "event_sync", _CUDA + "r = torch.cuda.Event()\nr.record()\nr.synchronize()"),
+    Entry("wait_event", "method", "event_sync",
+          _CUDA + "r = torch.cuda.Event()\nr.record()\ntorch.cuda.current_stream().wait_event(r)"),
+    Entry("to", "method", "async_copy", _PINNED + "r = p.to('cuda', non_blocking=True)"),
+    Entry("cuda", "method", "async_copy", _PINNED + "r = p.cuda(non_blocking=True)"),
+    Entry("copy_", "method", "async_copy", _W + "r = torch.empty(2, pin_memory=True)\nr.copy_(w, non_blocking=True)"),
+    Entry("pin_memory", "method", "pin", _W + "r = w.detach().pin_memory()"),
+    Entry("pin_memory", "syntax", "pin", _W + "r = torch.zeros(2, pin_memory=True)"),
+    Entry("torch.device", "function", "device", _W + "r = torch.device('cpu')"),
+    Entry("builtins.float", "function", "host_read", _W + "r = float(w)"),
+    Entry("builtins.int", "function", "host_read", _W + "r = int(w)"),
+    Entry("builtins.bool", "function", "host_read", _W + "r = bool(w)"),
+    Entry("builtins.list", "function", "host_read", _W + "r = list(w)"),
+    Entry("builtins.print", "function", "shows", _W + "print(w)"),
+    Entry("builtins.str", "function", "shows", _W + "r = str(w)"),
+    Entry("torch.save", "function", "host_read", _W + "torch.save(w, 'w.pt')"),
+    Entry("numpy", "package", "host_read", "import numpy\n" + _W + "r = numpy.asarray(w)"),
+    Entry("subscript", "syntax", "host_read", _W + "r = w[0]"),
+    Entry("comparison", "syntax", "host_read", _W + "r = w == 1"),
+    Entry("arithmetic", "syntax", "host_read", _W + "r = w * 2"),
+    Entry("tensor_method", "syntax", "host_read", _W + "r = w.sum()"),
+    Entry("torch_function", "syntax", "host_read", _W + "r = torch.cat([w])"),
+    Entry("module_call", "syntax", "host_read", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
+    Entry("numpy.copyto", "function", "inplace", "import numpy\n" + _W + "v = w.detach().numpy()\nnumpy.copyto(v, 0)"),
     Entry("size", "method", "integer", _W + "r = w.size()"),
     Entry("dim", "method", "integer", _W + "r = w.dim()"),
     Entry("numel", "method", "integer", _W + "r = w.numel()"),

@@ -23,7 +23,7 @@ from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import TENSOR, Transfer
 from flake8_tensorcopy.model.values import (
-    EMPTY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -207,7 +207,7 @@ class Model:
         function.passed = known
 
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
-        state: dict = {}
+        state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
         for index, parameter in enumerate(function.parameters):
             storages = frozenset((("param", index, function.name),))
             symbol = frozenset(((function.name, index),)) if symbolic else EMPTY
@@ -223,6 +223,8 @@ class Model:
             annotation = place_of(parameter.annotation) if parameter.annotation is not None else None
             if annotation and annotation.split(".")[-1] == "Tensor" and "?" in value.kinds:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
+            elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
+                value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
             state[parameter.arg] = value
         return state
 
@@ -236,13 +238,16 @@ class Model:
         transfer = Transfer(self, function, summary_mode=True)
         states = solve(function.graph, transfer, self.entry_state(function, symbolic=True))
         exit_state = states[1] or {}
+        in_flight = exit_state.get(IN_FLIGHT, EMPTY)
         receiver = function.names[0] + "." if function.receiver_offset else None
         summary = Summary(
             returns=exit_state.get("!return"),
             writes=exit_state.get("!writes", EMPTY),
             stores={place[len(receiver):]: value for place, value in exit_state.items()
                     if receiver and place.startswith(receiver)} if receiver else {},
-            in_flight=exit_state.get(IN_FLIGHT, EMPTY),
+            in_flight=in_flight - {ENTRY},
+            syncs=states[1] is not None and ENTRY not in in_flight,
+            reads=exit_state.get("!reads", EMPTY),
             saved=exit_state.get(SAVED, EMPTY),
             backward="!backward" in exit_state,
             steps="!steps" in exit_state,
@@ -319,6 +324,16 @@ class Model:
             return state[place]
         transfer = Transfer(self, info, summary_mode=False)
         return transfer.evaluate(ast.parse(place, mode="eval").body, state)
+
+    def left_in_flight(self, copy) -> bool:
+        """Whether a ``copy-start`` event's copy may still run when its function returns."""
+        states = copy.function.states
+        exit_state = states[1] if states else None
+        return exit_state is not None and copy.detail["copy"] in exit_state.get(IN_FLIGHT, EMPTY)
+
+    def called(self) -> frozenset:
+        """The names of the file's functions and methods called somewhere in it."""
+        return frozenset(event.detail.get("callee") for event in self.events.find("call"))
 
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]

@@ -21,6 +21,8 @@ class Summary(NamedTuple):
     writes: frozenset  # parameter indices whose storage it writes in place
     stores: Dict[str, Value]  # attribute path under the receiver -> value stored there
     in_flight: frozenset  # asynchronous copies started and not synced at the exit
+    syncs: bool  # every path to the exit waits for the copies in flight at the call
+    reads: frozenset  # parameter indices whose values it reads on the host before any sync
     saved: frozenset  # storages autograd keeps for backward (symbols included)
     backward: bool
     steps: bool

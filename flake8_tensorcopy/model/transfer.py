@@ -15,7 +15,7 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
-    EMPTY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -47,6 +47,13 @@ def _device_of(node) -> frozenset:
     if type(text) is str and text.split(":")[0] in ("cpu", "cuda", "mps", "xla", "meta"):
         return frozenset((text.split(":")[0],))
     return EMPTY
+
+
+HOST = frozenset(("cpu",))
+
+
+def _non_blocking(node: ast.Call) -> bool:
+    return _constant(_keyword(node, "non_blocking")) is True
 
 
 def _keyword(node: ast.Call, name: str):
@@ -232,7 +239,7 @@ class Transfer:
     def store_item(self, target: ast.Subscript, value: Value, state: dict) -> None:
         container = self.evaluate(target.value, state)
         self.evaluate(target.slice, state)
-        if container.is_tensor:  # ``x[i] = v`` writes the tensor in place
+        if container.is_tensor or "ndarray" in container.kinds:  # ``x[i] = v`` writes the array in place
             self.write(target.value, container, state, target, grad=value.grad)
         place = place_of(target.value)
         if place is None or "[" in place:
@@ -259,6 +266,31 @@ class Transfer:
                 index = parameter_index(storage, self.function.name)
                 if index is not None:
                     state["!writes"] = state.get("!writes", EMPTY) | {index}
+
+    def host_read(self, node, value: Value, state: dict, how: str, items: bool = False, sure: bool = False) -> None:
+        """A tensor's values read on the host (what a copy still in flight spoils); with
+        ``items``, a container's tensors are read too (``torch.cat(parts)``); ``sure``: only
+        a tensor for sure, not one by a use a module shares (``print(m)`` prints modules too)."""
+        if items and value.items is not None and not value.is_tensor:
+            value = value.all_items() or UNKNOWN
+        if not (value.is_tensor or self.summary_mode and value.kind_from):
+            return
+        if sure and value.evidence("kind") in (None, Evidence.USE):
+            return
+        if self.recording:
+            self.record("read", node, place_of(node), value, state, value_read=how)
+        if self.summary_mode and ENTRY in state.get(IN_FLIGHT, EMPTY):  # read before any sync in here
+            read = {parameter_index(storage, self.function.name) for storage in value.storages}
+            read.discard(None)
+            if read:
+                state["!reads"] = state.get("!reads", EMPTY) | read
+
+    def start_copy(self, node, source: Value, to_host: bool, state: dict) -> frozenset:
+        """An asynchronous copy begins at ``node``: in flight until a sync that covers it."""
+        copy = _site(node)
+        state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | {copy}
+        self.record("copy-start", node, None, source, state, copy=copy, to_host=to_host, source=source)
+        return frozenset((copy,))
 
     # ----- expressions
     def evaluate(self, node, state: dict) -> Value:
@@ -326,6 +358,7 @@ class Transfer:
                 self.record("read", node, place_of(node), value, state)
             return value
         if base.is_tensor:
+            self.host_read(node.value, base, state, "index")
             storages = base.storages if not index.is_tensor else frozenset((_site(node),))
             return base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
                                  items=None, facts=EMPTY)
@@ -342,7 +375,8 @@ class Transfer:
             return INTEGER
         if type(value) in (float, complex):
             return NUMBER
-        return STRING
+        device = _device_of(node) if type(value) is str else EMPTY
+        return STRING._replace(device=device) if device else STRING
 
     def sequence(self, node, state) -> Value:
         items, star = [], None
@@ -416,6 +450,8 @@ class Transfer:
         if any(value.is_tensor for value in values) and not any(
             type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops
         ):
+            for operand, value in zip([node.left] + node.comparators, values):
+                self.host_read(operand, value, state, "comparison")
             return Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
         return BOOL
 
@@ -428,6 +464,8 @@ class Transfer:
     def binary(self, node, state) -> Value:
         left = self.evaluate(node.left, state)
         right = self.evaluate(node.right, state)
+        self.host_read(node.left, left, state, "arithmetic")
+        self.host_read(node.right, right, state, "arithmetic")
         return self.arithmetic(node.op, left, right, node, state)
 
     def arithmetic(self, op, left: Value, right: Value, node, state) -> Value:
@@ -561,6 +599,8 @@ class Transfer:
     def module_output(self, arguments, node, state) -> Value:
         """A module's output is a graph tensor; its parameters' gradients need the input, so
         the input is saved for backward."""
+        for argument, value in zip(node.args, arguments):
+            self.host_read(argument, value, state, "module_call")
         for value in arguments:
             if value.storages and (value.is_tensor or "?" in value.kinds):
                 state[SAVED] = state.get(SAVED, EMPTY) | value.storages
@@ -574,7 +614,17 @@ class Transfer:
         roles = k.role_of("function", qual)
         first = arguments[0] if arguments else UNKNOWN
         result = None
-        if "sync" in roles:
+        if "host_read" in roles or "host_read" in k.role_of("package", qual.split(".")[0]):
+            for argument, value in zip(node.args, arguments):
+                self.host_read(argument, value, state, qual, items=True)
+        if "event" in roles:
+            result = Value(kinds("event"))
+        elif "device" in roles:
+            result = Value(kinds("device"), device=_device_of(node))
+        elif "inplace" in roles and node.args:
+            self.write(node.args[0], first, state, node)
+            result = NONE
+        elif "sync" in roles:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, None, NONE, state)
             result = NONE
@@ -611,17 +661,25 @@ class Transfer:
         if not device:
             device = frozenset().union(*(value.device for value in tensors)) if tensors else EMPTY
         view = last in k.VIEW_METHODS and (first.is_tensor or first.kind_from)
+        if not view:
+            for argument, value in zip(node.args, arguments):
+                self.host_read(argument, value, state, "torch_function", items=True)
         result = Value(
             TENSOR, grad=grad or leaf_grad, graph=grad, device=device, fresh=not view,
             storages=first.storages if view else frozenset((_site(node),)),
             why=_why(Evidence.TORCH_API, "kind", *(("device",) if device else ())),
             grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
+            pinned=_constant(_keyword(node, "pin_memory")) is True,
         )
         self.save(qual, arguments, result, state)
         return result
 
     def builtin(self, name: str, arguments, keywords, node, state) -> Value:
         first = arguments[0] if arguments else UNKNOWN
+        roles = k.role_of("function", "builtins." + name)
+        if "host_read" in roles or "shows" in roles:
+            for argument, value in zip(node.args, arguments):
+                self.host_read(argument, value, state, name, sure="shows" in roles)
         if name in ("len", "int", "round", "hash", "id", "ord"):
             result = INTEGER
         elif name in ("float", "abs", "pow", "divmod"):
@@ -671,7 +729,17 @@ class Transfer:
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
             return self.call_value(self.attribute_of(receiver, method, node), arguments, keywords, node, state)
         roles = k.role_of("method", method)
-        if "sync" in roles and (method == "synchronize" or receiver.is_tensor):
+        if "record" in roles and "event" in receiver.kinds:
+            if receiver_place is not None and "[" not in receiver_place:
+                state[receiver_place] = receiver._replace(pending=state.get(IN_FLIGHT, EMPTY))
+            return NONE
+        if "event_sync" in roles and ("event" in receiver.kinds or method == "wait_event"):
+            waited = receiver if method == "synchronize" else (arguments[0] if arguments else UNKNOWN)
+            in_flight = state.get(IN_FLIGHT, EMPTY)
+            state[IN_FLIGHT] = in_flight - waited.pending if "event" in waited.kinds else EMPTY
+            self.record("sync", node, receiver_place, receiver, state)
+            return NONE
+        if "sync" in roles and "move" not in roles and (method == "synchronize" or _on_device(receiver)):
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, receiver_place, receiver, state)
             if method == "synchronize":
@@ -722,8 +790,10 @@ class Transfer:
             if self.summary_mode:
                 state["!backward"] = NONE
             return NONE
+        if "pin" in roles:
+            return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None)
         if "value_read" in roles:
-            self.record("read", node, receiver_place, receiver, state, value_read=method)
+            self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
                 return receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
             return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
@@ -734,16 +804,20 @@ class Transfer:
         if "copy" in roles:
             return _copied(receiver, node)
         if "move" in roles:
-            return self.move(receiver, method, arguments, keywords, node, state)
+            return self.move(receiver, method, roles, receiver_node, arguments, keywords, node, state)
         if method in k.INPLACE_METHODS:
             self.write(receiver_node, receiver, state, node, grad=any_grad)
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
+            if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
+                written = written._replace(pending=self.start_copy(node, arguments[0], receiver.pinned, state))
             if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
                 state[receiver_place] = written
             return written
         function = "torch.Tensor." + method
         if method in k.VIEW_METHODS or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
             view = method in k.VIEW_METHODS
+            if not view:
+                self.host_read(receiver_node, receiver, state, "tensor_method")
             result = Value(TENSOR, grad=any_grad, graph=any_grad, device=receiver.device,
                            storages=receiver.storages if view else site, fresh=not view,
                            why=_why(Evidence.TENSOR_METHOD, "kind"),
@@ -754,25 +828,29 @@ class Transfer:
             return result
         return UNKNOWN
 
-    def move(self, receiver, method, arguments, keywords, node, state) -> Value:
+    def move(self, receiver, method, roles, receiver_node, arguments, keywords, node, state) -> Value:
         """``to``/``cuda``/``float``...: the tensor itself when nothing changes, else a copy;
         a copy for sure when narrowing proved the dtype or device differs, or ``copy=True``."""
         site = frozenset((_site(node),))
         target = node.args[0] if node.args else _keyword(node, "dtype") or _keyword(node, "device")
+        target_value = arguments[0] if node.args else keywords.get("dtype") or keywords.get("device")
         other = place_of(target) if target is not None else None
         copies = (other is not None and "!=:" + other in receiver.facts) or _constant(_keyword(node, "copy")) is True
         device = _device_of(target) if target is not None else EMPTY
+        if not device and target_value is not None:
+            device = target_value.device  # a name bound to a device, or a tensor's
         if method in ("cuda", "cpu"):
             device = frozenset((method,))
+        to_host = device == HOST and receiver.device != HOST
+        if to_host and not _non_blocking(node) and "sync" in roles:  # a blocking read of a device tensor
+            state[IN_FLIGHT] = EMPTY
+            self.record("sync", node, place_of(receiver_node), receiver, state)
         result = receiver._replace(
             storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
-            graph=receiver.graph or receiver.grad, pending=EMPTY, items=None, facts=EMPTY,
+            graph=receiver.graph or receiver.grad, pending=EMPTY, items=None, facts=EMPTY, pinned=False,
         )
-        if _constant(_keyword(node, "non_blocking")) is True:
-            copy = _site(node)
-            result = result._replace(pending=frozenset((copy,)))
-            state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | {copy}
-            self.record("copy-start", node, None, result, state, copy=copy)
+        if "async_copy" in roles and _non_blocking(node) and (to_host or receiver.pinned):
+            result = result._replace(pending=self.start_copy(node, receiver, to_host, state), pinned=to_host)
         return result
 
     def container_method(self, receiver, method, receiver_place, arguments, node, state) -> Value:
@@ -821,6 +899,13 @@ class Transfer:
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
         instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state))
+        for index in summary.reads:  # read on the host before any sync in the callee
+            read = instance.actual(index)
+            if read.pending:
+                self.record("read", node, None, read, state, value_read=function.name)
+        if summary.syncs:
+            state[IN_FLIGHT] = EMPTY
+            self.record("sync", node, None, NONE, state)
         for index in summary.writes:
             written = instance.actual(index)
             if written.storages:
@@ -846,6 +931,12 @@ class Transfer:
 _NUMERIC = frozenset(("number", "int", "bool"))
 
 
+def _on_device(value: Value) -> bool:
+    """A tensor (or what may be one) not known to be on the host (pinned memory is the host's):
+    reading it waits for the device."""
+    return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
+
+
 def _site(node) -> tuple:
     """The allocation site of what ``node`` makes: its position."""
     return (node.lineno, node.col_offset)
@@ -857,7 +948,7 @@ def _copied(value: Value, node) -> Value:
     if value.items is not None:
         items = tuple((key, _copied(item, node)) for key, item in value.items)
     return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
-                          items=items, facts=EMPTY)
+                          items=items, facts=EMPTY, pinned=False)
 
 
 _EXPRESSIONS = {

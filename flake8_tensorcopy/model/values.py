@@ -17,10 +17,13 @@ A value is a product of components, each joined on its own:
   ``(function, i)`` whose kind / grad it inherits) and ``called`` (those called to make it);
 - ``items``: a container's items by constant key (``"'a'"``, ``"0"``) and ``"*"`` (any other);
 - ``qual``: what a name refers to (``"torch.nn"``, ``"copy.deepcopy"``, ``"local:f"``);
-- ``facts``: what narrowing proved (``"!=:dtype"``: its dtype differs from ``dtype``).
+- ``facts``: what narrowing proved (``"!=:dtype"``: its dtype differs from ``dtype``);
+- ``pinned``: it is a host tensor in page-locked memory on every path (``.pin_memory()``, a
+  ``pin_memory=True`` allocation, a view of one): only there do copies run asynchronously.
 
-A state is a dict from place to value plus two sets: ``IN_FLIGHT`` (copies not yet synced) and
-``SAVED`` (storages autograd keeps for backward). ``join_states`` and ``widen_states`` are the
+A state is a dict from place to value plus two sets: ``IN_FLIGHT`` (copies not yet synced; in a
+function, ``ENTRY`` stands for those in flight when it was called) and ``SAVED`` (storages
+autograd keeps for backward). ``join_states`` and ``widen_states`` are the
 only ways two states meet.
 """
 
@@ -29,6 +32,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 EMPTY: frozenset = frozenset()
 IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
+ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
 
 
@@ -64,6 +68,7 @@ class Value(NamedTuple):
     items: Optional[Tuple[Tuple[str, "Value"], ...]] = None
     qual: str = ""
     facts: frozenset = EMPTY
+    pinned: bool = False
 
     @property
     def is_tensor(self) -> bool:
@@ -159,6 +164,7 @@ def join(a: Value, b: Value) -> Value:
         _join_items(a.items, b.items),
         a.qual if a.qual == b.qual else "",
         a.facts & b.facts,
+        a.pinned and b.pinned,
     )
 
 

@@ -24,6 +24,12 @@ class Rule:
     - ``events``: names from ``scan.EVENTS`` ("sharing": ``check_sharing``, "identity
       comparison": ``check_comparison``, "accumulation": ``check_accumulation``, "in-place
       write": ``check_write``);
+    - ``query``, where a rule overrides it, is called once per file it wants with the model
+      (``flake8_tensorcopy.model``: values and events of one abstract interpreter, built from
+      the stdlib ast only for files some such rule wants) and a ``ModelSite`` (engine.py) that
+      maps an event's ast node to the LibCST node a fix rewrites and records findings; such a
+      rule subscribes through ``events`` or ``calls`` for its gate and is offered nothing during
+      the walk;
     - ``check_binding``, where a rule overrides it, is offered every assignment and loop target
       of the files the rule wants: a binding alone opens no gate;
     - ``requires``: names from ``scan.TRAITS`` that must all hold where it reports (every rule
@@ -52,6 +58,7 @@ class Rule:
     # rule's finding steps aside there (an opinionated rule yields to every hazard rule)
     yields_to: Tuple[str, ...] = ()
     binds = False  # it overrides ``check_binding`` (set by ``__init_subclass__``)
+    queries = False  # it overrides ``query``: it decides from the model (set by ``__init_subclass__``)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -63,6 +70,7 @@ class Rule:
             raise TypeError(f"{cls.__name__}: unknown events, traits or reads {sorted(unknown)}, "
                             "or it does not require 'tensors'")
         cls.binds = cls.check_binding is not Rule.check_binding
+        cls.queries = cls.query is not Rule.query
 
     @property
     def opinionated(self) -> bool:
@@ -86,6 +94,9 @@ class Rule:
         """Whether the rule, wanting the file, reads a body with these features where it is
         offered nothing (a function that writes a buffer another one copies from)."""
         return not body_features.events.isdisjoint(self.reads) and self.wants(file_features)
+
+    def query(self, model, site) -> None:
+        """Decide from the model's values and events; report through ``site.report``."""
 
     def check_call(self, call: cst.Call, analysis) -> None:
         """Called for every call whose name is in ``calls``."""
