@@ -8,10 +8,10 @@ import runpy
 import sys
 from typing import List, Optional, Sequence
 
-from flake8_tensorcopy import __version__
+from flake8_tensorcopy import __version__, install_hint
 
 EXIT_USAGE = 2
-INSTALL_LINE = "pip install 'flake8-tensorcopy[runtime]'"
+INSTALL_LINE = install_hint("runtime")
 
 
 def summary(reports) -> str:
