@@ -21,9 +21,10 @@ from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
-from flake8_tensorcopy.model.transfer import TENSOR, Transfer
+from flake8_tensorcopy.knowledge import role_of
+from flake8_tensorcopy.model.transfer import TENSOR, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -225,8 +226,25 @@ class Model:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
             elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
                 value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
+            elif annotation and "?" in value.kinds:
+                value = self.annotated_torch_value(annotation, value)
             state[parameter.arg] = value
+        if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
+            state[NO_GRAD] = frozenset(("decorator",))
         return state
+
+    def annotated_torch_value(self, annotation: str, value: Value) -> Value:
+        """A parameter annotated ``nn.Parameter`` is a leaf that requires grad; one annotated
+        with a torch module class (``nn.Conv1d``, ``nn.Module``) is that module."""
+        qual = self.qualify(annotation)
+        why = (("kind", Evidence.ANNOTATION),)
+        if "parameter" in role_of("function", qual):
+            return value._replace(kinds=TENSOR, grad=True, why=why)
+        package, _, last = qual.rpartition(".")
+        if last[:1].isupper() and "module" in role_of("package", package):
+            return value._replace(kinds=frozenset({"module"}), grad=True, why=why,
+                                  qual=qual if qual != "torch.nn.Module" else "")
+        return value
 
     def summary(self, function: FunctionInfo) -> Optional[Summary]:
         """The function's summary, solved now if needed; None while it is being solved."""
