@@ -129,6 +129,7 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
+    Entry("inplace=True", "syntax", "inplace", _W + "r = w.detach()\ntorch.nn.functional.relu(r, inplace=True)"),
     Entry("torch.no_grad", "function", "grad_off", _W + "with torch.no_grad():\n    r = torch.sigmoid(w)"),
     Entry("torch.inference_mode", "function", "grad_off", _W + "with torch.inference_mode():\n    r = torch.sigmoid(w)"),
     Entry("torch.autograd.no_grad", "function", "grad_off", _W + "with torch.autograd.no_grad():\n    r = torch.sigmoid(w)"),

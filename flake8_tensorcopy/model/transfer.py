@@ -673,6 +673,8 @@ class Transfer:
         return result
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
+        if node.args and "inplace" in k.role_of("syntax", "inplace=True") and _constant(_keyword(node, "inplace")) is True:
+            self.write(node.args[0], first, state, node, method=qual)  # ``F.relu(x, inplace=True)`` writes ``x``
         tensors = [value for value in arguments if value.is_tensor or value.kind_from]
         grad = any(value.grad for value in tensors)
         requires = keywords.get("requires_grad")
@@ -960,7 +962,9 @@ class Transfer:
         if summary.saved and not state.get(NO_GRAD):
             kept = instance.storages(summary.saved)
             state[SAVED] = state.get(SAVED, EMPTY) | kept
-            self.record("save", node, None, NONE, state, op=function.name, what="input", storages=kept)
+            returned = instance.storages(summary.returns.storages) if summary.returns is not None else EMPTY
+            self.record("save", node, None, NONE, state, op="local:" + function.name,
+                        what="output" if kept & returned else "input", storages=kept)
         if summary.backward:
             self.record("backward", node, None, NONE, state)
         if summary.steps:

@@ -118,10 +118,11 @@ def _saving(events, write, saves):
 
 
 def memory_of(written: ast.expr) -> ast.expr:
-    """The tensor whose memory a write to ``written`` changes: under indexing, views and aliases
-    that share it (``.detach()``, ``.data``)."""
+    """The tensor whose memory a write to ``written`` changes: under indexing (not a constant
+    key: ``cache["gates"]`` is a tensor of its own), views and aliases that share it
+    (``.detach()``, ``.data``)."""
     while True:
-        if type(written) is ast.Subscript:
+        if type(written) is ast.Subscript and type(written.slice) is not ast.Constant:  # not a dict's key
             written = written.value
         elif type(written) is ast.Attribute and "detach" in k.role_of("attribute", written.attr):
             written = written.value
@@ -140,6 +141,9 @@ def _operation(site, save) -> Optional[str]:
         return f"'{_SYMBOLS[type(node.op)]}' ({op.rpartition('.')[2]})"
     if type(node) is not ast.Call:
         return None
+    if op.startswith("local:"):
+        func = site.node_of(node.func)
+        return f"{short_source(site, func)}()" if func is not None else None
     if op.startswith("torch.Tensor."):
         return f".{op[len('torch.Tensor.'):]}()"
     if op == "module" or op.startswith("torch.nn.") and op.rpartition(".")[2][:1].isupper():

@@ -50,10 +50,12 @@ def write_site(site, event) -> Optional[WriteSite]:
     """The site of a write the model recorded for a method call, an augmented assignment or an
     indexed assignment (None for other writes, or where LibCST does not have the node)."""
     node = event.node
-    if type(node) is ast.Call and type(node.func) is ast.Attribute and event.detail.get("method"):
+    method = event.detail.get("method", "")
+    if type(node) is ast.Call and method:
         statement = site.statement_of(node)
         found = site.node_of(statement if statement is not None else node)
-        written = node.func.value
+        on_receiver = type(node.func) is ast.Attribute and node.func.attr == method
+        written = node.func.value if on_receiver else node.args[0]  # ``F.relu(x, inplace=True)``
     elif type(node) is ast.AugAssign:
         found, written = site.node_of(node), node.target
     elif type(node) is ast.Subscript:
@@ -62,7 +64,7 @@ def write_site(site, event) -> Optional[WriteSite]:
         written = node.value
     else:
         return None
-    return WriteSite(found, written, event.detail.get("method", "")) if found is not None else None
+    return WriteSite(found, written, method) if found is not None else None
 
 
 def out_of_place_fix(node: cst.CSTNode) -> Tuple[Optional[Fix], str]:
