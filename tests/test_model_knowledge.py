@@ -166,6 +166,11 @@ def check_index_result(model, example):
     assert result.is_tensor and not result.grad and _value_after(model, example, "w").grad
 
 
+def check_requires_grad(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.grad and w.grad and result.storages == w.storages
+
+
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])
 def test_each_entry_shows_its_role_in_its_fixture_line(entry):
     model = build_model(ast.parse(entry.example))

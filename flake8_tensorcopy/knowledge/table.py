@@ -35,7 +35,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``unversioned``: an alias whose writes skip autograd's version counter (``w.data``);
 - ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
 - ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
-- ``index_result``: a tensor of indices, never in a graph (``w.argmax()``).
+- ``index_result``: a tensor of indices, never in a graph (``w.argmax()``);
+- ``requires_grad``: the tensor itself, now a leaf that requires grad (``w.requires_grad_()``).
 """
 
 from typing import Dict, NamedTuple, Tuple
@@ -129,6 +130,7 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
+    Entry("requires_grad_", "method", "requires_grad", "import torch\nw = torch.ones(2)\nr = w.requires_grad_()"),
     Entry("inplace=True", "syntax", "inplace", _W + "r = w.detach()\ntorch.nn.functional.relu(r, inplace=True)"),
     Entry("torch.no_grad", "function", "grad_off", _W + "with torch.no_grad():\n    r = torch.sigmoid(w)"),
     Entry("torch.inference_mode", "function", "grad_off", _W + "with torch.inference_mode():\n    r = torch.sigmoid(w)"),

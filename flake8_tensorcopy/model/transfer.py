@@ -824,6 +824,8 @@ class Transfer:
             return NONE
         if "pin" in roles:
             return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None)
+        if "requires_grad" in roles:
+            return self.requires_grad(receiver, receiver_place, node, state)
         if "value_read" in roles:
             self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
@@ -897,6 +899,14 @@ class Transfer:
             state[place] = arguments[1]
             self.record("bind", node, place, arguments[1], state)
         return NONE
+
+    def requires_grad(self, receiver: Value, receiver_place, node, state) -> Value:
+        """``x.requires_grad_()``: ``x`` itself, now a leaf that requires grad (unless ``False``)."""
+        flag = _constant(node.args[0]) if node.args else _constant(_keyword(node, "requires_grad"))
+        result = receiver._replace(grad=flag is not False, fresh=False)
+        if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            state[receiver_place] = result
+        return result
 
     def container_method(self, receiver, method, receiver_place, arguments, node, state) -> Value:
         if method in ("append", "add", "extend", "insert", "update", "setdefault") and arguments:
