@@ -246,7 +246,7 @@ class Transfer:
             return
         if container.items is not None or not container.is_tensor:
             key = key_of(target.slice)
-            items = dict(container.items or ())
+            items = dict(container.items if container.items is not None else (("*", UNKNOWN),))  # the rest unknown
             items[key] = value if key not in items or key != "*" else join(items[key], value)
             state[place] = container._replace(items=tuple(items.items()))
             self.record("bind", target, place_of(target), value, state)
