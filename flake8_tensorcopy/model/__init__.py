@@ -343,6 +343,25 @@ class Model:
         transfer = Transfer(self, info, summary_mode=False)
         return transfer.evaluate(ast.parse(place, mode="eval").body, state)
 
+    def event_guards_copies(self, owner: ClassInfo, attribute: str) -> bool:
+        """Whether ``self.<attribute>`` is None only before the class's first copy: only
+        ``__init__`` stores None there (and leaves no copy in flight), and every other method
+        that leaves copies in flight stores there an event recorded after them."""
+        for method in owner.methods.values():
+            summary = self.summary(method)
+            if summary is None:  # still being solved: not known yet
+                return False
+            stored = summary.stores.get(attribute)
+            if method.node.name == "__init__":
+                if summary.in_flight:
+                    return False
+            elif stored is not None and "none" in stored.kinds:
+                return False
+            elif summary.in_flight and (stored is None or "event" not in stored.kinds
+                                        or not summary.in_flight <= stored.pending):
+                return False
+        return True
+
     def left_in_flight(self, copy) -> bool:
         """Whether a ``copy-start`` event's copy may still run when its function returns."""
         states = copy.function.states

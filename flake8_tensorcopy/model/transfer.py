@@ -252,7 +252,7 @@ class Transfer:
             return
         if container.items is not None or not container.is_tensor:
             key = key_of(target.slice)
-            items = dict(container.items or ())
+            items = dict(container.items if container.items is not None else (("*", UNKNOWN),))  # the rest unknown
             items[key] = value if key not in items or key != "*" else join(items[key], value)
             state[place] = container._replace(items=tuple(items.items()))
             self.record("bind", target, place_of(target), value, state)
@@ -545,6 +545,12 @@ class Transfer:
             if checked is not None and checked.qual in ("torch.Tensor", "torch.nn.Parameter"):
                 old = state.get(place, UNKNOWN)
                 state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
+        elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
+            self.event_absent(test, state)
+        elif kind is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) and (
+                type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
+            if (type(test.ops[0]) is ast.Is) == truth:
+                self.event_absent(test.left, state)
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -552,6 +558,21 @@ class Transfer:
                 place, other = place_of(left.value), place_of(right)
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
+
+    def event_absent(self, node, state: dict) -> None:
+        """On a path where ``self.<attr>``, the place that holds the event covering this class's
+        copies, is None, none of them was made yet: neither the copies it covers nor those in
+        flight at the call (``ENTRY``: the class's own ones are covered) are in flight."""
+        place = place_of(node)
+        receiver = self.function.names[0] + "." if getattr(self.function, "receiver_offset", 0) else None
+        if place is None or not receiver or not place.startswith(receiver) or "." in place[len(receiver):]:
+            return
+        recording, self.recording = self.recording, False
+        value = self.evaluate(node, state)  # already evaluated (and recorded) by the test
+        self.recording = recording
+        if "event" in value.kinds and value.pending and self.model.event_guards_copies(
+                self.function.owner, place[len(receiver):]):
+            state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) - value.pending - {ENTRY}
 
     def annotated(self, value: Value, annotation) -> Value:
         text = place_of(annotation) or ""
