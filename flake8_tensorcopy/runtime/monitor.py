@@ -22,7 +22,9 @@ reads it, or when the monitor stops while both sides are alive.
 
 import copy
 import functools
+import os
 import sys
+import traceback
 import weakref
 from typing import Callable, Dict, List, Optional
 
@@ -302,6 +304,7 @@ class Monitor:
     def __init__(self, on_report: Optional[Callable[[Report], None]] = None, static: bool = True,
                  saved: bool = True):
         self.reports: List[Report] = []
+        self.failures: Dict[str, int] = {}  # the monitor's own errors, caught: what and where, how often
         self.on_report = on_report
         self.static = StaticFindings() if static else None
         self.busy = False
@@ -339,7 +342,18 @@ class Monitor:
         for owner, name, original in reversed(self._patches):
             setattr(owner, name, original)
         self._patches.clear()
-        self._check_numpy_writes_at_exit()
+        try:
+            self._check_numpy_writes_at_exit()
+        except Exception as error:
+            self.failed(error)
+
+    def failed(self, error: Exception) -> None:
+        """Record an error of the monitor's own and go on: a monitor bug must not change what the
+        program does (the summary lists them)."""
+        where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+        place = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
+        key = f"{type(error).__name__}: {error}{place}"
+        self.failures[key] = self.failures.get(key, 0) + 1
 
     # ------------------------------------------------------------------ reporting
     def report(self, code: str, message: str, where: Optional[Location], **related: Optional[Location]) -> None:
@@ -347,9 +361,9 @@ class Monitor:
         if report.key in self._seen:
             return
         self._seen.add(report.key)
+        self.reports.append(report)
         if self.static is not None:
             self.static.confirm(report)
-        self.reports.append(report)
         if self.on_report is not None:
             self.on_report(report)
 
@@ -366,9 +380,12 @@ class Monitor:
             @functools.wraps(original)
             def wrapper(array, *args, **kwargs):
                 result = original(array, *args, **kwargs)
-                made = frames.user_location(2)
-                if not monitor.busy and made is not None and _kept(made, "from_numpy"):
-                    monitor._numpy_alias("TEN202", made, array, result, array_is_source=True)
+                try:
+                    made = frames.user_location(2)
+                    if not monitor.busy and made is not None and _kept(made, "from_numpy"):
+                        monitor._numpy_alias("TEN202", made, array, result, array_is_source=True)
+                except Exception as error:
+                    monitor.failed(error)
                 return result
             return wrapper
 
@@ -382,10 +399,13 @@ class Monitor:
                     result = original(value)
                 finally:
                     monitor.busy = False
-                made = frames.user_location(2)
-                if (isinstance(result, torch.Tensor) and result is not value and made is not None
-                        and overlaps(extent(result), extent(value)) and _kept(made, "copy")):
-                    monitor._alias("TEN207", made, value, result)
+                try:
+                    made = frames.user_location(2)
+                    if (isinstance(result, torch.Tensor) and result is not value and made is not None
+                            and overlaps(extent(result), extent(value)) and _kept(made, "copy")):
+                        monitor._alias("TEN207", made, value, result)
+                except Exception as error:
+                    monitor.failed(error)
                 return result
             return wrapper
 
@@ -393,12 +413,30 @@ class Monitor:
             @functools.wraps(original)
             def wrapper(*args, **kwargs):
                 result = original(*args, **kwargs)
-                monitor._synchronized()
+                try:
+                    monitor._synchronized()
+                except Exception as error:
+                    monitor.failed(error)
                 return result
+            return wrapper
+
+        def starting_backward(original):
+            """Backward may run in autograd's device threads: what it shows is placed here."""
+            @functools.wraps(original)
+            def wrapper(*args, **kwargs):
+                try:
+                    started = frames.user_location(2)
+                except Exception as error:
+                    monitor.failed(error)
+                    started = None
+                with frames.starting_work(started):
+                    return original(*args, **kwargs)
             return wrapper
 
         self._patch(torch, "from_numpy", from_numpy)
         self._patch(copy, "copy", shallow_copy)
+        self._patch(torch.autograd, "backward", starting_backward)
+        self._patch(torch.autograd, "grad", starting_backward)
         if torch.cuda.is_available():
             self._patch(torch.cuda, "synchronize", synchronizing)
             self._patch(torch.cuda.Stream, "synchronize", synchronizing)
@@ -410,27 +448,40 @@ class Monitor:
 
     # ------------------------------------------------------------------ saved for backward
     def _pack(self, tensor):
-        saved = _Saved(tensor, None)
-        saved.saved = frames.user_location(2)
-        self.saved.append(weakref.ref(saved))
-        return saved
+        try:
+            saved = _Saved(tensor, frames.user_location(2))
+            self.saved.append(weakref.ref(saved))
+            return saved
+        except Exception as error:
+            self.failed(error)
+            return tensor  # unpacked as it is, unchecked
 
-    def _unpack(self, saved: _Saved):
+    def _unpack(self, saved):
+        """The saved tensor back for backward, from whichever thread runs it (CUDA's backward runs in
+        a device thread: its reports are placed where the user called backward). The hooks replace
+        torch's version check, so a changed version raises torch's error here, seen or not."""
+        if not isinstance(saved, _Saved):
+            return saved
         tensor = saved.tensor
-        if saved.written is not None:
-            backward = frames.user_location(2)
-            if tensor._version != saved.version:
+        if tensor._version != saved.version:
+            try:
+                backward = frames.user_location(2)
                 self.report("TEN307", "a tensor saved for backward was written in place before backward used it",
-                            saved.written, saved=saved.saved, backward=backward)
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{tensor.type()} {list(tensor.shape)}] is at version {tensor._version}; expected "
-                    f"version {saved.version} instead (seen by the tensorcopy monitor: TEN307, written at "
-                    f"{saved.written})")
-            if saved.through_data:
+                            saved.written or backward, saved=saved.saved, backward=backward)
+            except Exception as error:
+                self.failed(error)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{tensor.type()} {list(tensor.shape)}] is at version {tensor._version}; expected "
+                f"version {saved.version} instead (seen by the tensorcopy monitor: TEN307, written at "
+                f"{saved.written or 'a place it did not see'})")
+        if saved.through_data:
+            try:
                 self.report("TEN301", "a tensor saved for backward was written through .data (no version bump): "
                             "backward computes wrong gradients", saved.written, saved=saved.saved,
-                            backward=backward)
+                            backward=frames.user_location(2))
+            except Exception as error:
+                self.failed(error)
         return tensor
 
     def _saved_written(self, tensor, written_extent, place: Callable[[], Optional[Location]]) -> None:
@@ -587,7 +638,8 @@ class _Place:
                 frame = frame.f_back
             self.location = None if frame is None else Location(frame.f_code.co_filename, frame.f_lineno)
             self.caller = None
-        return self.location
+        # no user frame in this thread: where the user started the work it runs (a backward)
+        return self.location or frames.started_at()
 
 
 class _Mode(TorchFunctionMode):
@@ -601,29 +653,39 @@ class _Mode(TorchFunctionMode):
         monitor = self.monitor
         if monitor.busy:
             return func(*args, **kwargs)
-        plan = _PLANS.get(func) or _plan(func)
-        if (plan.quiet and not monitor.aliases and not monitor.pending_host and plan.keywords.isdisjoint(kwargs)
-                and (plan.hazard is None or not plan.hazard(args))):
+        # the monitor's own failures are recorded, never raised: the call runs once, as it would unwatched
+        try:
+            plan = _PLANS.get(func) or _plan(func)
             # fast path: nothing to check before the call, and after it only an alias it made
-            result = func(*args, **kwargs)
-            # only an alias-making call's result, or a view, can be an alias meant as a copy
-            if not plan.may_alias or not (plan.alias_making or isinstance(result, torch.Tensor) and result._is_view()):
-                return result
-            place = _Place(_caller())
-            after(monitor, plan, args, kwargs, _arguments_tensors(args, kwargs), (), result, place)
-            return result
-        place = _Place(_caller())
-        tensors = _arguments_tensors(args, kwargs)
-        written = plan.written(args, kwargs) if tensors else ()
-        before(monitor, plan, args, kwargs, tensors, written, place)
+            fast = (plan.quiet and not monitor.aliases and not monitor.pending_host
+                    and plan.keywords.isdisjoint(kwargs) and (plan.hazard is None or not plan.hazard(args)))
+            if not fast:
+                place = _Place(_caller())
+                tensors = _arguments_tensors(args, kwargs)
+                written = plan.written(args, kwargs) if tensors else ()
+                before(monitor, plan, args, kwargs, tensors, written, place)
+        except Exception as error:
+            monitor.failed(error)
+            return func(*args, **kwargs)
         result = func(*args, **kwargs)
-        after(monitor, plan, args, kwargs, tensors, written, result, place)
+        try:
+            if not fast:
+                after(monitor, plan, args, kwargs, tensors, written, result, place)
+            # only an alias-making call's result, or a view, can be an alias meant as a copy
+            elif plan.may_alias and (plan.alias_making or isinstance(result, torch.Tensor) and result._is_view()):
+                after(monitor, plan, args, kwargs, _arguments_tensors(args, kwargs), (), result, _Place(_caller()))
+        except Exception as error:
+            monitor.failed(error)
         return result
 
 
 def _caller():
-    """The frame that called the torch function (past torch's own Python entry points)."""
-    frame = sys._getframe(2)
+    """The frame that called the torch function (past torch's own Python entry points); None
+    where nothing in Python did (a hook that one of autograd's device threads runs)."""
+    try:
+        frame = sys._getframe(2)
+    except ValueError:
+        return None
     while frame is not None and frame.f_code.co_filename.endswith(_ENTRY_FILES):
         frame = frame.f_back
     return frame
