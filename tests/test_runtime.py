@@ -355,3 +355,50 @@ def test_a_saved_tensor_written_where_the_monitor_does_not_look_still_raises(tmp
             """, monitor=monitor)
     (report,) = monitor.reports
     assert (report.code, report.where.line, report.related["saved"].line) == ("TEN307", 8, 4)
+
+
+@pytest.fixture
+def copies_in_flight(monkeypatch):
+    """Fake a device whose non_blocking copies from pinned memory run later (CUDA's): the meta
+    device stands for it, every CPU tensor counts as pinned, and its synchronize is a no-op."""
+    from flake8_tensorcopy.runtime import monitor as module
+
+    monkeypatch.setattr(module, "ASYNCHRONOUS_DEVICES", frozenset({"meta"}))
+    monkeypatch.setattr(torch.Tensor, "is_pinned", lambda tensor: tensor.device.type == "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+
+
+@pytest.mark.parametrize("write, expected", [
+    ("buffer.add_(1)", [("TEN402", 6)]),  # seen as it happens
+    ("staging[:] = 2", [("TEN402", 7)]),  # through NumPy: seen where torch next uses the memory
+    ("print(staging.sum())", []),  # a read
+])
+def test_a_pinned_source_written_while_its_copy_runs_is_ten402_whichever_side_writes(
+        tmp_path, copies_in_flight, write, expected):
+    monitor = run_source(tmp_path, f"""\
+        import torch
+        buffer = torch.zeros(4)
+        staging = buffer.numpy()  # a pinned buffer's array is how it is filled: no TEN201
+        staging[:] = 1
+        sent = buffer[:2].to("meta", non_blocking=True)
+        {write}
+        again = buffer.to("meta", non_blocking=True)
+        """)
+    assert [(report.code, report.where.line) for report in monitor.reports] == expected
+    assert all(report.related["copied"].line == 5 for report in monitor.reports)
+
+
+def test_a_pinned_source_written_through_numpy_is_seen_at_the_synchronization(tmp_path, copies_in_flight):
+    monitor = run_source(tmp_path, """\
+        import torch
+        buffer = torch.zeros(4)
+        staging = buffer.numpy()
+        sent = buffer[:2].to("meta", non_blocking=True)
+        staging[:] = 2
+        torch.cuda.synchronize()
+        staging[:] = 3
+        torch.cuda.synchronize()
+        """)
+    assert [(report.code, report.where.line, report.related["copied"].line) for report in monitor.reports] == [
+        ("TEN402", 6, 4)]

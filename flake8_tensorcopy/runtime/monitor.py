@@ -6,8 +6,9 @@
 - ``saved_tensors_hooks`` keep, for every tensor saved for backward, its version and storage;
   when backward unpacks it, a changed version is TEN307 (and raises as torch would), a write
   seen through ``.data`` (no version bump) is TEN301.
-- Thin wrappers where torch has no hook: ``torch.from_numpy``, ``copy.copy`` and the CUDA
-  synchronization calls.
+- Thin wrappers where torch has no hook: ``torch.from_numpy``, ``copy.copy``, the CUDA
+  synchronization calls, and ``torch.autograd.backward``/``grad`` (backward may run in a device
+  thread with no user frame: its reports are placed at that call).
 
 An alias counts (TEN2xx) only where the operation that made it is meant as a copy: ``detach()``
 and ``.data`` (TEN203), ``.numpy()``/``np.asarray`` (TEN201), ``from_numpy``/``as_tensor``
@@ -52,6 +53,8 @@ METADATA = frozenset({
     "__reduce_ex__", "__setstate__", "backward", "pin_memory", "share_memory_", "dim_order", "ndimension",
 })
 STATE_DICT_FRAMES = ("state_dict", "_save_to_state_dict")
+# the devices whose non_blocking copies the monitor follows: it wraps their synchronize calls
+ASYNCHRONOUS_DEVICES = frozenset({"cuda"})
 # calls that can make an alias whatever their schema says (or that have none)
 ALIAS_MAKING = MOVES | COPY_MEANT_VIEWS | NUMPY_VIEWS | FROM_NUMPY | DETACHING | MULTI_OUTPUT_VIEWS | {
     "__getitem__", "__get__:data"}
@@ -282,6 +285,31 @@ class Alias:
         return not torch.equal(tensor.detach(), self.snapshot)
 
 
+class _PinnedCopy:
+    """A non_blocking copy from pinned host memory to a device, not yet synchronized: where it was
+    made and the values it was meant to send. The memory is reached through the tensor that owns
+    it (a sliced source is often a temporary); once that is gone no one can write it."""
+
+    __slots__ = ("copied", "extent", "owner", "geometry", "sent")
+
+    def __init__(self, source: torch.Tensor, copied: Location):
+        self.copied = copied
+        self.extent = extent(source)
+        owner = source._base if source._base is not None else source
+        self.owner = weakref.ref(owner)
+        self.geometry = (source.shape, source.stride(), source.storage_offset())
+        self.sent = source.detach().clone()
+
+    def alive(self) -> bool:
+        return self.owner() is not None
+
+    def rewritten(self) -> bool:
+        """Whether the memory no longer holds the values sent (written where torch does not look,
+        e.g. through a NumPy view)."""
+        owner = self.owner()
+        return owner is not None and not torch.equal(owner.detach().as_strided(*self.geometry), self.sent)
+
+
 class _Saved:
     """A tensor saved for backward, as the pack hook kept it."""
 
@@ -313,7 +341,7 @@ class Monitor:
         self.from_data = ObjectMap()
         self.multi_output = ObjectMap()
         self.pending_host = ObjectMap()  # TEN401
-        self.pending_pinned: List[tuple] = []  # TEN402: (extent, copied at, sync epoch, source ref)
+        self.pending_pinned: List[_PinnedCopy] = []  # TEN402
         self.sync_epoch = 0
         self._seen = set()
         self._mode = _Mode(self)
@@ -414,7 +442,7 @@ class Monitor:
             def wrapper(*args, **kwargs):
                 result = original(*args, **kwargs)
                 try:
-                    monitor._synchronized()
+                    monitor._synchronized(lambda: frames.user_location(3))
                 except Exception as error:
                     monitor.failed(error)
                 return result
@@ -442,9 +470,18 @@ class Monitor:
             self._patch(torch.cuda.Stream, "synchronize", synchronizing)
             self._patch(torch.cuda.Event, "synchronize", synchronizing)
 
-    def _synchronized(self) -> None:
+    def _synchronized(self, place: Callable[[], Optional[Location]]) -> None:
+        """A synchronization: copies still pending are done; a pinned source rewritten meanwhile
+        outside torch's sight is TEN402, placed at the synchronization that ends the window."""
         self.sync_epoch += 1
-        self.pending_pinned.clear()
+        pending, self.pending_pinned = self.pending_pinned, []
+        for copy_ in pending:
+            if copy_.rewritten():
+                self._pinned_rewritten(copy_, place(), "before this synchronization")
+
+    def _pinned_rewritten(self, copy_: _PinnedCopy, where: Optional[Location], seen: str) -> None:
+        self.report("TEN402", "a pinned buffer was written outside torch (e.g. through a NumPy view) while its "
+                    f"non_blocking copy to the device may still run (seen {seen})", where, copied=copy_.copied)
 
     # ------------------------------------------------------------------ saved for backward
     def _pack(self, tensor):
@@ -722,14 +759,16 @@ def before(monitor: Monitor, plan: _Plan, args, kwargs, tensors, written, place:
                            f"{'requires grad' if args[0].requires_grad else 'is not on the CPU'}", where)
     if not tensors:
         return
+    if monitor.pending_pinned:
+        _check_pinned_sources(monitor, tensors, place)
     for target in written:
         _check_write(monitor, name, target, args, kwargs, place)
     if monitor.pending_host:
         for tensor in tensors:
             _check_host_read(monitor, tensor, place)
     if name in BLOCKING_READS or (name in ("cpu", "to") and not kwargs.get("non_blocking")):
-        if any(t.device.type == "cuda" for t in tensors):
-            monitor._synchronized()
+        if any(t.device.type in ASYNCHRONOUS_DEVICES for t in tensors):
+            monitor._synchronized(place)
 
 
 def _tensor_construct(monitor: Monitor, data, where) -> None:
@@ -768,10 +807,22 @@ def _check_write(monitor: Monitor, name: str, target, args, kwargs, place: _Plac
             continue
         if overlaps(extent(source), target_span) and not _same_view(source, region) and elements_overlap(source, region):
             monitor.report("TEN210", "a write whose source overlaps the memory it writes", place())
-    for span, copied, _, _ in monitor.pending_pinned:
-        if overlaps(span, target_span):
+    for copy_ in list(monitor.pending_pinned):
+        if overlaps(copy_.extent, target_span):
+            monitor.pending_pinned.remove(copy_)  # one report per copy
             monitor.report("TEN402", "a pinned buffer was written while its non_blocking copy to the device may "
-                           "still run", place(), copied=copied)
+                           "still run", place(), copied=copy_.copied)
+
+
+def _check_pinned_sources(monitor: Monitor, tensors, place: _Place) -> None:
+    """A call using memory of a pinned copy's source: written since the copy where torch did not
+    look (through NumPy), it is TEN402, seen here."""
+    for tensor in tensors:
+        span = extent(tensor)
+        for copy_ in list(monitor.pending_pinned):
+            if overlaps(copy_.extent, span) and copy_.rewritten():
+                monitor.pending_pinned.remove(copy_)
+                monitor._pinned_rewritten(copy_, place(), "where torch next used the memory")
 
 
 def _same_view(a, b) -> bool:
@@ -849,10 +900,11 @@ def _asynchronous_copy(monitor: Monitor, name, args, result, where) -> None:
     target = args[0] if name == "copy_" else result
     if not isinstance(source, torch.Tensor) or not isinstance(target, torch.Tensor) or target is source:
         return
-    if source.device.type == "cuda" and target.device.type == "cpu":
+    if source.device.type in ASYNCHRONOUS_DEVICES and target.device.type == "cpu":
         monitor.pending_host[target] = (where, monitor.sync_epoch)
-    elif source.device.type == "cpu" and target.device.type == "cuda" and source.is_pinned():
-        monitor.pending_pinned.append((extent(source), where, monitor.sync_epoch, weakref.ref(source)))
+    elif source.device.type == "cpu" and target.device.type in ASYNCHRONOUS_DEVICES and source.is_pinned():
+        monitor.pending_pinned = [copy_ for copy_ in monitor.pending_pinned if copy_.alive()]
+        monitor.pending_pinned.append(_PinnedCopy(source, where))
 
 
 def _made_alias(monitor: Monitor, name, args, kwargs, result, where, direct: bool) -> bool:
@@ -861,7 +913,10 @@ def _made_alias(monitor: Monitor, name, args, kwargs, result, where, direct: boo
         monitor.from_data[result] = True
     source = args[0] if args and isinstance(args[0], torch.Tensor) else None
     if name in NUMPY_VIEWS and isinstance(result, np.ndarray) and source is not None:
-        if direct and overlaps(extent(result), extent(source)) and (name != "numpy" or _kept(where, name, True)):
+        # pinned host memory is a staging area for device copies: an array over it is how it is
+        # filled, meant as a view (its hazard is a write while a copy from it runs: TEN402)
+        if (direct and overlaps(extent(result), extent(source)) and (name != "numpy" or _kept(where, name, True))
+                and not source.is_pinned()):
             monitor._numpy_alias("TEN201", where, result, source, array_is_source=False)
             return True
         return False
