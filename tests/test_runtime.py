@@ -107,6 +107,8 @@ def run_source(tmp_path, source: str, static: bool = False, monitor=None) -> Mon
     "import numpy as np\nimport torch\na = np.zeros(3, dtype=np.uint8)\nt = torch.from_numpy(a).float()\nt.add_(1)\n",
     # the array is written, but the tensor is never read again
     "import torch\nt = torch.ones(3)\narr = t.numpy().copy()\narr *= 2\nprint(t.sum())\n",
+    # NaN is unequal to itself, not a write
+    "import torch\nt = torch.full((3,), float('nan'))\narr = t.numpy()\nprint(t.sum(), arr)\n",
 ])
 def test_clean_programs_stay_silent(tmp_path, source):
     assert run_source(tmp_path, source).reports == []
@@ -402,3 +404,13 @@ def test_a_pinned_source_written_through_numpy_is_seen_at_the_synchronization(tm
         """)
     assert [(report.code, report.where.line, report.related["copied"].line) for report in monitor.reports] == [
         ("TEN402", 6, 4)]
+
+
+def test_a_pinned_source_holding_nan_is_not_taken_for_rewritten(tmp_path, copies_in_flight):
+    monitor = run_source(tmp_path, """\
+        import torch
+        buffer = torch.full((4,), float("nan"))
+        sent = buffer.to("meta", non_blocking=True)
+        again = buffer.to("meta", non_blocking=True)
+        """)
+    assert monitor.reports == []

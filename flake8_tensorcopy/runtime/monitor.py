@@ -176,6 +176,12 @@ def elements_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.isin(offsets(a), offsets(b)).any())
 
 
+def same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two tensors hold the same bytes (``torch.equal`` tells a NaN from itself)."""
+    return a.shape == b.shape and torch.equal(a.detach().reshape(-1).contiguous().view(torch.uint8),
+                                              b.detach().reshape(-1).contiguous().view(torch.uint8))
+
+
 class ObjectMap(dict):
     """A map keyed by object identity holding its keys weakly (a WeakKeyDictionary would compare
     tensors with ``==``, which is elementwise); a dict underneath, so that testing whether it is
@@ -282,7 +288,7 @@ class Alias:
         tensor = self.watched()
         if self.snapshot is None or tensor is None:
             return False
-        return not torch.equal(tensor.detach(), self.snapshot)
+        return not same_bytes(tensor, self.snapshot)
 
 
 class _PinnedCopy:
@@ -295,7 +301,8 @@ class _PinnedCopy:
     def __init__(self, source: torch.Tensor, copied: Location):
         self.copied = copied
         self.extent = extent(source)
-        owner = source._base if source._base is not None else source
+        base = source._base
+        owner = base if base is not None and base.dtype == source.dtype else source
         self.owner = weakref.ref(owner)
         self.geometry = (source.shape, source.stride(), source.storage_offset())
         self.sent = source.detach().clone()
@@ -307,7 +314,7 @@ class _PinnedCopy:
         """Whether the memory no longer holds the values sent (written where torch does not look,
         e.g. through a NumPy view)."""
         owner = self.owner()
-        return owner is not None and not torch.equal(owner.detach().as_strided(*self.geometry), self.sent)
+        return owner is not None and not same_bytes(owner.detach().as_strided(*self.geometry), self.sent)
 
 
 class _Saved:
