@@ -74,6 +74,19 @@ def check_host_read(model, example):
     assert [event.storages for event in reads] == [_value_after(model, example, "w").storages]
 
 
+def check_no_grad(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and not result.grad and not model.exit_state().get("!saved")
+
+
+def check_retain_grad(model, example):
+    assert "retains_grad" in _value_after(model, example, "r").facts
+
+
+def check_requires_grad(model, example):
+    assert _value_after(model, example, "r").grad and _value_after(model, example, "w").grad
+
+
 def check_shows(model, example):
     check_host_read(model, example)
 

@@ -23,6 +23,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
 - ``backward`` / ``step``: runs autograd / changes parameters in place;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
+- ``no_grad``: a context whose operations record nothing for backward (``torch.no_grad()``);
+  ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``requires_grad``: a leaf that
+  requires grad from now on (``w.requires_grad_()``);
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
 """
@@ -117,6 +120,10 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),
+    Entry("torch.no_grad", "function", "no_grad", _W + "with torch.no_grad():\n    r = w * 2"),
+    Entry("torch.inference_mode", "function", "no_grad", _W + "with torch.inference_mode():\n    r = w * 2"),
+    Entry("retain_grad", "method", "retain_grad", _W + "r = w * 2\nr.retain_grad()"),
+    Entry("requires_grad_", "method", "requires_grad", "import torch\nw = torch.ones(2)\nr = w.requires_grad_()"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
 )
 

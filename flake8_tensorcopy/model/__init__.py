@@ -225,8 +225,20 @@ class Model:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
             elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
                 value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
+            elif annotation and "?" in value.kinds:
+                value = self.annotated_torch(annotation, value)
             state[parameter.arg] = value
         return state
+
+    def annotated_torch(self, annotation: str, value: Value) -> Value:
+        """A parameter annotated with a torch.nn class: a parameter is a leaf requiring grad, any
+        other class a module (its parameters require grad); by weak evidence."""
+        qualified = self.qualify(annotation)
+        if qualified == "torch.nn.Parameter":
+            return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION),))
+        if qualified.startswith("torch.nn.") and qualified.split(".")[-1][:1].isupper():
+            return value._replace(kinds=kinds("module"), grad=True, why=(("kind", Evidence.ANNOTATION),))
+        return value
 
     def summary(self, function: FunctionInfo) -> Optional[Summary]:
         """The function's summary, solved now if needed; None while it is being solved."""

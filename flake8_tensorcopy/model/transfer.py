@@ -12,10 +12,11 @@ import builtins
 from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.analysis.conventions import parameter_free_layer
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -116,6 +117,7 @@ class Transfer:
     def stmt_AugAssign(self, node, state):
         old = self.evaluate(node.target, state)
         other = self.evaluate(node.value, state)
+        self.record("accumulate", node, place_of(node.target), other, state, old=old)
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
@@ -167,8 +169,20 @@ class Transfer:
     def op_with(self, op, state):
         item = op[1]
         value = self.evaluate(item.context_expr, state)
+        if "no_grad" in value.kinds:
+            state[NO_GRAD] = state.get(NO_GRAD, EMPTY) | {id(item)}
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, state, item.context_expr)
+
+    def op_with_exit(self, op, state):
+        """The end of a ``with`` body: grad comes back where its items disabled it."""
+        inside = state.get(NO_GRAD)
+        if inside:
+            left = inside - {id(item) for item in op[1].items}
+            if left:
+                state[NO_GRAD] = left
+            else:
+                del state[NO_GRAD]
 
     def op_except(self, op, state):
         handler = op[1]
@@ -220,6 +234,8 @@ class Transfer:
                 self.evaluate(target.value, state)
                 self.record("escape", target, None, value, state)
                 return
+            if kind is ast.Attribute and self.recording:
+                self.attribute_store(target, value, state)
             self.forget(place, state)
             state[place] = value
             self.record("bind", target, place, value, state)
@@ -295,7 +311,10 @@ class Transfer:
     # ----- expressions
     def evaluate(self, node, state: dict) -> Value:
         handler = _EXPRESSIONS.get(type(node))
-        return handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
+        value = handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
+        if NO_GRAD in state and (value.graph or value.grad_from) and type(node) in _OPERATIONS:
+            return value._replace(grad=False, graph=False, grad_from=EMPTY)  # made with grad disabled
+        return value
 
     def evaluate_children(self, node, state) -> Value:
         for child in ast.iter_child_nodes(node):
@@ -321,7 +340,27 @@ class Transfer:
                 self.record("read", node, place, value, state)
             return value._replace(fresh=False) if value.fresh else value
         base = self.evaluate(node.value, state)
-        return self.attribute_of(base, node.attr, node)
+        return self.tensor_attribute(node, base, self.attribute_of(base, node.attr, node), state)
+
+    def tensor_attribute(self, node: ast.Attribute, base: Value, value: Value, state) -> Value:
+        """A tensor's attribute read (``x.data``, ``x.grad``) as an ``attribute`` event; a
+        detached alias (``x.data``) remembers where it was made, so that a write through it (or
+        a comparison of it) names that spot."""
+        if not base.is_tensor:
+            return value
+        if "detach" in k.role_of("attribute", node.attr):
+            value = value._replace(facts=value.facts | {_alias_mark(node)})
+        self.record("attribute", node, place_of(node), value, state, base=base, attribute=node.attr, store=False)
+        return value
+
+    def attribute_store(self, target: ast.Attribute, value: Value, state) -> None:
+        """``x.data = v`` on a tensor: an ``attribute`` event (the base read records nothing)."""
+        self.recording = False
+        base = self.evaluate(target.value, state)
+        self.recording = True
+        if base.is_tensor:
+            self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
+                        store=True)
 
     def attribute_of(self, base: Value, name: str, node) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
@@ -343,8 +382,9 @@ class Transfer:
                 return Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
                              why=_why(Evidence.TENSOR_METHOD, "kind"),
                              grad_from=base.grad_from if name != "grad" else EMPTY)
-        if "module" in base.kinds and name in ("weight", "bias"):
-            return Value(TENSOR, grad=True, storages=frozenset((_site(node),)), why=_why(Evidence.MODULE_CALL, "kind"))
+        if "module" in base.kinds and name in ("weight", "bias"):  # a module's parameters: its storages
+            return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)),
+                         why=_why(Evidence.MODULE_CALL, "kind"))
         return UNKNOWN
 
     def subscript(self, node: ast.Subscript, state) -> Value:
@@ -447,6 +487,8 @@ class Transfer:
 
     def compare(self, node, state) -> Value:
         values = [self.evaluate(node.left, state)] + [self.evaluate(item, state) for item in node.comparators]
+        if len(node.ops) == 1 and type(node.ops[0]) in _IDENTITY_TESTS:
+            self.record("compare", node, None, BOOL, state, operands=tuple(values))
         if any(value.is_tensor for value in values) and not any(
             type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops
         ):
@@ -492,7 +534,7 @@ class Transfer:
     def save(self, function: Optional[str], operands, result: Value, state) -> None:
         """What autograd keeps of an operation on grad tensors (the torch tables say which)."""
         saved = k.SAVED_FOR_BACKWARD.get(function) if function else None
-        if not saved or not (result.grad or result.grad_from):
+        if not saved or NO_GRAD in state or not (result.grad or result.grad_from):
             return
         storages = set()
         for what in saved:
@@ -580,6 +622,9 @@ class Transfer:
                 if forward is not None:
                     return self.apply(forward, [callee] + arguments, keywords, node, state)
         if "module" in callee.kinds:
+            if "parameter_free" in callee.facts:  # its output requires grad where its input does
+                return self.module_output(arguments, node, state, grad=any(value.grad for value in arguments))
+            self.save_parameters(callee, state)
             return self.module_output(arguments, node, state)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
             result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from)
@@ -596,15 +641,21 @@ class Transfer:
         self.record("call", node, None, UNKNOWN, state, callee=name, arguments=tuple(arguments))
         return UNKNOWN
 
-    def module_output(self, arguments, node, state) -> Value:
+    def save_parameters(self, module: Value, state) -> None:
+        """Calling a module saves its parameters for backward (their gradients need the input,
+        the input's need them); they go by the module's storages (``parameters()``, ``.weight``)."""
+        if module.storages and NO_GRAD not in state:
+            state[SAVED] = state.get(SAVED, EMPTY) | module.storages
+
+    def module_output(self, arguments, node, state, grad: bool = True) -> Value:
         """A module's output is a graph tensor; its parameters' gradients need the input, so
         the input is saved for backward."""
         for argument, value in zip(node.args, arguments):
             self.host_read(argument, value, state, "module_call")
         for value in arguments:
-            if value.storages and (value.is_tensor or "?" in value.kinds):
+            if value.storages and (value.is_tensor or "?" in value.kinds) and NO_GRAD not in state:
                 state[SAVED] = state.get(SAVED, EMPTY) | value.storages
-        result = Value(TENSOR, grad=True, graph=True, storages=frozenset((_site(node),)), fresh=True,
+        result = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
                        device=arguments[0].device if arguments else EMPTY,
                        why=_why(Evidence.MODULE_CALL, "kind", "grad"))
         self.record("call", node, None, result, state, callee="module", arguments=tuple(arguments))
@@ -619,6 +670,8 @@ class Transfer:
                 self.host_read(argument, value, state, qual, items=True)
         if "event" in roles:
             result = Value(kinds("event"))
+        elif "no_grad" in roles:
+            result = Value(kinds("no_grad"))
         elif "device" in roles:
             result = Value(kinds("device"), device=_device_of(node))
         elif "inplace" in roles and node.args:
@@ -641,7 +694,8 @@ class Transfer:
                                        or "optimizer" in k.role_of("package", package)):
                 kind = "module" if "module" in k.role_of("package", package) else "optimizer"
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
-                               why=_why(Evidence.TORCH_API, "kind"))
+                               why=_why(Evidence.TORCH_API, "kind"),
+                               facts=frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
                 result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
@@ -785,6 +839,10 @@ class Transfer:
                       node, state) -> Value:
         site = frozenset((_site(node),))
         any_grad = receiver.grad or any(value.grad for value in arguments)
+        if "retain_grad" in roles:
+            return self.retain_grad(receiver, receiver_place, state)
+        if "requires_grad" in roles:
+            return self.requires_grad(receiver, receiver_place, node, state)
         if "backward" in roles:
             self.record("backward", node, receiver_place, receiver, state)
             if self.summary_mode:
@@ -828,6 +886,21 @@ class Transfer:
             return result
         return UNKNOWN
 
+    def retain_grad(self, receiver: Value, receiver_place: Optional[str], state) -> Value:
+        """``y.retain_grad()``: backward fills the non-leaf's ``.grad`` from now on."""
+        if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            state[receiver_place] = receiver._replace(facts=receiver.facts | {"retains_grad"})
+        return NONE
+
+    def requires_grad(self, receiver: Value, receiver_place: Optional[str], node, state) -> Value:
+        """``x.requires_grad_()``: a leaf that requires grad (``requires_grad_(False)``: none)."""
+        flag = node.args[0] if node.args else _keyword(node, "requires_grad")
+        wanted = flag is None or _constant(flag) is not False
+        result = receiver._replace(grad=wanted or receiver.graph, why=receiver.why + _why(Evidence.TORCH_API, "grad"))
+        if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            state[receiver_place] = result
+        return result
+
     def move(self, receiver, method, roles, receiver_node, arguments, keywords, node, state) -> Value:
         """``to``/``cuda``/``float``...: the tensor itself when nothing changes, else a copy;
         a copy for sure when narrowing proved the dtype or device differs, or ``copy=True``."""
@@ -864,6 +937,7 @@ class Transfer:
                 items["*"] = join(items["*"], added) if "*" in items else added
             if receiver_place is not None and "[" not in receiver_place:
                 state[receiver_place] = receiver._replace(items=tuple(items.items()))
+            self.record("accumulate", node, receiver_place, added, state, old=receiver)
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))
@@ -929,6 +1003,13 @@ class Transfer:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new tensor: none requires grad under no_grad
+_IDENTITY_TESTS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
+
+
+def _alias_mark(node) -> str:
+    """The fact a detached alias carries: where it was made."""
+    return f"alias@{node.lineno}:{node.col_offset}"
 
 
 def _on_device(value: Value) -> bool:

@@ -277,79 +277,6 @@ class DataAttributeStyle(Rule):
         )
 
 
-class NumpyOfGradTensor(Rule):
-    """
-    ## What it does
-    Flags `.numpy()` on a tensor that may require grad (a parameter, a forward output,
-    arithmetic on those) or that lives on an accelerator (`x.cuda().numpy()`).
-
-    ## Why is this bad?
-    It raises. On CPU, for a tensor that requires grad: "Can't call numpy() on Tensor that
-    requires grad. Use tensor.detach().numpy() instead." (RuntimeError). On CUDA the device
-    check comes first, whether or not it requires grad: "can't convert cuda:0 device type
-    tensor to numpy" (TypeError; NVIDIA H100, measured). Code that passed on a CPU-only test
-    box fails in training.
-
-    ## Example
-    ```python
-    from torch import nn
-
-    def weights(layer: nn.Linear):
-        return layer.weight.numpy()
-    ```
-
-    ## Use instead
-    ```python
-    from torch import nn
-
-    def weights(layer: nn.Linear):
-        return layer.weight.detach().cpu().numpy()
-    ```
-
-    ## Fix safety
-    Safe: `.detach()` (and `.cpu()`) only remove the error; the values are the same. The call
-    rewritten is its own evidence: a list or an ndarray has no `.numpy()`, so where an
-    annotation lied the original raises as the fixed form does.
-    """
-
-    code = "TEN302"
-    fix_safety = "safe"
-    summary = "`.numpy()` on a tensor that requires grad (or is on a GPU) raises; add `.detach().cpu()`"
-    calls = ("numpy",)
-    reads = ("stores on self",)  # a parameter annotated with a module class of the file has its layers
-
-    def needs_class_bodies(self, features) -> bool:
-        """``model.embedding.weight.numpy()`` needs what the module class stores on self."""
-        return "numpy" in features.called
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        func = call.func
-        if type(func) is not cst.Attribute or any(
-            arg.keyword is not None and arg.keyword.value == "force" for arg in call.args
-        ):
-            return
-        receiver = func.value
-        reason = None
-        state = analysis.grad_of(receiver)
-        if state:
-            reason = f"it requires grad ({state.evidence})"
-        elif on_accelerator(receiver):
-            reason = "it lives on an accelerator"
-        if reason is None:
-            return
-        source = short_source(analysis, receiver)
-        inner = bare(receiver)
-        if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "cpu":
-            inner = inner.func.value  # ``x.cpu().numpy()``: detach before the existing move
-        fixed = call.with_changes(func=call.func.with_changes(value=chain(inner, "detach", "cpu")))
-        analysis.report(
-            self.code,
-            call,
-            f"{source}.numpy() raises because {reason}; use {suggestion(analysis, fixed, receiver)}",
-            Fix(fixed, safe=True),
-        )
-
-
 class GradOfNonLeaf(Rule):
     """
     ## What it does
@@ -844,7 +771,6 @@ def _is_loss(value: cst.BaseExpression, analysis) -> bool:
 RULES = (
     DataAttribute(),
     DataAttributeStyle(),
-    NumpyOfGradTensor(),
     GradOfNonLeaf(),
     IdentityAsSharingTest(),
     DeepcopyOfGraphTensor(),
