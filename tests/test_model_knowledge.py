@@ -87,6 +87,15 @@ def check_requires_grad(model, example):
     assert _value_after(model, example, "r").grad and _value_after(model, example, "w").grad
 
 
+def check_module_container(model, example):
+    held = _value_after(model, example, "r").all_items()
+    assert "module" in _value_after(model, example, "r").kinds and held.storages == _value_after(model, example, "m").storages
+
+
+def check_differentiable(model, example):
+    assert _value_after(model, example, "r").graph and not _value_after(model, example, "w").graph
+
+
 def check_shows(model, example):
     check_host_read(model, example)
 

@@ -6,7 +6,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 
 - ``detach``: shares the storage, leaves the graph (``w.detach()``, ``w.data``);
 - ``move``: may return the tensor itself or a copy (``w.to(d)``, ``w.cuda()``): both storages;
-- ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``);
+- ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``); ``differentiable``: a copy
+  autograd records, a non-leaf of a tensor that requires grad (``w.clone()``; a deepcopy is a leaf);
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
   device tensor: ``w.item()``, ``w.cpu()``);
@@ -25,7 +26,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``no_grad``: a context whose operations record nothing for backward (``torch.no_grad()``);
   ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``requires_grad``: a leaf that
-  requires grad from now on (``w.requires_grad_()``);
+  requires grad from now on (``w.requires_grad_()``); ``module_container``: a module holding the
+  modules it is given as items (``nn.ModuleList([m])``);
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
 """
@@ -62,6 +64,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("contiguous", "method", "move", _W + "r = w.contiguous()"),
     Entry("clone", "method", "copy", _W + "r = w.clone()"),
     Entry("torch.clone", "function", "copy", _W + "r = torch.clone(w)"),
+    Entry("clone", "method", "differentiable", _W + "r = w.clone()"),
+    Entry("torch.clone", "function", "differentiable", _W + "r = torch.clone(w)"),
     Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
     Entry("copy.copy", "function", "copy", _W + "r = copy.copy(w)"),
     Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
@@ -123,6 +127,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.no_grad", "function", "no_grad", _W + "with torch.no_grad():\n    r = w * 2"),
     Entry("torch.inference_mode", "function", "no_grad", _W + "with torch.inference_mode():\n    r = w * 2"),
     Entry("retain_grad", "method", "retain_grad", _W + "r = w * 2\nr.retain_grad()"),
+    Entry("torch.nn.ModuleList", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleList([m])"),
+    Entry("torch.nn.ModuleDict", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleDict({'a': m})"),
+    Entry("torch.nn.Sequential", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.Sequential(m)"),
     Entry("requires_grad_", "method", "requires_grad", "import torch\nw = torch.ones(2)\nr = w.requires_grad_()"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
 )

@@ -599,7 +599,13 @@ class Transfer:
         else:
             callee = self.evaluate(func, state)
         arguments, keywords = self.arguments(node, state)
-        return self.call_value(callee, arguments, keywords, node, state)
+        if not _runs_forward(callee):
+            return self.call_value(callee, arguments, keywords, node, state)
+        place = place_of(func)
+        result = self.call_value(callee, arguments, keywords, node, state, receiver_place=place)
+        if place is not None and "[" not in place:  # a may-fact: its place goes when the name is rebound
+            state[f"{place}.{FORWARD_RAN}"] = NONE
+        return result
 
     def arguments(self, node: ast.Call, state):
         arguments = [self.evaluate(argument, state) for argument in node.args]
@@ -620,7 +626,7 @@ class Transfer:
             if kind.startswith("object:"):
                 forward = self.model.method_of(kind[7:], "forward") or self.model.method_of(kind[7:], "__call__")
                 if forward is not None:
-                    return self.apply(forward, [callee] + arguments, keywords, node, state)
+                    return self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
         if "module" in callee.kinds:
             if "parameter_free" in callee.facts:  # its output requires grad where its input does
                 return self.module_output(arguments, node, state, grad=any(value.grad for value in arguments))
@@ -682,7 +688,7 @@ class Transfer:
             self.record("sync", node, None, NONE, state)
             result = NONE
         elif "copy" in roles:
-            result = _copied(first, node)
+            result = _differentiable(_copied(first, node), roles)
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
             result = NONE
@@ -696,6 +702,8 @@ class Transfer:
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                                why=_why(Evidence.TORCH_API, "kind"),
                                facts=frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
+                if "module_container" in roles:
+                    result = result._replace(items=_held_modules(arguments))
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
                 result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
@@ -860,7 +868,7 @@ class Transfer:
         if "detach" in roles:
             return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY)
         if "copy" in roles:
-            return _copied(receiver, node)
+            return _differentiable(_copied(receiver, node), roles)
         if "move" in roles:
             return self.move(receiver, method, roles, receiver_node, arguments, keywords, node, state)
         if method in k.INPLACE_METHODS:
@@ -1003,6 +1011,19 @@ class Transfer:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+FORWARD_RAN = "!forward"  # ``m.!forward``: a place whose module may have run its forward here
+
+
+def _runs_forward(callee: Value) -> bool:
+    return "module" in callee.kinds or any(kind.startswith("object:") for kind in callee.kinds)
+
+
+def _held_modules(arguments) -> tuple:
+    """The items of ``nn.ModuleList([a, b])`` / ``nn.ModuleDict({...})`` (its one argument's) or
+    of ``nn.Sequential(a, b)`` (its arguments)."""
+    if len(arguments) == 1 and arguments[0].items is not None:
+        return arguments[0].items
+    return tuple((str(index), value) for index, value in enumerate(arguments))
 _OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new tensor: none requires grad under no_grad
 _IDENTITY_TESTS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
 
@@ -1021,6 +1042,11 @@ def _on_device(value: Value) -> bool:
 def _site(node) -> tuple:
     """The allocation site of what ``node`` makes: its position."""
     return (node.lineno, node.col_offset)
+
+
+def _differentiable(copy: Value, roles) -> Value:
+    """A copy autograd records (``w.clone()``): a non-leaf where its source requires grad."""
+    return copy._replace(graph=copy.graph or copy.grad) if "differentiable" in roles else copy
 
 
 def _copied(value: Value, node) -> Value:

@@ -438,115 +438,6 @@ def _id_argument(node: cst.BaseExpression, analysis):
     return None
 
 
-class DeepcopyOfGraphTensor(Rule):
-    """
-    ## What it does
-    Flags `copy.deepcopy(t)` of a tensor that may be a non-leaf requiring grad (a forward
-    output, arithmetic on parameters), and `copy.deepcopy(model)` after a forward pass of a
-    module of this file that stores such a tensor on `self`.
-
-    ## Why is this bad?
-    It raises "Only Tensors created explicitly by the user (graph leaves) support the
-    deepcopy protocol at the moment."
-
-    ## Example
-    ```python
-    import copy
-
-    from torch import nn
-
-    def keep(layer: nn.Linear, x):
-        out = layer(x)
-        return copy.deepcopy(out)
-    ```
-
-    ## Use instead
-    ```python
-    from torch import nn
-
-    def keep(layer: nn.Linear, x):
-        out = layer(x)
-        return out.detach().clone()
-    ```
-
-    ## Fix safety
-    Unsafe: the copy is detached from the graph (deepcopy could not have kept it anyway).
-    """
-
-    code = "TEN305"
-    summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
-    calls = ("deepcopy",)
-    # a deepcopy of a module needs to know what its forward stores on self; of a parameter, whether
-    # a caller ran the module's forward before passing it
-    reads = ("stores on self", "callers")
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        if analysis.qualname(call.func) != "copy.deepcopy" or len(call.args) != 1:
-            self._called(call, analysis)
-            return
-        argument = call.args[0].value
-        source = short_source(analysis, argument)
-        state = analysis.grad_of(argument)
-        if state.graph_non_leaf:
-            copy = detached_copy(argument)
-            analysis.report(
-                self.code,
-                call,
-                f"copy.deepcopy({source}) raises: it may be a non-leaf that requires grad ({state.evidence}); "
-                f"use {suggestion(analysis, copy, argument)}",
-                Fix(keep_parentheses(call, copy), safe=False),
-            )
-            return
-        if type(argument) is cst.Name:
-            binding = analysis.lookup(argument.value)
-            origin = binding.origin if binding is not None and binding.kind == MODULE else None
-            if type(origin) is ModuleInstance and origin.forward_ran and origin.facts.stores_graph_tensor:
-                analysis.report(
-                    self.code,
-                    call,
-                    f"copy.deepcopy({source}) raises after a forward pass: its forward stores a non-leaf "
-                    f"that requires grad on self; store .detach() there or copy before running it",
-                )
-            elif binding is not None and origin is PARAMETER and binding.attrs is None:
-                self._module_of_unknown_class(call, argument.value, analysis)
-
-    def _module_of_unknown_class(self, call: cst.Call, name: str, analysis) -> None:
-        """``copy.deepcopy(model)`` of a module parameter of no known class, in a file whose module
-        classes store a graph tensor on self in forward: a hazard once ``model``'s forward ran,
-        here before the copy or in a caller before it passes ``model`` (the report waits for it)."""
-        storing = _classes_storing_graph_tensors(analysis)
-        if not storing:
-            return
-        message = (f"copy.deepcopy({name}) raises after a forward pass if '{name}' holds {storing[0]} modules "
-                   f"(a class of this file that stores a non-leaf requiring grad on self)")
-        advice = "; store .detach() there or copy before running it"
-        if _called_before(name, analysis):
-            analysis.report(self.code, call, f"{message}: {name}'s forward ran above{advice}")
-            return
-        function = analysis.function
-        callee = _callee_of(function, analysis.module)
-        if callee is None:
-            return
-        pending = analysis.facts_for(self.code).setdefault(callee[0], [])
-        pending.append((function, callee[1], name, call, message, advice))
-        analysis.offer_calls(callee[0], self)
-
-    def _called(self, call: cst.Call, analysis) -> None:
-        """A call of a function or class whose deepcopy of a parameter waits for a caller that ran
-        the module's forward before passing it."""
-        func = call.func
-        called = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
-        for function, skipped, name, node, message, advice in analysis.facts_for(self.code).get(called, ()):
-            passed = _argument_for(function, skipped, name, call)
-            if (type(passed) is cst.Name and analysis.kind_of(passed) == MODULE
-                    and _called_before(passed.value, analysis)):
-                analysis.report(
-                    self.code, node,
-                    lambda lines, text=message, module=passed.value: (
-                        f"{text}: the call on line {lines['call']} passes {module} after running its forward{advice}"),
-                    refs={"call": call})
-
-
 class GraphKeptAcrossIterations(Rule):
     """
     ## What it does
@@ -672,56 +563,6 @@ def _tensor_uses(node: cst.CSTNode) -> set:
     return found
 
 
-def _classes_storing_graph_tensors(analysis) -> list:
-    """Names of the module classes of this file whose methods store a graph tensor on self."""
-    scope = analysis.scope
-    while scope.parent is not None:
-        scope = scope.parent
-    return [name for name, binding in scope.names.items()
-            if type(binding.origin) is ModuleClass and binding.origin.facts.stores_graph_tensor]
-
-
-def _called_before(name: str, analysis) -> bool:
-    """Whether the function being walked calls ``name(...)`` (runs a module's forward) in a
-    statement before the current one."""
-    function = analysis.function
-    if function is None:
-        return False
-    for small in small_statements(suite_statements(function.body)):
-        if small is analysis.statement:
-            return False
-        if any(type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == name
-               for node in subtree(small)):
-            return True
-    return False
-
-
-def _callee_of(function: Optional[cst.FunctionDef], module: cst.Module):
-    """(the name its callers call, how many leading parameters no call passes) for a function:
-    a top-level function by its name; ``__init__`` by its class's name and a method by its own,
-    both past the receiver."""
-    if function is None:
-        return None
-    for statement in module.body:
-        if statement is function:
-            return function.name.value, 0
-        if type(statement) is cst.ClassDef and function in suite_statements(statement.body):
-            return (statement.name.value if function.name.value == "__init__" else function.name.value), 1
-    return None
-
-
-def _argument_for(function: cst.FunctionDef, skipped: int, name: str, call: cst.Call):
-    """The argument ``call`` passes for parameter ``name`` of ``function`` (positional or keyword)."""
-    params = function.params
-    names = [param.name.value for param in list(params.posonly_params) + list(params.params)][skipped:]
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if (arg.keyword.value == name) if arg.keyword is not None else (index < len(names) and names[index] == name):
-            return arg.value
-    return None
-
-
 def _built_from(name: str, function: Optional[cst.FunctionDef]) -> set:
     """``name`` and the names the function assigns from it, transitively (``loss = losses[i]``,
     ``total = sum(losses)``): backward through any of them runs through what it kept."""
@@ -773,6 +614,5 @@ RULES = (
     DataAttributeStyle(),
     GradOfNonLeaf(),
     IdentityAsSharingTest(),
-    DeepcopyOfGraphTensor(),
     GraphKeptAcrossIterations(),
 )
