@@ -118,6 +118,7 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("requires_grad", "attribute", "integer", _W + "r = w.requires_grad"),
     Entry("backward", "method", "backward", _W + "w.sum().backward()"),
     Entry("torch.autograd.backward", "function", "backward", _W + "torch.autograd.backward(w.sum())"),
+    Entry("torch.autograd.grad", "function", "backward", _W + "r = torch.autograd.grad(w.sum(), [w])"),
     Entry("step", "method", "step", _W + "opt = torch.optim.SGD([w], lr=0.1)\nopt.step()"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),
     Entry("torch.optim", "package", "optimizer", _W + "r = torch.optim.Adam([w])"),

@@ -106,8 +106,22 @@ class Transfer:
 
     def stmt_Assign(self, node, state):
         value = self.evaluate(node.value, state)
+        self.accumulated(node, value, state)
         for target in node.targets:
             self.assign(target, value, state, node)
+
+    def accumulated(self, node: ast.Assign, value: Value, state) -> None:
+        """``acc = acc + v``: an ``accumulate`` event of the sum, as ``acc += v`` records one of
+        ``v`` (its ``added`` detail: the operand the accumulator did not hold)."""
+        target, expression = node.targets[0], node.value
+        if len(node.targets) != 1 or type(expression) is not ast.BinOp or not self.recording:
+            return
+        place = place_of(target)
+        sides = (expression.left, expression.right)
+        held = [side for side in sides if place is not None and place_of(side) == place]
+        if held:
+            added = sides[1] if held[0] is sides[0] else sides[0]
+            self.record("accumulate", node, place, value, state, old=state.get(place, UNKNOWN), added=added)
 
     def stmt_AnnAssign(self, node, state):
         if node.value is not None:
@@ -117,7 +131,7 @@ class Transfer:
     def stmt_AugAssign(self, node, state):
         old = self.evaluate(node.target, state)
         other = self.evaluate(node.value, state)
-        self.record("accumulate", node, place_of(node.target), other, state, old=old)
+        self.record("accumulate", node, place_of(node.target), other, state, old=old, added=node.value)
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
@@ -744,7 +758,9 @@ class Transfer:
                 self.host_read(argument, value, state, name, sure="shows" in roles)
         if name in ("len", "int", "round", "hash", "id", "ord"):
             result = INTEGER
-        elif name in ("float", "abs", "pow", "divmod"):
+        elif name == "float":  # a Python number, whatever it converts: no graph
+            result = NUMBER
+        elif name in ("abs", "pow", "divmod"):
             result = NUMBER if not first.is_tensor else first._replace(fresh=True)
         elif name in ("isinstance", "bool", "callable", "hasattr", "issubclass"):
             result = BOOL
@@ -945,7 +961,7 @@ class Transfer:
                 items["*"] = join(items["*"], added) if "*" in items else added
             if receiver_place is not None and "[" not in receiver_place:
                 state[receiver_place] = receiver._replace(items=tuple(items.items()))
-            self.record("accumulate", node, receiver_place, added, state, old=receiver)
+            self.record("accumulate", node, receiver_place, added, state, old=receiver, added=node.args[-1])
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))
