@@ -320,7 +320,8 @@ class ModelSite:
     def node_of(self, node: ast.AST) -> Optional[cst.CSTNode]:
         """The LibCST node spanning what the ast ``node`` spans (None: not parsed, or none of
         its type there). ast columns are UTF-8 byte offsets; LibCST's are characters."""
-        wanted = getattr(cst, type(node).__name__, None)
+        name = type(node).__name__
+        wanted = getattr(cst, _CST_NAMES.get(name, name), None)
         pairs = _paired(self.module.body, self.tree.body) or ()
         holder = next((statement for statement, first in pairs
                        if first.lineno <= node.lineno and _last_line(statement, first, self.tree) >= node.end_lineno),
@@ -344,6 +345,11 @@ class ModelSite:
 
     def report(self, code: str, node: cst.CSTNode, message: str, fix=None) -> None:
         self.reports.append(Report(code, node, message, fix))
+
+
+# ast node types whose LibCST counterpart has another name
+_CST_NAMES = {"Compare": "Comparison", "BinOp": "BinaryOperation", "UnaryOp": "UnaryOperation",
+              "BoolOp": "BooleanOperation"}
 
 
 def _last_line(statement: cst.CSTNode, first: ast.stmt, tree: ast.Module) -> int:

@@ -363,7 +363,7 @@ class Transfer:
         if not base.is_tensor:
             return value
         if "detach" in k.role_of("attribute", node.attr):
-            value = value._replace(facts=value.facts | {_alias_mark(node)})
+            value = _aliased(value, "." + node.attr, node)
         self.record("attribute", node, place_of(node), value, state, base=base, attribute=node.attr, store=False)
         return value
 
@@ -414,8 +414,9 @@ class Transfer:
         if base.is_tensor:
             self.host_read(node.value, base, state, "index")
             storages = base.storages if not index.is_tensor else frozenset((_site(node),))
-            return base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
-                                 items=None, facts=EMPTY)
+            result = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
+                                   items=None, facts=EMPTY)
+            return _aliased(result, "indexing", node) if base.storages & storages else result
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
                      if base.kind_from else EMPTY)
 
@@ -831,6 +832,8 @@ class Transfer:
         if receiver.is_tensor:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
+            if method not in k.INPLACE_METHODS and result.storages & receiver.storages:
+                result = _aliased(result, f"{method}()", node)
             self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
             return result
         if receiver.items is not None:
@@ -1044,9 +1047,10 @@ _OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new tensor: non
 _IDENTITY_TESTS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
 
 
-def _alias_mark(node) -> str:
-    """The fact a detached alias carries: where it was made."""
-    return f"alias@{node.lineno}:{node.col_offset}"
+def _aliased(value: Value, operation: str, node) -> Value:
+    """A new object sharing memory with another carries the fact ``alias:<operation>@line:col``:
+    what made it and where (an identity test between the two, a write through it)."""
+    return value._replace(facts=value.facts | {f"alias:{operation}@{node.lineno}:{node.col_offset}"})
 
 
 def _on_device(value: Value) -> bool:
