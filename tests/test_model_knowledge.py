@@ -96,6 +96,11 @@ def check_differentiable(model, example):
     assert _value_after(model, example, "r").graph and not _value_after(model, example, "w").graph
 
 
+def check_tensor_dict(model, example):
+    item = _value_after(model, example, "r").item("'weight'")
+    assert item.is_tensor and not item.grad
+
+
 def check_shows(model, example):
     check_host_read(model, example)
 

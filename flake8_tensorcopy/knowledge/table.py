@@ -27,7 +27,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``no_grad``: a context whose operations record nothing for backward (``torch.no_grad()``);
   ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``requires_grad``: a leaf that
   requires grad from now on (``w.requires_grad_()``); ``module_container``: a module holding the
-  modules it is given as items (``nn.ModuleList([m])``);
+  modules it is given as items (``nn.ModuleList([m])``); ``tensor_dict``: a dict of tensors that
+  do not require grad (``m.state_dict()``);
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
 """
@@ -128,6 +129,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.no_grad", "function", "no_grad", _W + "with torch.no_grad():\n    r = w * 2"),
     Entry("torch.inference_mode", "function", "no_grad", _W + "with torch.inference_mode():\n    r = w * 2"),
     Entry("retain_grad", "method", "retain_grad", _W + "r = w * 2\nr.retain_grad()"),
+    Entry("requires_grad", "attribute", "requires_grad", "import torch\nw = torch.ones(2)\nw.requires_grad = True\nr = w"),
+    Entry("torch.tensor", "function", "requires_grad", "import torch\nw = torch.ones(2, requires_grad=True)\nr = torch.tensor([1.0], requires_grad=True)"),
+    Entry("state_dict", "method", "tensor_dict", _W + "m = torch.nn.Linear(2, 2)\nr = m.state_dict()"),
     Entry("torch.nn.ModuleList", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleList([m])"),
     Entry("torch.nn.ModuleDict", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleDict({'a': m})"),
     Entry("torch.nn.Sequential", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.Sequential(m)"),

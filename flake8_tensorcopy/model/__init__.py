@@ -22,8 +22,9 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import TENSOR, Transfer
+from flake8_tensorcopy.knowledge import role_of
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -208,6 +209,8 @@ class Model:
 
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
+        if self.grad_disabled(function):
+            state[NO_GRAD] = frozenset((id(function.node),))
         for index, parameter in enumerate(function.parameters):
             storages = frozenset((("param", index, function.name),))
             symbol = frozenset(((function.name, index),)) if symbolic else EMPTY
@@ -229,6 +232,14 @@ class Model:
                 value = self.annotated_torch(annotation, value)
             state[parameter.arg] = value
         return state
+
+    def grad_disabled(self, function: FunctionInfo) -> bool:
+        """A function decorated ``@torch.no_grad()`` / ``@torch.inference_mode()``."""
+        for decorator in getattr(function.node, "decorator_list", ()):
+            called = decorator.func if type(decorator) is ast.Call else decorator
+            if "no_grad" in role_of("function", self.qualify(place_of(called) or "")):
+                return True
+        return False
 
     def annotated_torch(self, annotation: str, value: Value) -> Value:
         """A parameter annotated with a torch.nn class: a parameter is a leaf requiring grad, any

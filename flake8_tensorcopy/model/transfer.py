@@ -250,6 +250,8 @@ class Transfer:
                 return
             if kind is ast.Attribute and self.recording:
                 self.attribute_store(target, value, state)
+            if kind is ast.Attribute and "requires_grad" in k.role_of("attribute", target.attr):
+                self.requires_grad_set(target, node, state)
             self.forget(place, state)
             state[place] = value
             self.record("bind", target, place, value, state)
@@ -290,7 +292,8 @@ class Transfer:
             for storage in value.storages:
                 holders.update(self.store.holders(storage, state, excluding=(place,)))
             saved = value.storages & state.get(SAVED, EMPTY)
-            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved)
+            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved,
+                        no_grad=NO_GRAD in state)
         if self.summary_mode:
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
@@ -364,8 +367,35 @@ class Transfer:
             return value
         if "detach" in k.role_of("attribute", node.attr):
             value = _aliased(value, "." + node.attr, node)
+            if base.grad:  # its gradient stops here: what is computed from it carries the fact
+                value = value._replace(facts=value.facts | {f"dropped@{node.lineno}:{node.col_offset}"})
         self.record("attribute", node, place_of(node), value, state, base=base, attribute=node.attr, store=False)
         return value
+
+    def carry_dropped(self, result: Value, operands, node, state) -> Value:
+        """What is computed from a detached read of a tensor requiring grad carries its
+        ``dropped@`` fact, up to the operation that puts it in a graph: a ``graph_mix`` event
+        there (that graph gets no gradient for the detached tensor)."""
+        dropped = frozenset().union(*(frozenset(fact for fact in operand.facts if fact.startswith("dropped@"))
+                                      for operand in operands if operand is not None))
+        if not dropped:
+            return result
+        reached = frozenset().union(*(operand.storages for operand in operands if operand is not None and operand.grad))
+        if result.graph:  # not where the gradient may reach the tensor through another operand (``p - p.data``)
+            grads = [operand for operand in operands if operand is not None and operand.grad]
+            if NO_GRAD not in state and all(operand.storages for operand in grads) and not any(
+                    operand.storages & reached for operand in operands if operand is not None and not operand.grad):
+                self.record("graph_mix", node, None, result, state, dropped=dropped)
+            return result
+        return result._replace(facts=result.facts | dropped)
+
+    def requires_grad_set(self, target: ast.Attribute, node, state) -> None:
+        """``x.requires_grad = True``: from now on ``x`` is a leaf that requires grad."""
+        place = place_of(target.value)
+        flag = getattr(node, "value", None)
+        if place is not None and "[" not in place and place in state and _constant(flag) is not None:
+            wanted = _constant(flag) is True
+            state[place] = state[place]._replace(grad=wanted or state[place].graph)
 
     def attribute_store(self, target: ast.Attribute, value: Value, state) -> None:
         """``x.data = v`` on a tensor: an ``attribute`` event (the base read records nothing)."""
@@ -535,7 +565,7 @@ class Transfer:
                 grad_from=left.grad_from | right.grad_from,
             )
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state)
-            return result
+            return self.carry_dropped(result, (left, right), node, state)
         if left.kind_from or right.kind_from:
             return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
                          kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
@@ -648,7 +678,8 @@ class Transfer:
             self.save_parameters(callee, state)
             return self.module_output(arguments, node, state)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
-            result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from)
+            result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from,
+                           grad_from=callee.kind_from)  # a module passed in makes a graph tensor
             self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
             return result
         if qual:
@@ -704,8 +735,11 @@ class Transfer:
             result = NONE
         elif "copy" in roles:
             result = _differentiable(_copied(first, node), roles)
+            if _constant(_keyword(node, "requires_grad")) is True:  # ``torch.tensor(v, requires_grad=True)``
+                result = result._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
+            self.graph_freed(node, state)
             result = NONE
         elif "parameter" in roles:
             result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
@@ -730,7 +764,7 @@ class Transfer:
         return result
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
-        tensors = [value for value in arguments if value.is_tensor or value.kind_from]
+        tensors = [value for value in arguments if value.is_tensor or value.kind_from or value.grad_from]
         grad = any(value.grad for value in tensors)
         requires = keywords.get("requires_grad")
         leaf_grad = requires is not None and _constant(_keyword(node, "requires_grad")) is True
@@ -749,7 +783,7 @@ class Transfer:
             pinned=_constant(_keyword(node, "pin_memory")) is True,
         )
         self.save(qual, arguments, result, state)
-        return result
+        return self.carry_dropped(result, arguments, node, state)
 
     def builtin(self, name: str, arguments, keywords, node, state) -> Value:
         first = arguments[0] if arguments else UNKNOWN
@@ -823,6 +857,8 @@ class Transfer:
             self.record("sync", node, receiver_place, receiver, state)
             if method == "synchronize":
                 return NONE
+        if "tensor_dict" in roles and not receiver.is_tensor and receiver.items is None:
+            return self.tensor_dict(arguments, node, state, method)
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
         if not receiver.is_tensor and "?" in receiver.kinds and method in TENSOR_ONLY_METHODS | {"backward"}:
@@ -846,6 +882,14 @@ class Transfer:
                                        grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
             return result
         return self.unknown_call(arguments, keywords, node, state, method)
+
+    def tensor_dict(self, arguments, node, state, method: str) -> Value:
+        """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory,
+        none requiring grad."""
+        result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
+                       items=(("*", Value(TENSOR, why=_why(Evidence.TORCH_API, "kind"))),))
+        self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
+        return result
 
     def module_method(self, receiver, method, arguments, node, state) -> Value:
         if method == "step":
@@ -874,6 +918,9 @@ class Transfer:
             self.record("backward", node, receiver_place, receiver, state)
             if self.summary_mode:
                 state["!backward"] = NONE
+            self.graph_freed(node, state)
+            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+                state[receiver_place] = receiver._replace(grad=True, graph=True)  # only a graph output has one
             return NONE
         if "pin" in roles:
             return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None)
@@ -908,10 +955,17 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind"),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)))
             self.save(function, [receiver] + arguments, result, state)
+            result = self.carry_dropped(result, [receiver] + arguments, node, state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
             return result
         return UNKNOWN
+
+    def graph_freed(self, node: ast.Call, state) -> None:
+        """A backward pass frees what autograd saved (unless ``retain_graph=True``): a write
+        after it changes nothing a gradient reads."""
+        if _constant(_keyword(node, "retain_graph")) is not True:
+            state.pop(SAVED, None)
 
     def retain_grad(self, receiver: Value, receiver_place: Optional[str], state) -> Value:
         """``y.retain_grad()``: backward fills the non-leaf's ``.grad`` from now on."""

@@ -2,11 +2,14 @@
 
 from typing import Dict, Tuple
 
-from flake8_tensorcopy.rules import aliasing, asynchronous, autograd, copying, ten302, ten303, ten304, ten305, ten306, writes
+from flake8_tensorcopy.rules import (
+    aliasing, asynchronous, copying, ten301, ten302, ten303, ten304, ten305, ten306, ten901, writes,
+)
 from flake8_tensorcopy.rules.base import Rule
 
 ALL_RULES: Tuple[Rule, ...] = tuple(
-    sorted(copying.RULES + aliasing.RULES + autograd.RULES + ten302.RULES + ten303.RULES + ten304.RULES + ten305.RULES + ten306.RULES + asynchronous.RULES + writes.RULES, key=lambda rule: rule.code)
+    sorted(copying.RULES + aliasing.RULES + ten301.RULES + ten302.RULES + ten303.RULES + ten304.RULES + ten305.RULES + ten306.RULES + ten901.RULES + asynchronous.RULES
+           + writes.RULES, key=lambda rule: rule.code)
 )
 # What runs unless codes are selected by name: every rule but the opinionated TEN9xx (off by
 # default, as flake8-bugbear's B9xx).

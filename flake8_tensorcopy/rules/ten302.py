@@ -10,7 +10,7 @@ from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 def grad_evidence(value) -> str:
     """Why a value requires grad, in a message's words."""
     if value.graph:
-        return "made from tensors that require grad"
+        return "it was computed from tensors that require grad"
     if value.evidence("kind") is Evidence.MODULE_CALL:
         return "a parameter of a module"
     return "a leaf that requires grad"

@@ -60,7 +60,7 @@ class GradOfNonLeaf(Rule):
             node = site.node_of(event.node) if name is not None and "retains_grad" not in base.facts else None
             if node is not None:
                 site.report(self.code, node,
-                            f"{name}.grad is None: '{name}' is not a leaf (made from tensors that require grad); "
+                            f"{name}.grad is None: '{name}' is not a leaf (it was computed from tensors that require grad); "
                             f"call {name}.retain_grad() before backward() or read the leaf's .grad")
 
 

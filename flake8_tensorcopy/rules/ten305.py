@@ -102,7 +102,7 @@ class DeepcopyOfGraphTensor(Rule):
         copy = detached_copy(argument)
         site.report(self.code, call,
                     f"copy.deepcopy({short_source(site, argument)}) raises: it may be a non-leaf that requires grad "
-                    f"(made from tensors that require grad); use {suggestion(site, copy, argument)}",
+                    f"(it was computed from tensors that require grad); use {suggestion(site, copy, argument)}",
                     Fix(keep_parentheses(call, copy), safe=False))
 
     def _module(self, model, event, value) -> Optional[str]:

@@ -1,5 +1,7 @@
 """TEN306: a tensor that requires grad kept by an accumulator across loop iterations."""
 
+import ast
+import builtins
 from typing import Optional
 
 import libcst as cst
@@ -8,6 +10,9 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, method
 from flake8_tensorcopy.model.places import split_items
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
+
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _storages(value) -> frozenset:
@@ -29,9 +34,10 @@ class GraphKeptAcrossIterations(Rule):
     ## What it does
     Flags a tensor that requires grad (a loss, an output) accumulated or stored across loop
     iterations (`total += loss`, `total = total + loss`, `losses.append(loss)`) where the loop
-    already runs `backward()` or an optimizer step (whatever is done with the total later), or
-    where only its value is used later (`float(total)`). A `backward()` through the accumulator
-    (gradient accumulation on purpose) keeps it silent.
+    itself runs `backward()` or an optimizer step (whatever is done with the total later), or
+    where the total is later read as a number (`float(total)`) and never handed on as a
+    tensor. A `backward()` through the accumulator (gradient accumulation on purpose) keeps it
+    silent.
 
     ## Why is this bad?
     Each stored tensor keeps its whole autograd graph alive until the accumulator dies:
@@ -76,7 +82,7 @@ class GraphKeptAcrossIterations(Rule):
     def query(self, model, site) -> None:
         events = model.events
         for event in events.find("accumulate"):
-            if event.value.graph and self._kept_across(model, event):
+            if (event.value.graph or _proved_graph(model, event)) and self._kept_across(model, event):
                 self._report(site, event)
 
     def _kept_across(self, model, event) -> bool:
@@ -101,12 +107,12 @@ class GraphKeptAcrossIterations(Rule):
             if other.kind == "backward" and other.value is not None and _storages(other.value) & (
                     own if other in in_loop else held):
                 return False  # backward through what it kept: on purpose
-        trains = any(other.kind in ("backward", "step") for other in in_loop)
-        if trains:
-            return True
-        later = [other for other in same if events.after(event, other) and other not in in_loop]
-        return not any(_kept_as_tensor(other, held) for other in later) and not any(
-            other.kind == "backward" for other in later)
+        if any(other.kind in ("backward", "step") and events.innermost_loop(other) == loop for other in in_loop):
+            return True  # each iteration trains: what it keeps is spent
+        later = [other for other in same if events.after(event, other)]
+        return (any(other.kind == "read" and other.detail.get("value_read") and _storages(other.value) & held
+                    for other in later)
+                and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
 
     def _report(self, site, event) -> None:
         statement = site.node_of(event.node)
@@ -120,14 +126,45 @@ class GraphKeptAcrossIterations(Rule):
                     Fix(statement.deep_replace(value, method(value, "detach")), safe=False))
 
 
-def _kept_as_tensor(event, held: frozenset) -> bool:
-    """Whether an event hands on what the accumulator holds as a tensor (returned, passed to a
-    call other than a number conversion, given to code the model cannot see)."""
+def _proved_graph(model, event) -> bool:
+    """``running += loss`` then ``loss.backward()`` later in the same block, with ``loss`` not
+    rebound in between: backward runs only on a graph output, so that value was one."""
+    place = event.detail.get("added")
+    name = place.id if type(place) is ast.Name else None
+    if name is None or "?" not in event.value.kinds:
+        return False
+    later = [other for other in model.events.events if other.function is event.function
+             and other.block == event.block and other.order > event.order and other.place == name]
+    for other in sorted(later, key=lambda found: found.order):
+        if other.kind == "bind":
+            return False
+        if other.kind == "backward":
+            return True
+    return False
+
+
+def _holds_any(call, held: frozenset) -> bool:
+    """Whether a call is given what the accumulator holds."""
+    return any(_storages(argument) & held for argument in call.detail.get("arguments", ()))
+
+
+def _kept_as_tensor(model, event, held: frozenset) -> bool:
+    """Whether an event hands on what the accumulator holds as a tensor: returned, given to
+    code the model cannot see, or to a call other than a number conversion (of a function of
+    the file: one whose summary runs backward or returns what it was given)."""
     if event.kind in ("return", "escape"):
         return bool(_storages(event.value) & held) if event.value is not None else False
-    if event.kind == "call" and not _as_number(event):
-        return any(_storages(argument) & held for argument in event.detail.get("arguments", ()))
-    return False
+    if event.kind != "call" or _as_number(event) or not _holds_any(event, held):
+        return False
+    if event.detail.get("callee") in _BUILTINS:  # ``getattr(total, "requires_grad")``: what it makes is all
+        return event.value.graph or bool(_storages(event.value) & held)
+    function = model.functions_by_name.get(event.detail.get("callee"))
+    summary = model.summary(function) if function is not None else None
+    if summary is None:
+        return True
+    returned = summary.returns
+    return summary.backward or returned is not None and bool(
+        returned.kind_from or returned.grad_from or any(storage[:1] == ("param",) for storage in returned.storages))
 
 
 def _added(statement: cst.CSTNode) -> Optional[cst.BaseExpression]:
