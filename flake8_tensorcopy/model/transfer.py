@@ -532,7 +532,7 @@ class Transfer:
 
     def compare(self, node, state) -> Value:
         values = [self.evaluate(node.left, state)] + [self.evaluate(item, state) for item in node.comparators]
-        if len(node.ops) == 1 and type(node.ops[0]) in _IDENTITY_TESTS:
+        if len(node.ops) == 1 and _identity_test(node):
             self.record("compare", node, None, BOOL, state, operands=tuple(values))
         if any(value.is_tensor for value in values) and not any(
             type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops
@@ -1098,7 +1098,15 @@ def _held_modules(arguments) -> tuple:
         return arguments[0].items
     return tuple((str(index), value) for index, value in enumerate(arguments))
 _OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new tensor: none requires grad under no_grad
-_IDENTITY_TESTS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
+
+
+def _identity_test(node: ast.Compare) -> bool:
+    """``a is b`` between two non-constants, or ``id(a) == id(b)`` (scan's "identity comparison")."""
+    operands = (node.left, node.comparators[0])
+    if type(node.ops[0]) in (ast.Eq, ast.NotEq):
+        return all(type(operand) is ast.Call and type(operand.func) is ast.Name and operand.func.id == "id"
+                   for operand in operands)
+    return type(node.ops[0]) in (ast.Is, ast.IsNot) and not any(type(operand) is ast.Constant for operand in operands)
 
 
 def _aliased(value: Value, operation: str, node) -> Value:
