@@ -316,6 +316,7 @@ class ModelSite:
         self.tree = tree
         self.lines = source.splitlines()
         self.reports: List[Report] = []
+        self._resolved: Dict[tuple, dict] = {}
 
     def node_of(self, node: ast.AST) -> Optional[cst.CSTNode]:
         """The LibCST node spanning what the ast ``node`` spans (None: not parsed, or none of
@@ -328,13 +329,21 @@ class ModelSite:
                       None)
         if wanted is None or holder is None:
             return None
-        candidates = [current for current in subtree(holder) if type(current) is wanted]
         start = (node.lineno, self._column(node.lineno, node.col_offset))
         end = (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))
-        for candidate, where in positions_of(self.module, self.tree, candidates).items():
-            if (where.start.line, where.start.column) == start and (where.end.line, where.end.column) == end:
-                return candidate
-        return None
+        return self._spans(holder, wanted).get((start, end))
+
+    def _spans(self, holder: cst.CSTNode, wanted: type) -> dict:
+        """``{(start, end): node}`` of the nodes of one type in a top-level statement, resolved
+        once (rules ask for many nodes of one statement)."""
+        key = (id(holder), wanted)
+        found = self._resolved.get(key)
+        if found is None:
+            candidates = [current for current in subtree(holder) if type(current) is wanted]
+            found = self._resolved[key] = {
+                ((where.start.line, where.start.column), (where.end.line, where.end.column)): candidate
+                for candidate, where in positions_of(self.module, self.tree, candidates).items()}
+        return found
 
     def _column(self, line: int, offset: int) -> int:
         text = self.lines[line - 1] if line <= len(self.lines) else ""

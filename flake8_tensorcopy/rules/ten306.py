@@ -23,10 +23,15 @@ def _storages(value) -> frozenset:
     return frozenset(found)
 
 
+def _converts(name: str) -> bool:
+    """A builtin or method making a Python value of a tensor (``float``, ``print``, ``.item()``)."""
+    roles = k.role_of("function", "builtins." + name) | k.role_of("method", name)
+    return bool(roles & {"host_read", "shows", "value_read"}) or name in ("len", "round")
+
+
 def _as_number(call) -> bool:
     """A call that reads its arguments' values (``float(total)``), keeping no graph."""
-    roles = k.role_of("function", "builtins." + str(call.detail.get("callee")))
-    return "host_read" in roles or "shows" in roles or call.detail.get("callee") in ("len", "round")
+    return _converts(str(call.detail.get("callee")))
 
 
 class GraphKeptAcrossIterations(Rule):
@@ -80,12 +85,15 @@ class GraphKeptAcrossIterations(Rule):
     events = ("accumulation",)
 
     def query(self, model, site) -> None:
-        events = model.events
-        for event in events.find("accumulate"):
-            if (event.value.graph or _proved_graph(model, event)) and self._kept_across(model, event):
+        by_function: dict = {}
+        for event in model.events.events:
+            by_function.setdefault(id(event.function), []).append(event)
+        for event in model.events.find("accumulate"):
+            same = by_function[id(event.function)]
+            if (event.value.graph or _proved_graph(event, same)) and self._kept_across(model, event, same):
                 self._report(site, event)
 
-    def _kept_across(self, model, event) -> bool:
+    def _kept_across(self, model, event, same: list) -> bool:
         """Whether the accumulator outlives the iterations of a loop holding the event and keeps
         the graphs for nothing: the loop trains, or only the total's value is used later; and
         no backward runs through it."""
@@ -93,7 +101,6 @@ class GraphKeptAcrossIterations(Rule):
         loop = events.innermost_loop(event)
         if not loop:
             return False
-        same = [other for other in events.events if other.function is event.function]
         in_loop = [other for other in same if other.block in loop]
         root = split_items(event.place or "")[0]  # ``stats['loss'] += loss`` lives in ``stats``
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
@@ -110,8 +117,8 @@ class GraphKeptAcrossIterations(Rule):
         if any(other.kind in ("backward", "step") and events.innermost_loop(other) == loop for other in in_loop):
             return True  # each iteration trains: what it keeps is spent
         later = [other for other in same if events.after(event, other)]
-        return (any(other.kind == "read" and other.detail.get("value_read") and _storages(other.value) & held
-                    for other in later)
+        return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
+                    and _storages(other.value) & held for other in later)
                 and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
 
     def _report(self, site, event) -> None:
@@ -126,15 +133,15 @@ class GraphKeptAcrossIterations(Rule):
                     Fix(statement.deep_replace(value, method(value, "detach")), safe=False))
 
 
-def _proved_graph(model, event) -> bool:
+def _proved_graph(event, same: list) -> bool:
     """``running += loss`` then ``loss.backward()`` later in the same block, with ``loss`` not
     rebound in between: backward runs only on a graph output, so that value was one."""
     place = event.detail.get("added")
     name = place.id if type(place) is ast.Name else None
     if name is None or "?" not in event.value.kinds:
         return False
-    later = [other for other in model.events.events if other.function is event.function
-             and other.block == event.block and other.order > event.order and other.place == name]
+    later = [other for other in same if other.block == event.block and other.order > event.order
+             and other.place == name]
     for other in sorted(later, key=lambda found: found.order):
         if other.kind == "bind":
             return False
