@@ -21,10 +21,11 @@ A value is a product of components, each joined on its own:
 - ``pinned``: it is a host tensor in page-locked memory on every path (``.pin_memory()``, a
   ``pin_memory=True`` allocation, a view of one): only there do copies run asynchronously.
 
-A state is a dict from place to value plus two sets: ``IN_FLIGHT`` (copies not yet synced; in a
-function, ``ENTRY`` stands for those in flight when it was called) and ``SAVED`` (storages
-autograd keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()``
-contexts that may be in effect: nothing is saved there). ``join_states`` and ``widen_states`` are the
+A state is a dict from place to value plus three sets: ``IN_FLIGHT`` (copies not yet synced; in
+a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` (storages autograd
+keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()`` contexts that
+may be in effect: operations there record nothing and make no graph). ``join_states`` and
+``widen_states`` are the
 only ways two states meet.
 """
 
