@@ -51,6 +51,7 @@ class FunctionInfo:
         self.passed: Optional[List[Optional[Value]]] = None  # what the module's callers pass
         self.states: Optional[list] = None  # final in-states per block
         self.solved_with = None  # the ``passed`` its final states were solved with
+        self.used_as_tensor: set = set()  # parameters some path uses as only a tensor can be
 
     @property
     def graph(self):
@@ -71,6 +72,7 @@ class Model:
         self.module = FunctionInfo(tree, "<module>", None, None)
         self.module_state: Optional[dict] = None
         self._lines = None
+        self._rebound: Optional[Dict[int, set]] = None
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -173,6 +175,16 @@ class Model:
             return self.module_state[name]
         return self.definitions.get(name)
 
+    def rebound_elsewhere(self, function: FunctionInfo, name: str, local: bool) -> bool:
+        """Whether another function may rebind ``name`` where ``function`` reads it: a module
+        name some function binds under ``global`` or through ``globals()[...]``, or a local
+        one a nested function binds under ``nonlocal``."""
+        if self._rebound is None:
+            self._rebound = _rebinding(self)
+        if local and function is not self.module:
+            return name in self._rebound.get(id(function.node), ())
+        return name in self._rebound.get(id(self.tree), ())
+
     def _definitions(self) -> Dict[str, Value]:
         """What the module's names are bound to before its code runs: its imports, functions
         and classes (summaries solved before the module's own code need them)."""
@@ -221,12 +233,39 @@ class Model:
             else:
                 value = function.passed[index]._replace(storages=storages)
             annotation = place_of(parameter.annotation) if parameter.annotation is not None else None
+            if not symbolic and _disputed(function, index):
+                annotation = None  # a caller of this file passes something else than a tensor
             if annotation and annotation.split(".")[-1] == "Tensor" and "?" in value.kinds:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
             elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
                 value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
+            elif "?" in value.kinds and annotation:
+                value = self.annotated_torch(parameter.annotation, value)
+            if not symbolic and index in function.used_as_tensor and parameter.annotation is not None:
+                value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
+                    pair for pair in value.why if pair[0] != "kind"))  # a use after a site proves nothing there
             state[parameter.arg] = value
         return state
+
+    def annotated_torch(self, annotation: ast.AST, value: Value) -> Value:
+        """A parameter annotated ``Optional[Tensor]`` (a tensor or None), ``nn.Parameter`` (a
+        tensor that requires grad) or a ``torch.nn`` module class (a module): by annotation."""
+        optional = None
+        if type(annotation) is ast.Subscript and (place_of(annotation.value) or "").split(".")[-1] == "Optional":
+            optional = annotation.slice
+        elif type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr and _constant_none(annotation.right):
+            optional = annotation.left
+        if optional is not None:
+            inner = self.annotated_torch(optional, value)
+            if inner is value and (place_of(optional) or "").split(".")[-1] == "Tensor":
+                inner = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),))
+            return inner._replace(kinds=inner.kinds | {"none"}) if inner is not value else value
+        qualified = self.qualify(place_of(annotation) or "")
+        if qualified == "torch.nn.Parameter" or qualified == "torch.nn.parameter.Parameter":
+            return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION), ("grad", Evidence.ANNOTATION)))
+        if qualified.startswith("torch.nn.") and qualified.split(".")[-1][:1].isupper():
+            return value._replace(kinds=frozenset({"module"}), grad=True, why=(("kind", Evidence.ANNOTATION),))
+        return value
 
     def summary(self, function: FunctionInfo) -> Optional[Summary]:
         """The function's summary, solved now if needed; None while it is being solved."""
@@ -261,7 +300,10 @@ class Model:
     def solve_function(self, function: FunctionInfo) -> None:
         transfer = Transfer(self, function, summary_mode=False)
         function.solved_with = list(function.passed) if function.passed else None
+        used = set(function.used_as_tensor)
         function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
+        if function.used_as_tensor != used:  # a use proves a parameter a tensor from the entry on
+            function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
         record(function.graph, transfer, function.states)
 
     def build(self) -> "Model":
@@ -340,6 +382,17 @@ class Model:
         return info.states[1] or {}
 
 
+def _disputed(function: FunctionInfo, index: int) -> bool:
+    """Whether the file's callers pass the parameter something not known to be a tensor (a
+    literal, a value read out of a config): then its annotation is no evidence."""
+    passed = function.passed[index] if function.passed and index < len(function.passed) else None
+    return passed is not None and bool(passed.kinds - TENSOR) and index >= function.receiver_offset
+
+
+def _constant_none(node) -> bool:
+    return type(node) is ast.Constant and node.value is None
+
+
 def _line_of(op) -> int:
     if type(op) is not tuple:
         return op.lineno
@@ -349,6 +402,54 @@ def _line_of(op) -> int:
     if type(node).__name__ == "match_case":
         return node.pattern.lineno
     return node.lineno
+
+
+def _rebinding(model: "Model") -> Dict[int, set]:
+    """id(scope node) -> the names functions rebind from outside it (keyed by the module's node
+    for ``global`` and ``globals()["name"] = ...``, by the enclosing function's for
+    ``nonlocal``), read off the flow graphs the solve uses anyway."""
+    found: Dict[int, set] = {}
+    pending = [(model.module.graph, None)]
+    while pending:
+        graph, parent = pending.pop()
+        for node in graph.nested:
+            if type(node) is ast.ClassDef:
+                if graph is model.module.graph:
+                    pending.extend((method.graph, None) for method in model.class_of(node).methods.values())
+            elif graph is model.module.graph:
+                pending.append((model.function_of(node, model.module).graph, None))
+            elif any(type(statement) in (ast.Global, ast.Nonlocal) for statement in node.body):
+                pending.append((build_graph(node), graph.node))  # solved later, with its closure
+        for block in graph.blocks:
+            for op in block.ops:
+                for target in _targets(op):
+                    if type(target) is ast.Name and target.id in graph.declared_global:
+                        found.setdefault(id(model.tree), set()).add(target.id)
+                    elif type(target) is ast.Name and target.id in graph.declared_nonlocal and parent is not None:
+                        found.setdefault(id(parent), set()).add(target.id)
+                    elif type(target) is ast.Subscript and type(target.value) is ast.Call and \
+                            place_of(target.value.func) == "globals" and type(target.slice) is ast.Constant:
+                        found.setdefault(id(model.tree), set()).add(str(target.slice.value))
+    return found
+
+
+def _targets(statement) -> list:
+    """The places an assignment statement binds (tuple targets unpacked)."""
+    kind = type(statement)
+    if kind is ast.Assign:
+        targets = list(statement.targets)
+    elif kind in (ast.AugAssign, ast.AnnAssign):
+        targets = [statement.target]
+    else:
+        return []
+    flat = []
+    while targets:
+        target = targets.pop()
+        if type(target) in (ast.Tuple, ast.List):
+            targets.extend(target.elts)
+        else:
+            flat.append(target)
+    return flat
 
 
 def _imports(tree: ast.Module) -> Dict[str, str]:

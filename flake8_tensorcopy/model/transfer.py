@@ -15,7 +15,8 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
+    without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -305,10 +306,14 @@ class Transfer:
 
     def name(self, node: ast.Name, state) -> Value:
         value = state.get(node.id)
+        local = value is not None
         if value is None:
             value = self.model.outer_value(self.function, node.id)
             if value is None:
                 return Value(kinds("?"), qual="builtins." + node.id) if node.id in _BUILTINS else UNKNOWN
+        if value.is_tensor and self.model.rebound_elsewhere(self.function, node.id, local):
+            value = value._replace(why=(("kind", Evidence.REBOUND),) + tuple(
+                pair for pair in value.why if pair[0] != "kind"))
         if value.storages and self.recording:
             self.record("read", node, node.id, value, state)
         return value._replace(fresh=False) if value.fresh else value
@@ -352,8 +357,8 @@ class Transfer:
         index = self.evaluate(node.slice, state)
         if base.items is not None:
             key = key_of(node.slice)
-            item = base.item(key) if key != "*" else base.all_items()
-            value = item if item is not None else UNKNOWN
+            item = base.item(key) if key != "*" and "list" not in base.kinds else items_join(base)
+            value = item._replace(fresh=False) if item is not None else UNKNOWN  # the container holds it
             if value.storages:
                 self.record("read", node, place_of(node), value, state)
             return value
@@ -474,7 +479,7 @@ class Transfer:
         if left.is_tensor or right.is_tensor:
             result = Value(
                 TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
-                device=left.device | right.device, why=_why(Evidence.TORCH_API, "kind"),
+                device=left.device | right.device, why=weakest_kind(_why(Evidence.TORCH_API, "kind"), left, right),
                 grad_from=left.grad_from | right.grad_from,
             )
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state)
@@ -506,7 +511,7 @@ class Transfer:
     def element(self, value: Value) -> Value:
         """What iterating ``value`` yields."""
         if value.items is not None:
-            found = value.all_items()
+            found = items_join(value)
             return found if found is not None else UNKNOWN
         if value.is_tensor:
             return value._replace(items=None, fresh=False, facts=EMPTY)
@@ -517,6 +522,8 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
+        if narrow_none(test, truth, state) or self.narrow_not_tensor(test, truth, state):
+            return
         if kind is ast.UnaryOp and type(test.op) is ast.Not:
             self.narrow(test.operand, not truth, state)
         elif kind is ast.BoolOp and (type(test.op) is ast.And) == truth:
@@ -535,6 +542,21 @@ class Transfer:
                 place, other = place_of(left.value), place_of(right)
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
+
+    def narrow_not_tensor(self, test, truth: bool, state: dict) -> bool:
+        """``isinstance(x, torch.Size)`` held, or ``isinstance(x, torch.Tensor)`` failed: ``x`` is
+        not a tensor there."""
+        if type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
+                or len(test.args) != 2 or place_of(test.args[0]) is None:
+            return False
+        checked = self.evaluate(test.args[1], state).qual
+        tensor = checked in ("torch.Tensor", "torch.nn.Parameter")
+        if truth == tensor or not checked:
+            return False
+        place = place_of(test.args[0])
+        old = state.get(place, UNKNOWN)
+        state[place] = old._replace(kinds=(old.kinds - TENSOR) or kinds("?"), why=(), grad=False, graph=False)
+        return True
 
     def annotated(self, value: Value, annotation) -> Value:
         text = place_of(annotation) or ""
@@ -649,7 +671,7 @@ class Transfer:
                 result = Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
         if result is None:
             return self.unknown_call(arguments, keywords, node, state, qual)
-        self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments))
+        self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments), keywords=keywords)
         return result
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
@@ -746,6 +768,8 @@ class Transfer:
                 return NONE
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
+        if method in TENSOR_ONLY_METHODS and not self.summary_mode:
+            self.used_as_tensor(receiver)
         if not receiver.is_tensor and "?" in receiver.kinds and method in TENSOR_ONLY_METHODS | {"backward"}:
             receiver = receiver._replace(kinds=receiver.kinds - {"?"} | TENSOR, why=_why(Evidence.USE, "kind"))
             if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
@@ -753,7 +777,8 @@ class Transfer:
         if receiver.is_tensor:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
-            self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
+            self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments),
+                        keywords=keywords)
             return result
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, node, state)
@@ -766,6 +791,30 @@ class Transfer:
             return result
         return self.unknown_call(arguments, keywords, node, state, method)
 
+    def used_as_tensor(self, receiver: Value) -> None:
+        """A tensor-only method called on a parameter not proven a tensor: on every path that
+        gets here it is one, so it was one on entry (a caller passing a list is the bug)."""
+        if receiver.evidence("kind") is not None and receiver.evidence("kind").strong or len(receiver.storages) != 1:
+            return  # proven already, or it may hold something else than the parameter
+        index = parameter_index(next(iter(receiver.storages)), self.function.name)
+        if index is not None and index >= self.function.receiver_offset:
+            self.function.used_as_tensor.add(index)
+
+    def module_state(self, receiver, method, arguments, node, state) -> Optional[Value]:
+        """``register_buffer(name, t)`` / ``register_parameter(name, p)`` store on the module;
+        ``state_dict()`` is a dict of its tensors (detached)."""
+        place = place_of(node.func.value) if type(node.func) is ast.Attribute else None
+        if method in ("register_buffer", "register_parameter") and len(node.args) >= 2 and place is not None:
+            name = _constant(node.args[0])
+            if type(name) is str:
+                self.forget(f"{place}.{name}", state)
+                state[f"{place}.{name}"] = arguments[1]
+            return NONE
+        if method == "state_dict":
+            tensor = Value(TENSOR, storages=receiver.storages, why=_why(Evidence.MODULE_CALL, "kind"))
+            return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", tensor),))
+        return None
+
     def module_method(self, receiver, method, arguments, node, state) -> Value:
         if method == "step":
             self.record("step", node, None, receiver, state)
@@ -775,10 +824,17 @@ class Transfer:
         if method in ("parameters", "buffers"):
             weight = Value(TENSOR, grad=method == "parameters", storages=receiver.storages, why=_why(Evidence.MODULE_CALL, "kind"))
             return Value(kinds("list"), items=(("*", weight),))
+        if method in ("named_parameters", "named_buffers"):  # (name, tensor) pairs
+            weight = Value(TENSOR, grad=method == "named_parameters", storages=receiver.storages,
+                           why=_why(Evidence.MODULE_CALL, "kind"))
+            return Value(kinds("list"), items=(("*", Value(kinds("tuple"), items=(("0", STRING), ("1", weight)))),))
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             return receiver
         if method == "forward":
             return self.module_output(arguments, node, state)
+        kept = self.module_state(receiver, method, arguments, node, state)
+        if kept is not None:
+            return kept
         return self.unknown_call(arguments, {}, node, state, method)
 
     def tensor_method(self, receiver, method, roles, receiver_node, receiver_place, arguments, keywords,
@@ -799,8 +855,9 @@ class Transfer:
             return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
             return INTEGER
-        if "detach" in roles:
-            return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY)
+        if "detach" in roles:  # only a tensor has it: the result is one for sure
+            return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY, why=(
+                ("kind", Evidence.USE),) + tuple(pair for pair in receiver.why if pair[0] != "kind"))
         if "copy" in roles:
             return _copied(receiver, node)
         if "move" in roles:
@@ -820,7 +877,8 @@ class Transfer:
                 self.host_read(receiver_node, receiver, state, "tensor_method")
             result = Value(TENSOR, grad=any_grad, graph=any_grad, device=receiver.device,
                            storages=receiver.storages if view else site, fresh=not view,
-                           why=_why(Evidence.TENSOR_METHOD, "kind"),
+                           why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
+                           else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)))
             self.save(function, [receiver] + arguments, result, state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
@@ -874,7 +932,9 @@ class Transfer:
                 return receiver._replace(storages=frozenset((_site(node),)), fresh=True)
             if method in ("pop", "popitem"):
                 return element
-            return Value(kinds("list"), items=(("*", element if method == "values" else UNKNOWN),))
+            if method == "items":
+                element = Value(kinds("tuple"), items=(("0", UNKNOWN), ("1", element)))
+            return Value(kinds("list"), items=(("*", element if method != "keys" else UNKNOWN),))
         return self.unknown_call(arguments, {}, node, state, method)
 
     # ----- functions and classes of the file
@@ -949,6 +1009,27 @@ def _copied(value: Value, node) -> Value:
         items = tuple((key, _copied(item, node)) for key, item in value.items)
     return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
                           items=items, facts=EMPTY, pinned=False)
+
+
+def weakest_kind(why: tuple, *operands: Value) -> tuple:
+    """``why`` unless an operand is a tensor only by weak evidence: an operation a list or an
+    ndarray also has (``w * 2``, ``w.sum()``) proves nothing more than its operands."""
+    for operand in operands:
+        evidence = operand.evidence("kind")
+        if operand.is_tensor and (evidence is None or not evidence.strong):
+            return tuple(pair for pair in why if pair[0] != "kind") + ((("kind", evidence),) if evidence else ())
+    return why
+
+
+def narrow_none(test, truth: bool, state: dict) -> bool:
+    """``x is not None`` held (or ``x is None`` failed): ``x`` is not None there."""
+    if type(test) is not ast.Compare or len(test.ops) != 1 or _constant(test.comparators[0]) is not None \
+            or type(test.comparators[0]) is not ast.Constant or type(test.ops[0]) not in (ast.Is, ast.IsNot):
+        return False
+    place = place_of(test.left)
+    if (type(test.ops[0]) is ast.IsNot) == truth and place is not None and place in state:
+        state[place] = without_none(state[place])
+    return True
 
 
 _EXPRESSIONS = {

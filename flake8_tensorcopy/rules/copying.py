@@ -17,190 +17,13 @@ from flake8_tensorcopy.fixes import (
     detached,
     detached_copy,
     keep_parentheses,
-    keyword,
-    method,
     positional,
     torch_module,
 )
-from flake8_tensorcopy.rules.base import Rule, argument, fix_evidence, on_accelerator, short_source, suggestion
+from flake8_tensorcopy.rules.base import Rule, argument, on_accelerator, short_source, suggestion
 
 
-def _moves_and_grad(args, skip):
-    """Split ``dtype=``/``device=``/``requires_grad=`` keywords of a constructor into the
-    ``.to(...)`` arguments and the ``requires_grad_`` value; None when other arguments exist."""
-    moves, grad = [], None
-    for arg in args:
-        if arg.value is skip:
-            continue
-        if arg.keyword is None or arg.star:
-            return None
-        name = arg.keyword.value
-        if name in ("dtype", "device"):
-            moves.append(keyword(name, arg.value))
-        elif name == "requires_grad":
-            grad = arg.value
-        else:
-            return None
-    return moves, grad
-
-
-def _finish(new, moves, grad):
-    """``new.to(dtype=..., device=...).requires_grad_(...)`` as the keywords asked."""
-    if moves:
-        new = method(new, "to", positional(moves))
-    if grad is not None and not (type(grad) is cst.Name and grad.value == "False"):
-        new = method(new, "requires_grad_", [cst.Arg(grad)])
-    return new
-
-
-class TensorOfTensor(Rule):
-    """
-    ## What it does
-    Flags `torch.tensor(t)` when `t` is already a tensor, with or without `dtype=`, `device=`
-    or `requires_grad=`.
-
-    ## Why is this bad?
-    `torch.tensor` always copies its data and cuts it from the autograd graph. On a tensor it
-    also warns ("To copy construct from a tensor, it is recommended to use
-    sourceTensor.detach().clone() ...") and is slower than the method PyTorch recommends. Code
-    that means "copy this tensor" should say so.
-
-    ## Example
-    ```python
-    import torch
-
-    def snapshot(weights: torch.Tensor):
-        return torch.tensor(weights)
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def snapshot(weights: torch.Tensor):
-        return weights.detach().clone()
-    ```
-    `dtype=`/`device=` become `.to(...)`, `requires_grad=True` becomes `.requires_grad_(True)`.
-
-    ## Fix safety
-    Safe where `t` is surely a tensor (made by a torch API, or proven by use in the function:
-    `t.detach()` ran, `isinstance(t, torch.Tensor)` held): the fixed code computes the same
-    values, dtype, device and `requires_grad`, without the warning. Unsafe where only an
-    annotation says so: annotations lie, and `torch.tensor(t)` of the Python list a caller
-    passed works where `t.detach()` raises `AttributeError`. Unsafe rather than none: the
-    annotation is the author's own claim, and `--unsafe-fixes` is for fixes resting on a claim.
-    """
-
-    code = "TEN101"
-    fix_safety = "safe"
-    summary = "`torch.tensor(t)` on a tensor copies slowly and warns; use `t.detach().clone()`"
-    calls = ("tensor",)
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        if analysis.qualname(call.func) != "torch.tensor":
-            return
-        data = argument(call, 0, "data")
-        if data is not None and analysis.kind_of(data) == TENSOR:
-            source = short_source(analysis, data)
-            safe, note = fix_evidence(analysis, data)
-            fix = self._fix(call, data, safe)
-            use = suggestion(analysis, fix.replacement if fix else detached_copy(data), data)
-            analysis.report(
-                self.code,
-                call,
-                f"torch.tensor() on tensor '{source}' copies it detached and warns; use {use}{note}",
-                fix,
-            )
-
-    def _fix(self, call: cst.Call, data, safe: bool) -> Optional[Fix]:
-        split = _moves_and_grad(call.args, data)
-        if split is None:
-            return None
-        new = _finish(detached_copy(data), *split)
-        return Fix(keep_parentheses(call, new), safe=safe)
-
-
-class NewTensorOfTensor(Rule):
-    """
-    ## What it does
-    Flags `x.new_tensor(t)` when `t` is a tensor.
-
-    ## Why is this bad?
-    `new_tensor` always copies and warns like `torch.tensor(t)`, and the copy takes **x's**
-    dtype and device, not t's: with an integer `x` a float `t` is silently truncated.
-
-    ## Example
-    ```python
-    import torch
-
-    def rescale(counts: torch.Tensor, weights: torch.Tensor):
-        return counts.new_tensor(weights)
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def rescale(counts: torch.Tensor, weights: torch.Tensor):
-        return weights.detach().to(dtype=counts.dtype, device=counts.device, copy=True)
-    ```
-    or `t.detach().clone()` when `x` is `t` itself.
-
-    ## Fix safety
-    Safe where `t` is surely a tensor (made by a torch API, or proven by use): the fix keeps
-    x's dtype and device, so values are unchanged; only the warning goes. Unsafe where only an
-    annotation says `t` is one: `x.new_tensor(a_list)` works, `a_list.detach()` raises. (`x`
-    itself needs no more evidence: `new_tensor` is a method only tensors have.)
-    """
-
-    code = "TEN102"
-    fix_safety = "safe"
-    summary = "`x.new_tensor(t)` on a tensor copies with x's dtype/device and warns"
-    calls = ("new_tensor",)
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        if type(call.func) is not cst.Attribute:
-            return
-        data = argument(call, 0, "data")
-        same = data is not None and bare(call.func.value).deep_equals(bare(data))
-        if data is not None and (same or analysis.kind_of(data) == TENSOR):  # new_tensor proves its receiver
-            source = short_source(analysis, data)
-            receiver = short_source(analysis, call.func.value)
-            safe, note = fix_evidence(analysis, data)
-            if same:
-                safe, note = True, ""  # ``t.new_tensor(t)``: new_tensor, tensor-only, proves t
-            fix = self._fix(call, data, safe)
-            if fix is not None:
-                use = suggestion(analysis, fix.replacement, data)
-            else:
-                use = f"{suggestion(analysis, detached_copy(data), data)} or .detach().to(..., copy=True)"
-            analysis.report(
-                self.code,
-                call,
-                f"new_tensor() on tensor '{source}' copies it with {receiver}'s dtype and device "
-                f"and warns; use {use}{note}",
-                fix,
-            )
-
-    def _fix(self, call: cst.Call, data, safe: bool) -> Optional[Fix]:
-        split = _moves_and_grad(call.args, data)
-        if split is None:
-            return None
-        moves, grad = split
-        like = call.func.value
-        if not moves and bare(like).deep_equals(bare(data)):
-            new = detached_copy(data)
-        else:
-            if dotted_name(like) is None:
-                return None  # the receiver would be evaluated twice
-            given = {arg.keyword.value for arg in moves}
-            for name in ("dtype", "device"):
-                if name not in given:
-                    moves.append(keyword(name, cst.Attribute(value=bare(like), attr=cst.Name(name))))
-            moves.sort(key=lambda arg: arg.keyword.value)
-            moves.append(keyword("copy", cst.Name("True")))
-            new = method(detached(data), "to", positional(moves))
-        return Fix(keep_parentheses(call, _finish(new, [], grad)), safe=safe)
+from flake8_tensorcopy.rules.ten101 import finish as _finish, moves_and_grad as _moves_and_grad
 
 
 class LegacyConstructorOfTensor(Rule):
@@ -653,8 +476,6 @@ def _may_be_empty(data: cst.BaseExpression) -> bool:
 
 
 RULES = (
-    TensorOfTensor(),
-    NewTensorOfTensor(),
     LegacyConstructorOfTensor(),
     LegacyConstructorOfTemporary(),
     CloneThenDetach(),
