@@ -436,7 +436,11 @@ def _rebinding(model: "Model") -> Dict[int, set]:
 def _targets(statement) -> list:
     """The places an assignment statement binds (tuple targets unpacked)."""
     kind = type(statement)
-    if kind is ast.Assign:
+    if kind is tuple and statement[0] == "for":
+        targets = [statement[1].target]
+    elif kind is tuple:
+        return []
+    elif kind is ast.Assign:
         targets = list(statement.targets)
     elif kind in (ast.AugAssign, ast.AnnAssign):
         targets = [statement.target]

@@ -357,7 +357,7 @@ class Transfer:
         index = self.evaluate(node.slice, state)
         if base.items is not None:
             key = key_of(node.slice)
-            item = base.item(key) if key != "*" and "list" not in base.kinds else items_join(base)
+            item = base.item(key) if key != "*" and "dict" in base.kinds else items_join(base)
             value = item._replace(fresh=False) if item is not None else UNKNOWN  # the container holds it
             if value.storages:
                 self.record("read", node, place_of(node), value, state)
