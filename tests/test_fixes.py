@@ -133,6 +133,8 @@ def test_a_fix_on_an_annotation_alone_is_unsafe():
         ("torch.ones(3)", True),
         ("p", True),  # for p in model.parameters()
         ("either", False),  # a tensor on one path, only annotated on the other
+        ("model(w)", False),  # model is an nn.Module by its annotation only
+        ("nn.Linear(3, 3)(w)", True),  # a module torch built
     ],
 )
 def test_fix_safety_follows_the_weakest_evidence(value, safe):
@@ -409,6 +411,10 @@ REBOUND = (
         ("    globals().update(scale=config.scale)", False),
         ("    globals().update(config.values)", False),
         ("    setattr(sys.modules[__name__], 'scale', config.scale)", False),
+        ("    sys.modules[__name__].scale = config.scale", False),
+        ("    globals().update({'scale': config.scale})", False),
+        ("    setattr(config, 'scale', scale)", True),  # another object's attribute
+        ("    globals().get('scale')", True),  # a read
         ("    global scale\n    return scale.sum()", True),  # declared, only read
         ("    scale = config.scale\n    return scale", True),  # a local of its own
         ("    globals()['other'] = config.scale", True),

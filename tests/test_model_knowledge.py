@@ -113,6 +113,26 @@ def check_inplace(model, example):
     assert write.storages == _value_after(model, example, "w").storages and write.detail["holders"] == ("w",)
 
 
+def check_constructs(model, example):
+    result = _value_after(model, example, "r")
+    assert result.kinds == {"tensor"} and not result.grad and result.evidence("kind").strong
+    listed = build_model(ast.parse("import torch\nr = torch.tensor([1.0, 2.0], requires_grad=True)\n"))
+    assert listed.exit_state()["r"].kinds == {"tensor"} and listed.exit_state()["r"].grad
+
+
+def check_module_buffer(model, example):
+    result = _value_after(model, example, "r")
+    assert result.kinds == {"tensor"} and not result.grad and not result.fresh
+
+
+def check_module_narrowing(model, example):
+    assert model.value_at(_last_line(example), "m").kinds == {"module"}
+
+
+def check_tensor_only(model, example):
+    assert model.value_at(_last_line(example), "r").evidence("kind").name == "USE"
+
+
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])
 def test_each_entry_shows_its_role_in_its_fixture_line(entry):
     model = build_model(ast.parse(entry.example))

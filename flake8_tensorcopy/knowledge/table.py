@@ -23,6 +23,11 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
 - ``backward`` / ``step``: runs autograd / changes parameters in place;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
+- ``constructs``: a new leaf tensor from any data (a tensor, a list, a number), detached unless
+  ``requires_grad=True`` (``torch.tensor(data)``);
+- ``module_buffer``: a tensor a module holds that does not require grad (``bn.running_mean``);
+  ``module_narrowing``: ``isinstance(m, nn.BatchNorm2d)`` held, so ``m`` is a module;
+- ``tensor_only``: a method only a tensor has: a call proves its receiver a tensor from there on;
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
 """
@@ -62,6 +67,11 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
     Entry("copy.copy", "function", "copy", _W + "r = copy.copy(w)"),
     Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
+    Entry("torch.tensor", "function", "constructs", _W + "r = torch.tensor(w)"),
+    Entry("running_mean", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_mean"),
+    Entry("running_var", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_var"),
+    Entry("isinstance", "syntax", "module_narrowing",
+          "import torch\ndef f(m):\n    if isinstance(m, torch.nn.BatchNorm2d):\n        return m"),
     Entry("item", "method", "value_read", _W + "r = w.item()"),
     Entry("tolist", "method", "value_read", _W + "r = w.tolist()"),
     Entry("numpy", "method", "value_read", _W + "r = w.numpy()"),
@@ -118,6 +128,12 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
+) + tuple(
+    # a method no list, ndarray or other look-alike has: calling it proves the receiver a tensor
+    # even where only an annotation said so before (``w.float()`` is not such a proof)
+    Entry(method, "method", "tensor_only", "import torch\ndef f(r: torch.Tensor):\n    r.%s()\n    return r" % method)
+    for method in ("detach", "detach_", "requires_grad_", "retain_grad", "new_tensor", "new_zeros", "new_ones",
+                   "new_empty", "new_full")
 )
 
 

@@ -16,6 +16,7 @@ import ast
 from typing import Dict, List, Optional
 
 from flake8_tensorcopy.model.classes import ClassInfo
+from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
@@ -52,6 +53,7 @@ class FunctionInfo:
         self.states: Optional[list] = None  # final in-states per block
         self.solved_with = None  # the ``passed`` its final states were solved with
         self.used_as_tensor: set = set()  # parameters some path uses as only a tensor can be
+        self.disputed: set = set()  # parameters a call site of the file passes surely not a tensor
 
     @property
     def graph(self):
@@ -183,7 +185,8 @@ class Model:
             self._rebound = _rebinding(self)
         if local and function is not self.module:
             return name in self._rebound.get(id(function.node), ())
-        return name in self._rebound.get(id(self.tree), ())
+        rebound = self._rebound.get(id(self.tree), ())
+        return name in rebound or EVERY_NAME in rebound
 
     def _definitions(self) -> Dict[str, Value]:
         """What the module's names are bound to before its code runs: its imports, functions
@@ -218,6 +221,22 @@ class Model:
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
 
+    def note_disputes(self, function: FunctionInfo, caller: FunctionInfo, node, arguments) -> None:
+        """The parameters this call passes what is surely not a tensor (``disputes``); a call
+        that unpacks ``*args`` or ``**kwargs`` says nothing."""
+        if type(node) is not ast.Call or any(type(argument) is ast.Starred for argument in node.args) or any(
+                keyword.arg is None for keyword in node.keywords):
+            return
+        shift = len(arguments) - len(node.args)
+        if shift < 0:
+            return
+        nodes = self.bind_arguments(function, [None] * shift + list(node.args),
+                                    {keyword.arg: keyword.value for keyword in node.keywords})
+        values = self.bind_arguments(function, arguments, {})
+        for index, argument in enumerate(nodes):
+            if argument is not None and disputes(argument, values[index] if index < len(values) else None, caller):
+                function.disputed.add(index)
+
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
         for index, parameter in enumerate(function.parameters):
@@ -232,20 +251,36 @@ class Model:
                 value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
             else:
                 value = function.passed[index]._replace(storages=storages)
-            annotation = place_of(parameter.annotation) if parameter.annotation is not None else None
-            if not symbolic and _disputed(function, index):
+            annotation = self.annotation_name(parameter.annotation)
+            disputed = not symbolic and _disputed(function, index)
+            if disputed:
                 annotation = None  # a caller of this file passes something else than a tensor
-            if annotation and annotation.split(".")[-1] == "Tensor" and "?" in value.kinds:
+            tensor_annotation = annotation in ("torch.Tensor", "Tensor")
+            if tensor_annotation and not symbolic:
+                value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
+                    pair for pair in value.why if pair[0] != "kind"))  # undisputed: callers elsewhere rely on it too
+            elif tensor_annotation and "?" in value.kinds:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
-            elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
-                value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
-            elif "?" in value.kinds and annotation:
+            elif annotation and annotation[6:] in self.classes and "?" in value.kinds:  # an instance of a class of the file
+                value = value._replace(kinds=frozenset({"object:" + annotation[6:]}), why=(("kind", Evidence.ANNOTATION),))
+            elif "?" in value.kinds and parameter.annotation is not None and not disputed:
                 value = self.annotated_torch(parameter.annotation, value)
             if not symbolic and index in function.used_as_tensor and parameter.annotation is not None:
                 value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
                     pair for pair in value.why if pair[0] != "kind"))  # a use after a site proves nothing there
             state[parameter.arg] = value
         return state
+
+    def annotation_name(self, annotation) -> Optional[str]:
+        """What a plain annotation names, qualified through the file's imports (``th.Tensor``,
+        ``'torch.Tensor'`` -> ``torch.Tensor``); None for none or a subscripted one."""
+        if type(annotation) is ast.Constant and type(annotation.value) is str:
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        dotted = place_of(annotation) if annotation is not None else None
+        return self.qualify(dotted) if dotted else None
 
     def annotated_torch(self, annotation: ast.AST, value: Value) -> Value:
         """A parameter annotated ``Optional[Tensor]`` (a tensor or None), ``nn.Parameter`` (a
@@ -257,7 +292,7 @@ class Model:
             optional = annotation.left
         if optional is not None:
             inner = self.annotated_torch(optional, value)
-            if inner is value and (place_of(optional) or "").split(".")[-1] == "Tensor":
+            if inner is value and self.annotation_name(optional) in ("torch.Tensor", "Tensor"):
                 inner = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),))
             return inner._replace(kinds=inner.kinds | {"none"}) if inner is not value else value
         qualified = self.qualify(place_of(annotation) or "")
@@ -385,8 +420,7 @@ class Model:
 def _disputed(function: FunctionInfo, index: int) -> bool:
     """Whether the file's callers pass the parameter something not known to be a tensor (a
     literal, a value read out of a config): then its annotation is no evidence."""
-    passed = function.passed[index] if function.passed and index < len(function.passed) else None
-    return passed is not None and bool(passed.kinds - TENSOR) and index >= function.receiver_offset
+    return index in function.disputed and index >= function.receiver_offset
 
 
 def _constant_none(node) -> bool:
@@ -427,10 +461,45 @@ def _rebinding(model: "Model") -> Dict[int, set]:
                         found.setdefault(id(model.tree), set()).add(target.id)
                     elif type(target) is ast.Name and target.id in graph.declared_nonlocal and parent is not None:
                         found.setdefault(id(parent), set()).add(target.id)
-                    elif type(target) is ast.Subscript and type(target.value) is ast.Call and \
-                            place_of(target.value.func) == "globals" and type(target.slice) is ast.Constant:
-                        found.setdefault(id(model.tree), set()).add(str(target.slice.value))
+                    elif type(target) in (ast.Subscript, ast.Attribute) and _module_namespace(model, target.value):
+                        name = target.attr if type(target) is ast.Attribute else _constant_name(target.slice)
+                        found.setdefault(id(model.tree), set()).add(name or EVERY_NAME)
+                if type(op) is ast.Expr and type(op.value) is ast.Call:
+                    found.setdefault(id(model.tree), set()).update(_rebound_by_call(model, op.value))
     return found
+
+
+EVERY_NAME = "*"  # ``globals().update(mapping)``: any module-level name may be rebound
+_NAMESPACE_READS = frozenset({"get", "keys", "values", "items", "copy", "__getitem__", "__contains__"})
+
+
+def _module_namespace(model: "Model", node) -> bool:
+    """``globals()`` or ``sys.modules[__name__]``: the module's own names, written through."""
+    if type(node) is ast.Call:
+        return place_of(node.func) == "globals" and not node.args
+    return type(node) is ast.Subscript and type(node.slice) is ast.Name and node.slice.id == "__name__" \
+        and model.qualify(place_of(node.value) or "") == "sys.modules"
+
+
+def _rebound_by_call(model: "Model", call: ast.Call) -> set:
+    """The module names a statement call binds: ``globals().update(w=...)`` (a mapping or
+    ``**``: every name), ``globals().setdefault("w", ...)``, ``setattr(sys.modules[__name__], "w", ...)``."""
+    func = call.func
+    if type(func) is ast.Attribute and func.attr not in _NAMESPACE_READS and _module_namespace(model, func.value):
+        names = {keyword.arg or EVERY_NAME for keyword in call.keywords}
+        for argument in call.args[:1]:
+            if type(argument) is ast.Dict:
+                names.update(_constant_name(key) or EVERY_NAME for key in argument.keys)
+            else:
+                names.add(_constant_name(argument) or EVERY_NAME)
+        return names
+    if place_of(func) == "setattr" and len(call.args) >= 2 and _module_namespace(model, call.args[0]):
+        return {_constant_name(call.args[1]) or EVERY_NAME}
+    return set()
+
+
+def _constant_name(node) -> Optional[str]:
+    return node.value if type(node) is ast.Constant and type(node.value) is str else None
 
 
 def _targets(statement) -> list:

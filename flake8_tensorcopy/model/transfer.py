@@ -326,7 +326,8 @@ class Transfer:
                 self.record("read", node, place, value, state)
             return value._replace(fresh=False) if value.fresh else value
         base = self.evaluate(node.value, state)
-        return self.attribute_of(base, node.attr, node)
+        value = self.attribute_of(base, node.attr, node)
+        return value._replace(fresh=False) if value.fresh else value  # the object holds it
 
     def attribute_of(self, base: Value, name: str, node) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
@@ -348,6 +349,8 @@ class Transfer:
                 return Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
                              why=_why(Evidence.TENSOR_METHOD, "kind"),
                              grad_from=base.grad_from if name != "grad" else EMPTY)
+        if base.kinds == MODULE and "module_buffer" in k.role_of("attribute", name):
+            return self.module_buffer(base, node)
         if "module" in base.kinds and name in ("weight", "bias"):
             return Value(TENSOR, grad=True, storages=frozenset((_site(node),)), why=_why(Evidence.MODULE_CALL, "kind"))
         return UNKNOWN
@@ -522,7 +525,8 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
-        if narrow_none(test, truth, state) or self.narrow_not_tensor(test, truth, state):
+        if narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
+                self.narrow_not_tensor(test, truth, state):
             return
         if kind is ast.UnaryOp and type(test.op) is ast.Not:
             self.narrow(test.operand, not truth, state)
@@ -543,15 +547,36 @@ class Transfer:
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
 
+    def narrow_module(self, test, truth: bool, state: dict) -> bool:
+        """``isinstance(m, nn.BatchNorm2d)`` held: ``m`` is a module there."""
+        if not truth or type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
+                or len(test.args) != 2 or place_of(test.args[0]) is None:
+            return False
+        classes = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
+        checked = [self.evaluate(item, state).qual for item in classes]
+        if not checked or not all(qual.startswith("torch.nn.") and qual.split(".")[-1][:1].isupper()
+                                  and qual != "torch.nn.Parameter" for qual in checked):
+            return False
+        place = place_of(test.args[0])
+        old = state.get(place, UNKNOWN)
+        state[place] = old._replace(kinds=MODULE, why=_why(Evidence.ISINSTANCE, "kind"))
+        return True
+
+    def module_buffer(self, module: Value, node) -> Value:
+        """``bn.running_mean``: a buffer the module holds (it does not require grad)."""
+        return Value(TENSOR, storages=module.storages or frozenset((_site(node),)), device=module.device,
+                     why=module.why if module.evidence("kind") is not None else _why(Evidence.MODULE_CALL, "kind"))
+
     def narrow_not_tensor(self, test, truth: bool, state: dict) -> bool:
         """``isinstance(x, torch.Size)`` held, or ``isinstance(x, torch.Tensor)`` failed: ``x`` is
         not a tensor there."""
         if type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
                 or len(test.args) != 2 or place_of(test.args[0]) is None:
             return False
-        checked = self.evaluate(test.args[1], state).qual
-        tensor = checked in ("torch.Tensor", "torch.nn.Parameter")
-        if truth == tensor or not checked:
+        classes = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
+        checked = [self.evaluate(item, state).qual for item in classes]
+        tensor = any(qual in ("torch.Tensor", "torch.nn.Parameter") for qual in checked)
+        if truth == tensor or not all(checked):
             return False
         place = place_of(test.args[0])
         old = state.get(place, UNKNOWN)
@@ -602,7 +627,7 @@ class Transfer:
                 if forward is not None:
                     return self.apply(forward, [callee] + arguments, keywords, node, state)
         if "module" in callee.kinds:
-            return self.module_output(arguments, node, state)
+            return self.output_of_module(callee, arguments, node, state)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
             result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from)
             self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
@@ -632,6 +657,24 @@ class Transfer:
         self.record("call", node, None, result, state, callee="module", arguments=tuple(arguments))
         return result
 
+    def constructed(self, data: Value, node) -> Value:
+        """``torch.tensor(data)``: a new leaf from whatever data, on ``device=`` or data's device,
+        requiring grad only with ``requires_grad=True``."""
+        device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else data.device
+        return Value(TENSOR, grad=_constant(_keyword(node, "requires_grad")) is True, storages=frozenset((_site(node),)),
+                     fresh=True, device=device, why=_why(Evidence.TORCH_API, "kind"))
+
+    def output_of_module(self, module: Value, arguments, node, state) -> Value:
+        """``model(x)``: a tensor as surely as ``model`` is a module (an ``nn.Module`` annotation
+        alone makes it one by weak evidence: annotations lie)."""
+        result = self.module_output(arguments, node, state)
+        evidence = module.evidence("kind")
+        if evidence is None or evidence.strong:
+            return result
+        if evidence is Evidence.ANNOTATION:
+            evidence = Evidence.ANNOTATED_MODULE
+        return result._replace(why=_why(evidence, "kind", "grad"))
+
     def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
         roles = k.role_of("function", qual)
         first = arguments[0] if arguments else UNKNOWN
@@ -650,6 +693,8 @@ class Transfer:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, None, NONE, state)
             result = NONE
+        elif "constructs" in roles:
+            result = self.constructed(first, node)
         elif "copy" in roles:
             result = _copied(first, node)
         elif "backward" in roles:
@@ -748,6 +793,8 @@ class Transfer:
                 stored = self.model.instance_attribute(kind[7:], method)
                 if stored is not None:
                     return self.call_value(stored, arguments, keywords, node, state)
+        if receiver.qual.startswith("class:") and self.model.method_of(receiver.qual[6:], method) is not None:
+            return self.class_method_call(receiver, method, arguments, keywords, node, state)
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
             return self.call_value(self.attribute_of(receiver, method, node), arguments, keywords, node, state)
         roles = k.role_of("method", method)
@@ -768,12 +815,10 @@ class Transfer:
                 return NONE
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
-        if method in TENSOR_ONLY_METHODS and not self.summary_mode:
+        if (method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles) and not self.summary_mode:
             self.used_as_tensor(receiver)
-        if not receiver.is_tensor and "?" in receiver.kinds and method in TENSOR_ONLY_METHODS | {"backward"}:
-            receiver = receiver._replace(kinds=receiver.kinds - {"?"} | TENSOR, why=_why(Evidence.USE, "kind"))
-            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
-                state[receiver_place] = receiver
+        if method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles:
+            receiver = self.proven_by_use(receiver, roles, receiver_place, state)
         if receiver.is_tensor:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
@@ -790,6 +835,29 @@ class Transfer:
                                        grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
             return result
         return self.unknown_call(arguments, keywords, node, state, method)
+
+    def class_method_call(self, cls: Value, method: str, arguments, keywords, node, state) -> Value:
+        """``C.m(...)`` of a class of the file: a classmethod gets the class as its first
+        argument, a plain or static method only what the call passes (``C.m(obj, x)``)."""
+        found = self.model.method_of(cls.qual[6:], method)
+        decorators = {place_of(item) for item in getattr(found.node, "decorator_list", ())}
+        bound = [cls] + arguments if "classmethod" in decorators else arguments
+        return self.apply(found, bound, keywords, node, state)
+
+    def proven_by_use(self, receiver: Value, roles, receiver_place: Optional[str], state: dict) -> Value:
+        """A tensor-only method called on what is not surely a tensor: an unknown receiver is one
+        from here on, by use; one known by weak evidence only where no look-alike has the method
+        (its ``tensor_only`` role)."""
+        evidence = receiver.evidence("kind")
+        if receiver.is_tensor and (evidence is not None and evidence.strong or "tensor_only" not in roles):
+            return receiver
+        if not receiver.is_tensor and "?" not in receiver.kinds:
+            return receiver
+        receiver = receiver._replace(kinds=receiver.kinds - {"?"} | TENSOR, why=_why(Evidence.USE, "kind") + tuple(
+            pair for pair in receiver.why if pair[0] != "kind"))
+        if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            state[receiver_place] = receiver
+        return receiver
 
     def used_as_tensor(self, receiver: Value) -> None:
         """A tensor-only method called on a parameter not proven a tensor: on every path that
@@ -955,6 +1023,7 @@ class Transfer:
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
             self.model.passed_to(function, actuals)
+            self.model.note_disputes(function, self.function, node, arguments)
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)

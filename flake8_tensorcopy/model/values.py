@@ -51,10 +51,12 @@ class Evidence(enum.Enum):
     SOME_ITEMS = "one of the items of a container not all known to be tensors"
     # a module-level or enclosing name another function rebinds (``global``, ``nonlocal``, ``globals()``)
     REBOUND = "a name that another function may rebind"
+    # ``model(x)`` where only an annotation says ``model`` is an nn.Module
+    ANNOTATED_MODULE = "the output of a module known only by its annotation"
 
     @property
     def strong(self) -> bool:
-        return self not in (Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND)
+        return self not in (Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND, Evidence.ANNOTATED_MODULE)
 
 
 class Value(NamedTuple):
@@ -124,7 +126,7 @@ def _join_why(a, b):
     for component, evidence in a:
         other = theirs.get(component)
         if other is not None:
-            joined.append((component, evidence if evidence.strong or not other.strong else other))
+            joined.append((component, other if evidence.strong and not other.strong else evidence))
     return tuple(joined)
 
 

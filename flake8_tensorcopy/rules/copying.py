@@ -1,15 +1,13 @@
 """TEN1xx: copying a tensor the wrong way."""
 
-from typing import Optional, Tuple
+from typing import Optional
 
 import libcst as cst
 
 from flake8_tensorcopy.analysis.facts import LikeBuffer
-from flake8_tensorcopy.analysis.provenance import FACTORIES
 from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
 from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
-from flake8_tensorcopy.data import LEGACY_CONSTRUCTORS
 from flake8_tensorcopy.fixes import (
     Fix,
     bare,
@@ -24,128 +22,6 @@ from flake8_tensorcopy.rules.base import Rule, argument, on_accelerator, short_s
 
 
 from flake8_tensorcopy.rules.ten101 import finish as _finish, moves_and_grad as _moves_and_grad
-
-
-class LegacyConstructorOfTensor(Rule):
-    """
-    ## What it does
-    Flags the legacy typed constructors called on a tensor that something else holds (a name,
-    a parameter, a view of one): `torch.Tensor(t)`, `torch.FloatTensor(t)`,
-    `torch.DoubleTensor(t)`, `torch.cuda.FloatTensor(t)`, ... On a tensor made right there
-    (`torch.Tensor(torch.zeros(3))`) no one holds the alias: that is TEN902, opinionated.
-
-    ## Why is this bad?
-    They read like a conversion or a copy but are neither: `torch.Tensor(t)` returns an
-    **alias** of `t` whatever its dtype (same memory, still in the graph: its grad_fn is
-    `AliasBackward0`) without a warning; the typed ones (`torch.FloatTensor(t)`) alias a tensor
-    of their own type and raise `TypeError` for another dtype. Writing into the "copy" writes
-    into `t`, and writing `t` changes the "copy".
-
-    ## Example
-    ```python
-    import torch
-
-    def backup(t: torch.Tensor):
-        return torch.Tensor(t)
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def backup(t: torch.Tensor):
-        return t.clone()
-    ```
-
-    ## Fix safety
-    Unsafe: the fix makes a real copy, which changes behaviour where code relied on the alias.
-    """
-
-    code = "TEN103"
-    summary = "legacy `torch.Tensor(t)`/`torch.FloatTensor(t)` on a tensor something else holds aliases it; use `t.clone()`"
-    calls = tuple(sorted({name.rsplit(".", 1)[-1] for name in LEGACY_CONSTRUCTORS}))
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        wrapped = _legacy_constructor_of_tensor(call, analysis)
-        if wrapped is None or _fresh_temporary(wrapped[1], analysis):
-            return
-        constructor, data = wrapped
-        copy = chain(bare(data), "clone")
-        analysis.report(
-            self.code,
-            call,
-            f"{constructor}() on tensor '{short_source(analysis, data)}' is not a copy: it aliases its memory "
-            f"(or raises for another dtype); use {suggestion(analysis, copy, data)}",
-            Fix(keep_parentheses(call, copy), safe=False),
-        )
-
-
-class LegacyConstructorOfTemporary(Rule):
-    """
-    ## What it does
-    Flags a legacy typed constructor around a tensor made in the same expression, which no one
-    else holds: `torch.Tensor(torch.zeros(3))`, `torch.FloatTensor(torch.randn(n))`,
-    `torch.Tensor(a + b)` (opinionated, off by default: on only when a selection names it,
-    `--extend-select TEN9` or `TEN902`; `--select TEN` leaves it off).
-
-    ## Why is this bad?
-    The wrapper does nothing: it returns an alias of the new tensor, with the same memory,
-    values and dtype (`torch.Tensor` of an int64 tensor is int64), or raises `TypeError` where
-    a typed constructor meets another dtype. It reads like a conversion to float, which it is
-    not; the code says more without it. Where the argument is a tensor something else holds,
-    the alias is a hazard: that is TEN103.
-
-    ## Example
-    ```python
-    import torch
-
-    def noise(n: int):
-        return torch.FloatTensor(torch.randn(n))
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def noise(n: int):
-        return torch.randn(n)
-    ```
-    (`torch.randn(n, dtype=torch.float32)`, or `.float()`, where a conversion was meant.)
-
-    ## Fix safety
-    Safe: the fix drops the wrapper, which returned the same tensor's memory and values (the
-    only difference: a typed constructor's `TypeError` for another dtype goes away).
-    """
-
-    code = "TEN902"
-    fix_safety = "safe"
-    summary = "legacy `torch.Tensor(...)` around a tensor made in the same expression (opinionated, off by default): drop the wrapper"
-    calls = LegacyConstructorOfTensor.calls
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        wrapped = _legacy_constructor_of_tensor(call, analysis)
-        if wrapped is None or not _fresh_temporary(wrapped[1], analysis):
-            return
-        constructor, data = wrapped
-        analysis.report(
-            self.code,
-            call,
-            f"{constructor}() around the new tensor {short_source(analysis, data)} is redundant: it returns "
-            f"an alias of it (or raises for another dtype); use {suggestion(analysis, data, data)}",
-            Fix(keep_parentheses(call, bare(data)), safe=True),
-        )
-
-
-def _legacy_constructor_of_tensor(call: cst.Call, analysis) -> Optional[Tuple[str, cst.BaseExpression]]:
-    """(the constructor's qualified name, its argument) for a legacy typed constructor called
-    on one tensor; None for sizes, lists, unknown values and any other call."""
-    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
-        return None
-    constructor = analysis.qualname(call.func)
-    data = call.args[0].value
-    if constructor not in LEGACY_CONSTRUCTORS or analysis.kind_of(data) != TENSOR:
-        return None
-    return constructor, data
 
 
 class CloneThenDetach(Rule):
@@ -393,19 +269,6 @@ class TensorOfTensorList(Rule):
         return Fix(keep_parentheses(call, _finish(stacked, *split)), safe=False)
 
 
-def _fresh_temporary(data: cst.BaseExpression, analysis) -> bool:
-    """A tensor no one else holds: made right here by a torch function that allocates or by an
-    operator on tensors (never a view or conversion of another tensor, which the constructor
-    would alias; the caller knows ``data`` is a tensor)."""
-    data = bare(data)
-    if type(data) is cst.BinaryOperation:
-        return True  # ``a + b``, ``a @ b``: a new result, never one of the operands (unary ``+t`` may be t)
-    if type(data) is not cst.Call:
-        return False
-    qualname = analysis.qualname(data.func)
-    return qualname is not None and qualname in FACTORIES
-
-
 def _graph_or_device(call: cst.Call, data: cst.BaseExpression, analysis) -> Optional[str]:
     """What makes converting these elements a hazard: one may require grad, or live on an
     accelerator (then, without ``device=``, the result is built on the CPU)."""
@@ -476,8 +339,6 @@ def _may_be_empty(data: cst.BaseExpression) -> bool:
 
 
 RULES = (
-    LegacyConstructorOfTensor(),
-    LegacyConstructorOfTemporary(),
     CloneThenDetach(),
     CopyIntoLikeBuffer(),
     TensorOfTensorList(),

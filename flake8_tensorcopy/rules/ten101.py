@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, detached_copy, keep_parentheses, keyword, method, positional
+from flake8_tensorcopy.model.values import without_none
 from flake8_tensorcopy.rules.base import Rule, argument, call_argument, evidence_note, short_source, suggestion
 
 TENSOR = frozenset(("tensor",))
@@ -94,7 +95,7 @@ class TensorOfTensor(Rule):
     def query(self, model, site) -> None:
         for event in calls_to(model, "torch.tensor"):
             value = call_argument(event, 0, "data")
-            if value is None or value.kinds != TENSOR:
+            if value is None or without_none(value).kinds != TENSOR:
                 continue
             call = site.node_of(event.node)
             data = argument(call, 0, "data") if call is not None else None

@@ -6,6 +6,7 @@ import libcst as cst
 
 from flake8_tensorcopy.analysis.scope import dotted_name
 from flake8_tensorcopy.fixes import Fix, bare, detached, detached_copy, keep_parentheses, keyword, method, positional
+from flake8_tensorcopy.model.values import without_none
 from flake8_tensorcopy.rules.base import Rule, argument, call_argument, evidence_note, short_source, suggestion
 from flake8_tensorcopy.rules.ten101 import TENSOR, calls_to, finish, moves_and_grad
 
@@ -58,7 +59,7 @@ class NewTensorOfTensor(Rule):
                 continue
             value = call_argument(event, 0, "data")
             same = bare(call.func.value).deep_equals(bare(data))
-            if not same and (value is None or value.kinds != TENSOR):
+            if not same and (value is None or without_none(value).kinds != TENSOR):
                 continue
             # ``t.new_tensor(t)``: new_tensor, a method only tensors have, proves t
             safe, note = (True, "") if same else evidence_note(site, value, data)
