@@ -345,19 +345,19 @@ def test_data_as_an_augmented_assignment_target_is_reported_without_a_fix():
 
 
 def test_a_fix_that_would_not_parse_is_dropped_not_written(monkeypatch):
-    from flake8_tensorcopy.rules import copying
+    from flake8_tensorcopy.rules import ten104
 
-    broken = copying.CloneThenDetach.check_call
+    broken = ten104.CloneThenDetach.query
 
-    def check_call(self, call, analysis):
-        broken(self, call, analysis)
-        report = analysis._reports.get((self.code, id(call)))
-        if report is not None:  # make the fix invalid Python: ``x.clone().detach()`` -> ``lambda``
-            import libcst as cst
+    def query(self, model, site):
+        broken(self, model, site)
+        for report in site.reports:  # make the fix invalid Python: ``x.clone().detach()`` -> ``lambda``
+            if report.code == self.code:
+                import libcst as cst
 
-            report.fix.replacement = cst.Name("lambda")
+                report.fix.replacement = cst.Name("lambda")
 
-    monkeypatch.setattr(copying.CloneThenDetach, "check_call", check_call)
+    monkeypatch.setattr(ten104.CloneThenDetach, "query", query)
     source = "import torch\ndef f(t: torch.nn.Parameter):\n    return t.clone().detach(), torch.tensor(t)\n"
     result = fix_source(source, unsafe=True)
     assert result.source == "import torch\ndef f(t: torch.nn.Parameter):\n    return t.clone().detach(), t.detach().clone()\n"

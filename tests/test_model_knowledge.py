@@ -129,6 +129,33 @@ def check_module_narrowing(model, example):
     assert model.value_at(_last_line(example), "m").kinds == {"module"}
 
 
+def check_graph_copy(model, example):
+    result = _value_after(model, example, "r")
+    assert result.grad and result.graph
+    inside = build_model(ast.parse(example.replace("r = ", "with torch.no_grad():\n    r = ")))
+    assert not inside.exit_state()["r"].grad
+
+
+def check_no_grad(model, example):
+    assert not _value_after(model, example, "r").grad
+    after = build_model(ast.parse(example + "\nq = w * 2\n"))
+    assert after.exit_state()["q"].grad  # the context ends with its body
+
+
+def check_no_grad_decorator(model, example):
+    assert not model.value_at(_last_line(example), "r").grad
+
+
+def check_backpropagated(model, example):
+    result = model.value_at(3, "r")
+    assert result.is_tensor and result.grad and result.graph
+
+
+def check_grad_switch(model, example):
+    result = _value_after(model, example, "r")
+    assert result.grad and not result.graph
+
+
 def check_tensor_only(model, example):
     assert model.value_at(_last_line(example), "r").evidence("kind").name == "USE"
 

@@ -27,6 +27,11 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``requires_grad=True`` (``torch.tensor(data)``);
 - ``module_buffer``: a tensor a module holds that does not require grad (``bn.running_mean``);
   ``module_narrowing``: ``isinstance(m, nn.BatchNorm2d)`` held, so ``m`` is a module;
+- ``graph_copy``: a copy the graph records: a graph tensor when the source may require grad;
+- ``no_grad``: a context (or ``no_grad_decorator``: a decorated function) where nothing is
+  recorded: what operations make there does not require grad;
+- ``backpropagated``: ``x.backward()`` on an unknown ``x`` proves it a graph tensor from its binding on;
+- ``grad_switch``: ``t.requires_grad = True`` makes ``t`` a leaf that requires grad;
 - ``tensor_only``: a method only a tensor has: a call proves its receiver a tensor from there on;
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
@@ -68,6 +73,14 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("copy.copy", "function", "copy", _W + "r = copy.copy(w)"),
     Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
     Entry("torch.tensor", "function", "constructs", _W + "r = torch.tensor(w)"),
+    Entry("clone", "method", "graph_copy", _W + "r = w.clone()"),
+    Entry("torch.clone", "function", "graph_copy", _W + "r = torch.clone(w)"),
+    Entry("torch.no_grad", "function", "no_grad", _W + "with torch.no_grad():\n    r = w * 2"),
+    Entry("torch.inference_mode", "function", "no_grad", _W + "with torch.inference_mode():\n    r = w * 2"),
+    Entry("torch.no_grad", "syntax", "no_grad_decorator", "import torch\n@torch.no_grad()\ndef f(w: torch.nn.Parameter):\n    r = w * 2\n    return r"),
+    Entry("requires_grad", "attribute", "grad_switch", "import torch\nr = torch.zeros(2)\nr.requires_grad = True"),
+    Entry("backward", "method", "backpropagated", "def f(criterion, a):\n    r = criterion(a)\n    q = r\n    r.backward()"),
+    Entry("requires_grad_", "method", "grad_switch", "import torch\nr = torch.zeros(2)\nr.requires_grad_()"),
     Entry("running_mean", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_mean"),
     Entry("running_var", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_var"),
     Entry("isinstance", "syntax", "module_narrowing",

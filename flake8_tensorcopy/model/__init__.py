@@ -15,6 +15,7 @@ once more the functions whose callers' join grew after they were solved.
 import ast
 from typing import Dict, List, Optional
 
+from flake8_tensorcopy.knowledge import role_of
 from flake8_tensorcopy.model.classes import ClassInfo
 from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
@@ -24,7 +25,7 @@ from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import TENSOR, Transfer
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -54,6 +55,7 @@ class FunctionInfo:
         self.solved_with = None  # the ``passed`` its final states were solved with
         self.used_as_tensor: set = set()  # parameters some path uses as only a tensor can be
         self.disputed: set = set()  # parameters a call site of the file passes surely not a tensor
+        self.backpropagated: set = set()  # names of unknown values some path calls ``.backward()`` on
 
     @property
     def graph(self):
@@ -239,6 +241,8 @@ class Model:
 
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
+        if self.decorated_no_grad(function):
+            state[NO_GRAD] = frozenset(("decorator",))
         for index, parameter in enumerate(function.parameters):
             storages = frozenset((("param", index, function.name),))
             symbol = frozenset(((function.name, index),)) if symbolic else EMPTY
@@ -270,6 +274,14 @@ class Model:
                     pair for pair in value.why if pair[0] != "kind"))  # a use after a site proves nothing there
             state[parameter.arg] = value
         return state
+
+    def decorated_no_grad(self, function: FunctionInfo) -> bool:
+        """``@torch.no_grad()`` / ``@torch.inference_mode()``: the body records no graph."""
+        for decorator in getattr(function.node, "decorator_list", ()):
+            callee = decorator.func if type(decorator) is ast.Call else decorator
+            if "no_grad" in role_of("function", self.qualify(place_of(callee) or "")):
+                return True
+        return False
 
     def annotation_name(self, annotation) -> Optional[str]:
         """What a plain annotation names, qualified through the file's imports (``th.Tensor``,
@@ -335,9 +347,9 @@ class Model:
     def solve_function(self, function: FunctionInfo) -> None:
         transfer = Transfer(self, function, summary_mode=False)
         function.solved_with = list(function.passed) if function.passed else None
-        used = set(function.used_as_tensor)
+        used = set(function.used_as_tensor), set(function.backpropagated)
         function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
-        if function.used_as_tensor != used:  # a use proves a parameter a tensor from the entry on
+        if (function.used_as_tensor, function.backpropagated) != used:  # a use proves a value from its binding on
             function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
         record(function.graph, transfer, function.states)
 

@@ -15,7 +15,7 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
     without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -168,8 +168,27 @@ class Transfer:
     def op_with(self, op, state):
         item = op[1]
         value = self.evaluate(item.context_expr, state)
+        self.enter_grad_mode(item, state)
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, state, item.context_expr)
+
+    def enter_grad_mode(self, item, state) -> None:
+        """``with torch.no_grad():`` (a ``no_grad`` role): nothing the body computes is recorded."""
+        context = item.context_expr
+        callee = context.func if type(context) is ast.Call else context
+        recording, self.recording = self.recording, False
+        qual = self.evaluate(callee, state).qual
+        self.recording = recording
+        if "no_grad" in k.role_of("function", qual):
+            state[NO_GRAD] = state.get(NO_GRAD, EMPTY) | {_site(context)}
+
+    def op_with_exit(self, op, state):
+        for item in op[1].items:
+            active = state.get(NO_GRAD, EMPTY) - {_site(item.context_expr)}
+            if active:
+                state[NO_GRAD] = active
+            else:
+                state.pop(NO_GRAD, None)
 
     def op_except(self, op, state):
         handler = op[1]
@@ -215,12 +234,16 @@ class Transfer:
 
     def assign(self, target, value: Value, state: dict, node) -> None:
         kind = type(target)
+        if kind is ast.Attribute and target.attr == "requires_grad" and type(node) is ast.Assign:
+            self.switch_grad(target.value, node.value, state)
         if kind is ast.Name or kind is ast.Attribute:
             place = place_of(target)
             if kind is ast.Attribute and place is None:
                 self.evaluate(target.value, state)
                 self.record("escape", target, None, value, state)
                 return
+            if kind is ast.Name and place in self.function.backpropagated and value.kinds == UNKNOWN.kinds:
+                value = backpropagated(value)
             self.forget(place, state)
             state[place] = value
             self.record("bind", target, place, value, state)
@@ -296,7 +319,8 @@ class Transfer:
     # ----- expressions
     def evaluate(self, node, state: dict) -> Value:
         handler = _EXPRESSIONS.get(type(node))
-        return handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
+        value = handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
+        return not_recorded(value) if NO_GRAD in state and type(node) in _OPERATIONS else value
 
     def evaluate_children(self, node, state) -> Value:
         for child in ast.iter_child_nodes(node):
@@ -657,6 +681,22 @@ class Transfer:
         self.record("call", node, None, result, state, callee="module", arguments=tuple(arguments))
         return result
 
+    def recorded_copy(self, source: Value, roles, node, state) -> Value:
+        """A copy; one the graph records (``graph_copy``: ``t.clone()``) is a graph tensor when
+        ``source`` may require grad, and requires none under ``no_grad``."""
+        copied = _copied(source, node)
+        if "graph_copy" not in roles:
+            return copied
+        grad = source.grad and NO_GRAD not in state
+        return copied._replace(grad=grad, graph=grad, grad_from=source.grad_from if grad else EMPTY)
+
+    def switch_grad(self, tensor, flag, state) -> None:
+        """``t.requires_grad = True`` / ``t.requires_grad_()``: ``t`` is a leaf that requires grad
+        from here on (``flag``: the value given, an ast node or a model value)."""
+        place = place_of(tensor)
+        if place is not None and place in state and state[place].is_tensor and _constant(flag) is not False:
+            state[place] = state[place]._replace(grad=True, graph=False)
+
     def constructed(self, data: Value, node) -> Value:
         """``torch.tensor(data)``: a new leaf from whatever data, on ``device=`` or data's device,
         requiring grad only with ``requires_grad=True``."""
@@ -696,7 +736,7 @@ class Transfer:
         elif "constructs" in roles:
             result = self.constructed(first, node)
         elif "copy" in roles:
-            result = _copied(first, node)
+            result = self.recorded_copy(first, roles, node, state)
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
             result = NONE
@@ -817,6 +857,9 @@ class Transfer:
             return self.module_method(receiver, method, arguments, node, state)
         if (method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles) and not self.summary_mode:
             self.used_as_tensor(receiver)
+        if method == "backward" and not receiver.grad and not self.summary_mode and receiver_place \
+                and "." not in receiver_place and "[" not in receiver_place:
+            self.function.backpropagated.add(receiver_place)
         if method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles:
             receiver = self.proven_by_use(receiver, roles, receiver_place, state)
         if receiver.is_tensor:
@@ -914,6 +957,9 @@ class Transfer:
             if self.summary_mode:
                 state["!backward"] = NONE
             return NONE
+        if "grad_switch" in roles and receiver_place is not None and receiver_place in state:
+            self.switch_grad(receiver_node, arguments[0] if arguments else BOOL, state)
+            receiver = state[receiver_place]
         if "pin" in roles:
             return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None)
         if "value_read" in roles:
@@ -927,7 +973,7 @@ class Transfer:
             return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY, why=(
                 ("kind", Evidence.USE),) + tuple(pair for pair in receiver.why if pair[0] != "kind"))
         if "copy" in roles:
-            return _copied(receiver, node)
+            return self.recorded_copy(receiver, roles, node, state)
         if "move" in roles:
             return self.move(receiver, method, roles, receiver_node, arguments, keywords, node, state)
         if method in k.INPLACE_METHODS:
@@ -1058,6 +1104,21 @@ class Transfer:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new value, recorded or not
+
+
+def backpropagated(value: Value) -> Value:
+    """An unknown value bound to a name some path calls ``.backward()`` on: a graph tensor
+    from its binding on (a use after the site proves what the site held)."""
+    return value._replace(kinds=TENSOR, grad=True, graph=True, why=_why(Evidence.USE, "kind", "grad"))
+
+
+def not_recorded(value: Value) -> Value:
+    """What an operation makes under ``no_grad``/``inference_mode``: no graph, so a result that
+    would have been a graph tensor does not require grad (leaves made there keep theirs)."""
+    if not value.graph:
+        return value
+    return value._replace(grad=False, graph=False, grad_from=EMPTY)
 
 
 def _on_device(value: Value) -> bool:

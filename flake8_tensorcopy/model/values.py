@@ -34,6 +34,7 @@ EMPTY: frozenset = frozenset()
 IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
+NO_GRAD = "!no_grad"  # state key: the ``no_grad``/``inference_mode`` contexts active (no graph is recorded)
 
 
 class Evidence(enum.Enum):

@@ -11,7 +11,6 @@ from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
 from flake8_tensorcopy.fixes import (
     Fix,
     bare,
-    chain,
     detached,
     detached_copy,
     keep_parentheses,
@@ -22,77 +21,6 @@ from flake8_tensorcopy.rules.base import Rule, argument, on_accelerator, short_s
 
 
 from flake8_tensorcopy.rules.ten101 import finish as _finish, moves_and_grad as _moves_and_grad
-
-
-class CloneThenDetach(Rule):
-    """
-    ## What it does
-    Flags `t.clone().detach()`.
-
-    ## Why is this bad?
-    The result equals `t.detach().clone()`, but the copy is first recorded in the autograd
-    graph and then cut off again: wasted work and memory when `t` requires grad. PyTorch's own
-    warning recommends `detach().clone()`. Measured by `benchmarks/copy_methods.py` on the
-    project's CPU machine (torch 2.13, `requires_grad=True`): `clone().detach()` took 1.3x to
-    1.6x the time of `detach().clone()` for tensors of up to 2^4 elements (graph bookkeeping on
-    every call), about 1.0x from 2^16 elements on, where copying the memory dominates.
-
-    Only where `t` may require grad (a parameter, a module's output, arithmetic on either, a
-    name `.backward()` is called on): under `torch.no_grad()`, for integer tensors and for values
-    that cannot require grad (detached, `.grad`, factories) nothing is recorded, and it is silent.
-
-    ## Example
-    ```python
-    from torch import nn
-
-    def frozen(layer: nn.Linear):
-        return layer.weight.clone().detach()
-    ```
-
-    ## Use instead
-    ```python
-    from torch import nn
-
-    def frozen(layer: nn.Linear):
-        return layer.weight.detach().clone()
-    ```
-
-    ## Fix safety
-    Safe: same values, dtype, device, a leaf that does not require grad. The code rewritten
-    is its own evidence: only a tensor has both `clone()` and `detach()`, so the original
-    raises wherever the fixed form would (an annotation alone is enough here).
-    """
-
-    code = "TEN104"
-    fix_safety = "safe"
-    summary = "`t.clone().detach()` records the copy in the graph first; use `t.detach().clone()`"
-    calls = ("detach",)
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        func = call.func
-        if type(func) is not cst.Attribute or call.args:
-            return
-        inner = func.value
-        if type(inner) is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value == "clone":
-            if analysis.qualname(inner.func) == "torch.clone":  # torch.clone(t, ...).detach()
-                if not inner.args or inner.args[0].keyword is not None:
-                    return
-                tensor, clone_args = inner.args[0].value, positional(inner.args[1:])
-            else:
-                tensor, clone_args = inner.func.value, inner.args
-            state = analysis.grad_of(tensor)
-            if not state or analysis.no_grad_depth:
-                return  # no graph is recorded: the order costs nothing
-            source = short_source(analysis, tensor)
-            detached = chain(bare(tensor), "detach")
-            new = cst.Call(func=cst.Attribute(value=detached, attr=cst.Name("clone")), args=clone_args)
-            analysis.report(
-                self.code,
-                call,
-                f"{source}.clone().detach() copies inside the autograd graph first ('{source}' requires grad: "
-                f"{state.evidence}); use {suggestion(analysis, new, tensor)}",
-                Fix(keep_parentheses(call, new), safe=True),
-            )
 
 
 class CopyIntoLikeBuffer(Rule):
@@ -339,7 +267,6 @@ def _may_be_empty(data: cst.BaseExpression) -> bool:
 
 
 RULES = (
-    CloneThenDetach(),
     CopyIntoLikeBuffer(),
     TensorOfTensorList(),
 )
