@@ -125,6 +125,13 @@ def check_module_buffer(model, example):
     assert result.kinds == {"tensor"} and not result.grad and not result.fresh
 
 
+def check_module_parameter(model, example):
+    result, module = _value_after(model, example, "r"), _value_after(model, example, "m")
+    again = model.value_at(_last_line(example), "m.weight" if "weight" in example else "m.bias")
+    assert result.is_tensor and result.grad and not result.graph and result.storages == again.storages
+    assert not result.storages & module.storages
+
+
 def check_module_narrowing(model, example):
     assert model.value_at(_last_line(example), "m").kinds == {"module"}
 
@@ -144,6 +151,13 @@ def check_no_grad(model, example):
 
 def check_no_grad_decorator(model, example):
     assert not model.value_at(_last_line(example), "r").grad
+
+
+def check_like_buffer(model, example):
+    from flake8_tensorcopy.model.transfer import like_fact
+
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert like_fact("w", w) in result.facts and result.fresh and not result.storages & w.storages
 
 
 def check_backpropagated(model, example):

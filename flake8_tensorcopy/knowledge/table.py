@@ -25,11 +25,14 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``constructs``: a new leaf tensor from any data (a tensor, a list, a number), detached unless
   ``requires_grad=True`` (``torch.tensor(data)``);
+- ``module_parameter``: a parameter a module holds (``m.weight``), the same storage at every read;
 - ``module_buffer``: a tensor a module holds that does not require grad (``bn.running_mean``);
   ``module_narrowing``: ``isinstance(m, nn.BatchNorm2d)`` held, so ``m`` is a module;
 - ``graph_copy``: a copy the graph records: a graph tensor when the source may require grad;
 - ``no_grad``: a context (or ``no_grad_decorator``: a decorated function) where nothing is
   recorded: what operations make there does not require grad;
+- ``like_buffer``: a fresh buffer shaped on its argument (``torch.empty_like(w)``): filled from
+  the same tensor it is a copy of it;
 - ``backpropagated``: ``x.backward()`` on an unknown ``x`` proves it a graph tensor from its binding on;
 - ``grad_switch``: ``t.requires_grad = True`` makes ``t`` a leaf that requires grad;
 - ``tensor_only``: a method only a tensor has: a call proves its receiver a tensor from there on;
@@ -81,6 +84,11 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("requires_grad", "attribute", "grad_switch", "import torch\nr = torch.zeros(2)\nr.requires_grad = True"),
     Entry("backward", "method", "backpropagated", "def f(criterion, a):\n    r = criterion(a)\n    q = r\n    r.backward()"),
     Entry("requires_grad_", "method", "grad_switch", "import torch\nr = torch.zeros(2)\nr.requires_grad_()"),
+    Entry("torch.empty_like", "function", "like_buffer", _W + "r = torch.empty_like(w)"),
+    Entry("torch.zeros_like", "function", "like_buffer", _W + "r = torch.zeros_like(w)"),
+    Entry("torch.ones_like", "function", "like_buffer", _W + "r = torch.ones_like(w)"),
+    Entry("weight", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.weight"),
+    Entry("bias", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.bias"),
     Entry("running_mean", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_mean"),
     Entry("running_var", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_var"),
     Entry("isinstance", "syntax", "module_narrowing",

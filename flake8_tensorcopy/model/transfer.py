@@ -83,6 +83,8 @@ class Transfer:
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
         if self.recording:
+            if NO_GRAD in state:
+                detail["no_grad"] = True  # recorded where autograd records nothing
             self.order += 1
             self.store.add(Event(kind, node, place, value, self.function, self.block, self.order,
                                  state.get(IN_FLIGHT, EMPTY), detail))
@@ -374,7 +376,9 @@ class Transfer:
                              why=_why(Evidence.TENSOR_METHOD, "kind"),
                              grad_from=base.grad_from if name != "grad" else EMPTY)
         if base.kinds == MODULE and "module_buffer" in k.role_of("attribute", name):
-            return self.module_buffer(base, node)
+            return self.module_buffer(base, name, node)
+        if base.kinds == MODULE and "module_parameter" in k.role_of("attribute", name):
+            return self.module_buffer(base, name, node)._replace(grad=True)
         if "module" in base.kinds and name in ("weight", "bias"):
             return Value(TENSOR, grad=True, storages=frozenset((_site(node),)), why=_why(Evidence.MODULE_CALL, "kind"))
         return UNKNOWN
@@ -586,9 +590,11 @@ class Transfer:
         state[place] = old._replace(kinds=MODULE, why=_why(Evidence.ISINSTANCE, "kind"))
         return True
 
-    def module_buffer(self, module: Value, node) -> Value:
-        """``bn.running_mean``: a buffer the module holds (it does not require grad)."""
-        return Value(TENSOR, storages=module.storages or frozenset((_site(node),)), device=module.device,
+    def module_buffer(self, module: Value, name: str, node) -> Value:
+        """``bn.running_mean``: a buffer the module holds (it does not require grad); its
+        storage is named after the module's and the attribute, the same at every read."""
+        storages = frozenset((storage, name) for storage in module.storages) or frozenset((_site(node),))
+        return Value(TENSOR, storages=storages, device=module.device,
                      why=module.why if module.evidence("kind") is not None else _why(Evidence.MODULE_CALL, "kind"))
 
     def narrow_not_tensor(self, test, truth: bool, state: dict) -> bool:
@@ -754,6 +760,8 @@ class Transfer:
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
                 element = self.tensor_result(qual, last, first, arguments, keywords, node, state)
                 result = Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
+        if result is not None and "like_buffer" in roles and node.args:
+            result = shaped_like(result, node.args[0], first)
         if result is None:
             return self.unknown_call(arguments, keywords, node, state, qual)
         self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments), keywords=keywords)
@@ -1105,6 +1113,22 @@ class Transfer:
 
 _NUMERIC = frozenset(("number", "int", "bool"))
 _OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new value, recorded or not
+
+
+LIKE = "like:"  # a fact: a fresh ``*_like`` buffer shaped on the tensor a place held (``like:t:<its storages>``)
+
+
+def like_fact(place: str, source: Value) -> str:
+    return f"{LIKE}{place}:{sorted(source.storages)}"
+
+
+def shaped_like(result: Value, source_node, source: Value) -> Value:
+    """``torch.empty_like(t)``: a new buffer shaped on what ``t`` holds now; filling it from
+    that same tensor is a copy (``Value.facts`` keeps which, until the buffer is rebound)."""
+    place = place_of(source_node)
+    if place is None or not source.storages:
+        return result
+    return result._replace(facts=result.facts | {like_fact(place, source)})
 
 
 def backpropagated(value: Value) -> Value:

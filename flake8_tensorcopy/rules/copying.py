@@ -4,105 +4,11 @@ from typing import Optional
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.facts import LikeBuffer
 from flake8_tensorcopy.analysis.scope import TENSOR, TENSOR_SEQ, dotted_name
 from flake8_tensorcopy.analysis.statements import small_statements, suite_statements
-from flake8_tensorcopy.analysis.walker import LIKE_FACTORIES
-from flake8_tensorcopy.fixes import (
-    Fix,
-    bare,
-    detached,
-    detached_copy,
-    keep_parentheses,
-    positional,
-    torch_module,
-)
-from flake8_tensorcopy.rules.base import Rule, argument, on_accelerator, short_source, suggestion
-
-
+from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, torch_module
+from flake8_tensorcopy.rules.base import Rule, argument, on_accelerator, suggestion
 from flake8_tensorcopy.rules.ten101 import finish as _finish, moves_and_grad as _moves_and_grad
-
-
-class CopyIntoLikeBuffer(Rule):
-    """
-    ## What it does
-    Flags `torch.empty_like(t).copy_(t)` (and `zeros_like`/`ones_like`), in one expression or
-    as `buf = torch.empty_like(t)` followed at once by `buf.copy_(t)`, used as a copy of `t`.
-    Silent under `torch.no_grad()`/`torch.inference_mode()`, where no graph is recorded.
-
-    ## Why is this bad?
-    `copy_` is differentiable: when `t` requires grad, the "copy" is a non-leaf in t's graph
-    and gradients flow back through it into `t`. It is also two kernels where one does.
-
-    ## Example
-    ```python
-    import torch
-
-    def duplicate(t: torch.Tensor):
-        return torch.empty_like(t).copy_(t)
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def duplicate(t: torch.Tensor):
-        return t.detach().clone()
-    ```
-
-    ## Fix safety
-    Unsafe: the fixed copy is detached, so gradients no longer flow into `t` through it.
-    """
-
-    code = "TEN105"
-    summary = "`torch.empty_like(t).copy_(t)` as a copy stays in t's graph; use `t.detach().clone()`"
-    calls = ("copy_",)
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        func = call.func
-        if type(func) is not cst.Attribute or not call.args or call.args[0].keyword is not None:
-            return
-        if analysis.no_grad_depth:
-            return  # no graph is recorded: filling a buffer under no_grad is what it is for
-        source = call.args[0].value
-        buffer = func.value
-        if type(buffer) is cst.Call:
-            if not buffer.args or analysis.qualname(buffer.func) not in LIKE_FACTORIES:
-                return
-            if not buffer.args[0].value.deep_equals(source):
-                return
-            fix = self._copy_fix(call, buffer, source)
-        elif type(buffer) is cst.Name:
-            binding = analysis.lookup(buffer.value)
-            origin = binding.origin if binding is not None else None
-            if type(origin) is not LikeBuffer or not origin.source.deep_equals(source):
-                return
-            if origin.statement + 1 != analysis.statement_index:
-                return  # not the very next statement: a reused buffer, not a copy
-            if type(source) is cst.Name and analysis.lookup(source.value) is not origin.source_binding:
-                return
-            # Two statements: the buffer stays; what is copied into it is detached.
-            detached_source = call.args[0].with_changes(value=detached(source))
-            fix = Fix(call.with_changes(args=[detached_source] + list(call.args[1:])), safe=False)
-        else:
-            return
-        name = short_source(analysis, source)
-        use = suggestion(analysis, fix.replacement if fix else detached_copy(source), source)
-        analysis.report(
-            self.code,
-            call,
-            f"copying '{name}' into a *_like buffer keeps the copy in {name}'s autograd graph; use {use}",
-            fix,
-        )
-
-    def _copy_fix(self, call: cst.Call, buffer: cst.Call, source) -> Optional[Fix]:
-        clone_args = []
-        for arg in buffer.args[1:]:
-            if arg.keyword is None or arg.keyword.value != "memory_format":
-                return None  # dtype=/device= make it a conversion, not a plain copy
-            clone_args.append(arg)
-        new = cst.Call(func=cst.Attribute(value=detached(source), attr=cst.Name("clone")), args=positional(clone_args))
-        return Fix(keep_parentheses(call, new), safe=False)
 
 
 class TensorOfTensorList(Rule):
@@ -267,6 +173,5 @@ def _may_be_empty(data: cst.BaseExpression) -> bool:
 
 
 RULES = (
-    CopyIntoLikeBuffer(),
     TensorOfTensorList(),
 )
