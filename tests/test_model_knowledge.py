@@ -170,6 +170,38 @@ def check_grad_switch(model, example):
     assert result.grad and not result.graph
 
 
+def check_returns_tensor(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and result.grad and result.fresh
+
+
+def check_integer_result(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and not result.grad
+
+
+def check_loss(model, example):
+    result = _value_after(model, example, "r")
+    assert result.grad and result.evidence("grad").name == "LOSS"
+    quiet = build_model(ast.parse(example.replace("r = ", "with torch.no_grad():\n    r = ")))
+    assert not quiet.exit_state()["r"].grad
+
+
+def check_full_reduction(model, example):
+    from flake8_tensorcopy.model.transfer import ZERO_DIM
+
+    assert ZERO_DIM in _value_after(model, example, "r").facts
+    if "functional" not in example:  # a dim given: not 0-d
+        along = build_model(ast.parse(example.replace("(w)", "(w, 0)").replace("()", "(0)")))
+        assert ZERO_DIM not in along.exit_state()["r"].facts
+
+
+def check_keeps_shape(model, example):
+    from flake8_tensorcopy.model.transfer import ZERO_DIM
+
+    assert ZERO_DIM in _value_after(model, example, "r").facts
+
+
 def check_tensor_only(model, example):
     assert model.value_at(_last_line(example), "r").evidence("kind").name == "USE"
 

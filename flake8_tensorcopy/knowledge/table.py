@@ -35,6 +35,12 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   the same tensor it is a copy of it;
 - ``backpropagated``: ``x.backward()`` on an unknown ``x`` proves it a graph tensor from its binding on;
 - ``grad_switch``: ``t.requires_grad = True`` makes ``t`` a leaf that requires grad;
+- ``returns_tensor``: a tensor method the generated tables miss (written in Python: ``w.norm()``);
+- ``integer_result``: an integer tensor, which never requires grad (``w.argmax()``);
+  ``loss``: a functional loss, computed to be backpropagated: it may require grad where grad is
+  recorded, whatever its inputs are known to be;
+- ``full_reduction``: with no dim given, a 0-d tensor (``w.sum()``, ``torch.amax(w)``,
+  ``F.mse_loss(a, b)``); ``keeps_shape``: a 0-d receiver gives a 0-d result (``s.detach()``);
 - ``tensor_only``: a method only a tensor has: a call proves its receiver a tensor from there on;
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
@@ -53,6 +59,7 @@ class Entry(NamedTuple):
 _W = "import torch, copy\nw = torch.ones(2, requires_grad=True)\n"
 _CUDA = "import torch\nw = torch.ones(2, device='cuda')\nh = w.to('cpu', non_blocking=True)\n"
 _PINNED = "import torch\np = torch.ones(2).pin_memory()\n"
+_L = "import torch\nimport torch.nn.functional as F\nw = torch.ones(2)\nr = F.%s(w, w)"
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -84,6 +91,13 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("requires_grad", "attribute", "grad_switch", "import torch\nr = torch.zeros(2)\nr.requires_grad = True"),
     Entry("backward", "method", "backpropagated", "def f(criterion, a):\n    r = criterion(a)\n    q = r\n    r.backward()"),
     Entry("requires_grad_", "method", "grad_switch", "import torch\nr = torch.zeros(2)\nr.requires_grad_()"),
+    Entry("norm", "method", "returns_tensor", _W + "r = w.norm()"),
+    Entry("argmax", "method", "integer_result", _W + "r = w.argmax()"),
+    Entry("argmin", "method", "integer_result", _W + "r = w.argmin()"),
+    Entry("argsort", "method", "integer_result", _W + "r = w.argsort()"),
+    Entry("torch.argmax", "function", "integer_result", _W + "r = torch.argmax(w)"),
+    Entry("torch.argmin", "function", "integer_result", _W + "r = torch.argmin(w)"),
+    Entry("torch.argsort", "function", "integer_result", _W + "r = torch.argsort(w)"),
     Entry("torch.empty_like", "function", "like_buffer", _W + "r = torch.empty_like(w)"),
     Entry("torch.zeros_like", "function", "like_buffer", _W + "r = torch.zeros_like(w)"),
     Entry("torch.ones_like", "function", "like_buffer", _W + "r = torch.ones_like(w)"),
@@ -155,6 +169,28 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry(method, "method", "tensor_only", "import torch\ndef f(r: torch.Tensor):\n    r.%s()\n    return r" % method)
     for method in ("detach", "detach_", "requires_grad_", "retain_grad", "new_tensor", "new_zeros", "new_ones",
                    "new_empty", "new_full")
+) + tuple(
+    # a reduction over every element, with no dim given: a 0-d tensor (what ``torch.stack`` may gather)
+    Entry(name, where, "full_reduction", _W + ("r = w.%s()" if where == "method" else "r = %s(w)") % name.split(".")[-1]
+          if where == "method" else _W + "r = %s(w)" % name)
+    for reduction in ("sum", "mean", "prod", "amax", "amin", "std", "var", "nansum", "nanmean", "all", "any",
+                      "count_nonzero")
+    for name, where in ((reduction, "method"), ("torch." + reduction, "function"))
+) + tuple(
+    Entry(reduction, "method", "full_reduction", _W + "r = w.%s()" % reduction) for reduction in ("max", "min")
+) + tuple(
+    # a functional loss left at its default reduction (or ``reduction="mean"``/``"sum"``): a 0-d tensor
+    Entry("torch.nn.functional." + loss, "function", role, _L % loss)
+    for role in ("full_reduction", "loss")
+    for loss in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+                 "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
+                 "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
+                 "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss")
+) + tuple(
+    # an elementwise method or a move: the result has the receiver's shape (a 0-d one stays 0-d)
+    Entry(method, "method", "keeps_shape", _W + "s = w.sum()\nr = s.%s()" % method)
+    for method in ("detach", "clone", "float", "double", "half", "bfloat16", "cpu", "cuda", "to", "abs", "neg", "exp",
+                   "log", "sqrt", "square", "sigmoid", "tanh", "relu")
 )
 
 

@@ -79,6 +79,7 @@ class Transfer:
         self.block = 0
         self.order = 0
         self.store: EventStore = model.events
+        self.zero_dim_nodes: set = set()  # operations whose last result was 0-d
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
@@ -322,7 +323,79 @@ class Transfer:
     def evaluate(self, node, state: dict) -> Value:
         handler = _EXPRESSIONS.get(type(node))
         value = handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
-        return not_recorded(value) if NO_GRAD in state and type(node) in _OPERATIONS else value
+        return self.operation_result(node, value, state) if type(node) in _OPERATIONS else value
+
+    def operation_result(self, node, value: Value, state: dict) -> Value:
+        """What holds of any operation's result: 0-d (``ZERO_DIM``) as the knowledge says, and
+        nothing recorded under ``no_grad``."""
+        if not value.is_tensor and type(node) is ast.Call and type(node.func) is ast.Attribute:
+            roles = k.role_of("method", node.func.attr)
+            if "returns_tensor" in roles or "full_reduction" in roles and not node.args and not node.keywords:
+                value = self.python_tensor_method(node, value, state)
+        if value.is_tensor and self.zero_dim(node, state):
+            value = value._replace(facts=value.facts | {ZERO_DIM})
+            self.zero_dim_nodes.add(id(node))
+        else:
+            self.zero_dim_nodes.discard(id(node))
+        if value.is_tensor and type(node) is ast.Call:
+            value = self.graded(node, value, state)
+        return not_recorded(value) if NO_GRAD in state else value
+
+    def python_tensor_method(self, node: ast.Call, value: Value, state: dict) -> Value:
+        """A tensor method the generated tables miss (``p.norm()``, role ``returns_tensor``; a
+        full reduction with no dim, ``w.max()``, whose other forms return tuples): a new
+        tensor with its receiver's grad and device."""
+        receiver = state.get(node.func.value.id) if type(node.func.value) is ast.Name else None
+        if receiver is None or not receiver.is_tensor:
+            return value
+        return Value(TENSOR, grad=receiver.grad, graph=receiver.grad, device=receiver.device, fresh=True,
+                     storages=frozenset((_site(node),)), why=weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver))
+
+    def graded(self, node: ast.Call, value: Value, state: dict) -> Value:
+        """Grad facts of a call the knowledge names: an integer result (``argmax``) never
+        requires grad; a loss (``F.mse_loss``) is computed to be backpropagated, so it may."""
+        if type(node.func) is ast.Attribute and "integer_result" in k.role_of("method", node.func.attr):
+            return value._replace(grad=False, graph=False, grad_from=EMPTY)
+        roles = k.role_of("function", self.model.qualify(place_of(node.func) or ""))
+        if "integer_result" in roles:
+            return value._replace(grad=False, graph=False, grad_from=EMPTY)
+        if "loss" in roles and not value.grad:
+            return value._replace(grad=True, graph=True, why=value.why + _why(Evidence.LOSS, "grad"))
+        return value
+
+    def zero_dim(self, node, state: dict) -> bool:
+        """A full reduction with no dim (``x.sum()``, ``torch.amax(x)``, ``F.mse_loss(a, b)``), a
+        shape-keeping method of a 0-d tensor, ``torch.tensor(number)``, arithmetic of 0-d
+        tensors and numbers."""
+        if type(node) is ast.BinOp:
+            sides = [self.zero_dim_operand(side, state) for side in (node.left, node.right)]
+            return all(sides) and "0-d" in sides
+        if type(node) is not ast.Call:
+            return False
+        qual = self.model.qualify(place_of(node.func) or "")
+        roles = k.role_of("function", qual)
+        if "full_reduction" in roles:
+            if qual.startswith("torch.nn.functional."):
+                reduction = _keyword(node, "reduction")
+                return reduction is None or _constant(reduction) in ("mean", "sum")
+            return len(node.args) == 1 and all(keyword.arg == "dtype" for keyword in node.keywords)
+        if "constructs" in roles:
+            return len(node.args) == 1 and type(_constant(node.args[0])) in (int, float)
+        if type(node.func) is not ast.Attribute:
+            return False
+        roles = k.role_of("method", node.func.attr)
+        if "full_reduction" in roles:
+            return not node.args and all(keyword.arg == "dtype" for keyword in node.keywords)
+        return "keeps_shape" in roles and self.zero_dim_operand(node.func.value, state) == "0-d"
+
+    def zero_dim_operand(self, node, state: dict):
+        """"0-d", "number" or None (neither, or not known)."""
+        if type(node) is ast.Constant and type(node.value) in (int, float):
+            return "number"
+        if type(node) is ast.Name:
+            value = state.get(node.id)
+            return "0-d" if value is not None and ZERO_DIM in value.facts else None
+        return "0-d" if id(node) in self.zero_dim_nodes else None
 
     def evaluate_children(self, node, state) -> Value:
         for child in ast.iter_child_nodes(node):
@@ -381,7 +454,22 @@ class Transfer:
             return self.module_buffer(base, name, node)._replace(grad=True)
         if "module" in base.kinds and name in ("weight", "bias"):
             return Value(TENSOR, grad=True, storages=frozenset((_site(node),)), why=_why(Evidence.MODULE_CALL, "kind"))
-        return UNKNOWN
+        return self.attribute_by_name(base, name)
+
+    def attribute_by_name(self, base: Value, name: str) -> Value:
+        """``layer.aux_loss`` of an unknown object where one class of the file, and only one,
+        stores a graph tensor in ``self.aux_loss``: that, by weak evidence (duck typing)."""
+        if base.kinds != UNKNOWN.kinds or base.kind_from:
+            return UNKNOWN
+        found = []
+        for info in self.model.classes.values():
+            self.model.read_class(info)
+            stored = info.attribute(name)
+            if stored is not None:
+                found.append(stored)
+        if len(found) != 1 or not (found[0].is_tensor and found[0].graph):
+            return UNKNOWN  # only a graph tensor kept on self (``self.aux_loss = ...`` in forward)
+        return found[0]._replace(storages=EMPTY, fresh=False, why=_why(Evidence.ATTRIBUTE_NAME, "kind", "grad"))
 
     def subscript(self, node: ast.Subscript, state) -> Value:
         base = self.evaluate(node.value, state)
@@ -687,6 +775,13 @@ class Transfer:
         self.record("call", node, None, result, state, callee="module", arguments=tuple(arguments))
         return result
 
+    def placed(self, node, keywords) -> frozenset:
+        """The device a ``device=`` keyword names: known, a device value's, else ``UNPLACED``."""
+        given = _keyword(node, "device")
+        if given is None:
+            return EMPTY
+        return _device_of(given) or keywords["device"].device or UNPLACED
+
     def recorded_copy(self, source: Value, roles, node, state) -> Value:
         """A copy; one the graph records (``graph_copy``: ``t.clone()``) is a graph tensor when
         ``source`` may require grad, and requires none under ``no_grad``."""
@@ -772,7 +867,7 @@ class Transfer:
         grad = any(value.grad for value in tensors)
         requires = keywords.get("requires_grad")
         leaf_grad = requires is not None and _constant(_keyword(node, "requires_grad")) is True
-        device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else EMPTY
+        device = self.placed(node, keywords)
         if not device:
             device = frozenset().union(*(value.device for value in tensors)) if tensors else EMPTY
         view = last in k.VIEW_METHODS and (first.is_tensor or first.kind_from)
@@ -797,6 +892,8 @@ class Transfer:
                 self.host_read(argument, value, state, name, sure="shows" in roles)
         if name in ("len", "int", "round", "hash", "id", "ord"):
             result = INTEGER
+        elif name == "float":  # a Python number, even of a tensor
+            result = NUMBER
         elif name in ("float", "abs", "pow", "divmod"):
             result = NUMBER if not first.is_tensor else first._replace(fresh=True)
         elif name in ("isinstance", "bool", "callable", "hasattr", "issubclass"):
@@ -1021,6 +1118,8 @@ class Transfer:
             device = target_value.device  # a name bound to a device, or a tensor's
         if method in ("cuda", "cpu"):
             device = frozenset((method,))
+        if not device:
+            device = self.placed(node, keywords)
         to_host = device == HOST and receiver.device != HOST
         if to_host and not _non_blocking(node) and "sync" in roles:  # a blocking read of a device tensor
             state[IN_FLIGHT] = EMPTY
@@ -1113,6 +1212,8 @@ class Transfer:
 
 _NUMERIC = frozenset(("number", "int", "bool"))
 _OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new value, recorded or not
+ZERO_DIM = "0-d"  # a fact: a tensor of no dimensions (``torch.stack`` of such gives shape (n,))
+UNPLACED = frozenset(("?",))  # a device: given (``device=device``) but not known; it may be an accelerator
 
 
 LIKE = "like:"  # a fact: a fresh ``*_like`` buffer shaped on the tensor a place held (``like:t:<its storages>``)

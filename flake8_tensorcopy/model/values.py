@@ -54,10 +54,14 @@ class Evidence(enum.Enum):
     REBOUND = "a name that another function may rebind"
     # ``model(x)`` where only an annotation says ``model`` is an nn.Module
     ANNOTATED_MODULE = "the output of a module known only by its annotation"
+    LOSS = "a loss, computed where grad is recorded"
+    # ``layer.aux_loss`` of an unknown ``layer``, where one class of the file stores ``self.aux_loss``
+    ATTRIBUTE_NAME = "what the only class of this file with that attribute stores there"
 
     @property
     def strong(self) -> bool:
-        return self not in (Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND, Evidence.ANNOTATED_MODULE)
+        return self not in (Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND, Evidence.ANNOTATED_MODULE,
+                            Evidence.LOSS, Evidence.ATTRIBUTE_NAME)
 
 
 class Value(NamedTuple):
