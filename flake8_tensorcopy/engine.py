@@ -314,7 +314,9 @@ class ModelSite:
     def __init__(self, module: cst.Module, tree: ast.Module, source: str):
         self.module = module
         self.tree = tree
-        self.lines = source.splitlines()
+        # the lines the ast counts: only CR, LF and CRLF end one (``str.splitlines`` also splits at
+        # a form feed, which would shift every line after it)
+        self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         self.reports: List[Report] = []
         self._statements: Optional[dict] = None
         self._resolved: Dict[tuple, dict] = {}

@@ -138,7 +138,8 @@ def test_linting_never_imports_torch():
     assert result.stdout.split() == ["False", "False"]
 
 
-def test_self_copied_to_another_name_is_not_an_instance_with_attributes(lint):
+def test_self_copied_to_another_name_is_the_same_instance(lint):
+    """``other = self``: ``other.w`` is ``self.w``, a tensor stored in ``__init__``."""
     source = (
         "import torch\n"
         "class M:\n"
@@ -148,7 +149,7 @@ def test_self_copied_to_another_name_is_not_an_instance_with_attributes(lint):
         "        other = self\n"
         "        return torch.tensor(other.w), torch.tensor(self.w)\n"
     )
-    assert lint(source) == [(7, "TEN101")]
+    assert lint(source) == [(7, "TEN101"), (7, "TEN101")]
 
 
 @pytest.mark.parametrize(

@@ -133,6 +133,8 @@ def test_a_fix_on_an_annotation_alone_is_unsafe():
         ("torch.ones(3)", True),
         ("p", True),  # for p in model.parameters()
         ("either", False),  # a tensor on one path, only annotated on the other
+        ("model(w)", False),  # model is an nn.Module by its annotation only
+        ("nn.Linear(3, 3)(w)", True),  # a module torch built
     ],
 )
 def test_fix_safety_follows_the_weakest_evidence(value, safe):
@@ -343,19 +345,19 @@ def test_data_as_an_augmented_assignment_target_is_reported_without_a_fix():
 
 
 def test_a_fix_that_would_not_parse_is_dropped_not_written(monkeypatch):
-    from flake8_tensorcopy.rules import copying
+    from flake8_tensorcopy.rules import ten104
 
-    broken = copying.CloneThenDetach.check_call
+    broken = ten104.CloneThenDetach.query
 
-    def check_call(self, call, analysis):
-        broken(self, call, analysis)
-        report = analysis._reports.get((self.code, id(call)))
-        if report is not None:  # make the fix invalid Python: ``x.clone().detach()`` -> ``lambda``
-            import libcst as cst
+    def query(self, model, site):
+        broken(self, model, site)
+        for report in site.reports:  # make the fix invalid Python: ``x.clone().detach()`` -> ``lambda``
+            if report.code == self.code:
+                import libcst as cst
 
-            report.fix.replacement = cst.Name("lambda")
+                report.fix.replacement = cst.Name("lambda")
 
-    monkeypatch.setattr(copying.CloneThenDetach, "check_call", check_call)
+    monkeypatch.setattr(ten104.CloneThenDetach, "query", query)
     source = "import torch\ndef f(t: torch.nn.Parameter):\n    return t.clone().detach(), torch.tensor(t)\n"
     result = fix_source(source, unsafe=True)
     assert result.source == "import torch\ndef f(t: torch.nn.Parameter):\n    return t.clone().detach(), t.detach().clone()\n"
@@ -409,6 +411,10 @@ REBOUND = (
         ("    globals().update(scale=config.scale)", False),
         ("    globals().update(config.values)", False),
         ("    setattr(sys.modules[__name__], 'scale', config.scale)", False),
+        ("    sys.modules[__name__].scale = config.scale", False),
+        ("    globals().update({'scale': config.scale})", False),
+        ("    setattr(config, 'scale', scale)", True),  # another object's attribute
+        ("    globals().get('scale')", True),  # a read
         ("    global scale\n    return scale.sum()", True),  # declared, only read
         ("    scale = config.scale\n    return scale", True),  # a local of its own
         ("    globals()['other'] = config.scale", True),

@@ -85,6 +85,8 @@ def check_module_container(model, example):
 
 def check_differentiable(model, example):
     assert _value_after(model, example, "r").graph and not _value_after(model, example, "w").graph
+    inside = build_model(ast.parse(example.replace("r = ", "with torch.no_grad():\n    r = ")))
+    assert not inside.exit_state()["r"].grad
 
 
 def check_tensor_dict(model, example):
@@ -134,6 +136,12 @@ def check_inplace(model, example):
 def check_grad_off(model, example):
     result = _value_after(model, example, "r")
     assert result.is_tensor and not result.grad and not model.events.find("save") and "!saved" not in model.exit_state()
+    after = build_model(ast.parse(example + "\nq = w * 2\n"))
+    assert after.exit_state()["q"].grad  # the context ends with its block
+
+
+def check_grad_off_decorator(model, example):
+    assert not model.value_at(_last_line(example), "r").grad
 
 
 def check_grad_switch(model, example):
@@ -188,6 +196,72 @@ def check_index_result(model, example):
 def check_requires_grad(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert result.grad and not result.graph and w.grad and (result.storages == w.storages or result.fresh)
+
+
+def check_constructs(model, example):
+    result = _value_after(model, example, "r")
+    assert result.kinds == {"tensor"} and not result.grad and result.evidence("kind").strong
+    listed = build_model(ast.parse("import torch\nr = torch.tensor([1.0, 2.0], requires_grad=True)\n"))
+    assert listed.exit_state()["r"].kinds == {"tensor"} and listed.exit_state()["r"].grad
+
+
+def check_module_buffer(model, example):
+    result = _value_after(model, example, "r")
+    assert result.kinds == {"tensor"} and not result.grad and not result.fresh
+
+
+def check_module_parameter(model, example):
+    result, module = _value_after(model, example, "r"), _value_after(model, example, "m")
+    again = model.value_at(_last_line(example), "m.weight" if "weight" in example else "m.bias")
+    assert result.is_tensor and result.grad and not result.graph and result.storages == again.storages
+    assert not result.storages & module.storages
+
+
+def check_module_narrowing(model, example):
+    assert model.value_at(_last_line(example), "m").kinds == {"module"}
+
+
+def check_like_buffer(model, example):
+    from flake8_tensorcopy.model.transfer import like_fact
+
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert like_fact("w", w) in result.facts and result.fresh and not result.storages & w.storages
+
+
+def check_backpropagated(model, example):
+    result = model.value_at(3, "r")
+    assert result.is_tensor and result.grad and result.graph
+
+
+def check_returns_tensor(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and result.grad and result.fresh
+
+
+def check_loss(model, example):
+    result = _value_after(model, example, "r")
+    assert result.grad and result.evidence("grad").name == "LOSS"
+    quiet = build_model(ast.parse(example.replace("r = ", "with torch.no_grad():\n    r = ")))
+    assert not quiet.exit_state()["r"].grad
+
+
+def check_full_reduction(model, example):
+    from flake8_tensorcopy.model.transfer import ZERO_DIM
+
+    assert ZERO_DIM in _value_after(model, example, "r").facts
+    if "functional" not in example:  # a dim given: not 0-d
+        along = build_model(ast.parse(example.replace("(w)", "(w, 0)").replace("()", "(0)")))
+        assert ZERO_DIM not in along.exit_state()["r"].facts
+
+
+def check_keeps_shape(model, example):
+    from flake8_tensorcopy.model.transfer import ZERO_DIM
+
+    assert ZERO_DIM in _value_after(model, example, "r").facts
+
+
+def check_tensor_only(model, example):
+    assert model.value_at(_last_line(example), "r").evidence("kind").name == "USE"
 
 
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])

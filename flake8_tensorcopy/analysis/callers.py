@@ -19,6 +19,7 @@ import ast
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from flake8_tensorcopy.analysis.conventions import config_named
+from flake8_tensorcopy.model.disputes import not_tensor_annotation as _not_tensor_annotation
 from flake8_tensorcopy.scan import TENSOR_ONLY_METHODS
 
 # (class name or None, function name) -> the parameters a caller of the file disputes.
@@ -27,12 +28,6 @@ Disputed = Dict[Tuple[Optional[str], str], FrozenSet[str]]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Names in an annotation that say "a tensor" (``torch.Tensor``, ``nn.Parameter``, ``Tensor``).
 _TENSOR_ANNOTATION_NAMES = frozenset({"Tensor", "Parameter", "Buffer"})
-# Annotations of values that are never a tensor (containers of tensors are not tensors either).
-_NOT_TENSOR_ANNOTATIONS = frozenset({
-    "int", "float", "bool", "str", "complex", "bytes", "list", "tuple", "dict", "set", "frozenset",
-    "List", "Tuple", "Dict", "Set", "FrozenSet", "Sequence", "MutableSequence", "Mapping", "Iterable",
-    "ndarray", "Number",
-})
 # Builtins whose result is never a tensor; methods that turn a tensor into Python or numpy values.
 _NOT_TENSOR_BUILTINS = frozenset({"int", "float", "bool", "str", "complex", "len", "list", "tuple", "dict",
                                   "set", "sorted", "range", "round", "enumerate", "zip"})
@@ -305,34 +300,6 @@ def _read_from_config(node: ast.AST) -> bool:
                 type(node) is ast.Attribute and config_named(node.attr)):
             return True
     return False
-
-
-def _not_tensor_annotation(annotation: ast.AST) -> bool:
-    """``int``, ``List[float]``, ``Sequence[torch.Tensor]``, ``Optional[float]``, ``float | None``,
-    ``Union[torch.Tensor, float]`` (a caller may pass the float): never (surely) a tensor."""
-    if type(annotation) is ast.Constant and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return False
-    if type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr:
-        return _not_tensor_annotation(annotation.left) or _not_tensor_annotation(annotation.right)
-    if type(annotation) is ast.Subscript:
-        wrapper = _last_name(annotation.value)
-        if wrapper in ("Optional", "Union"):
-            inner = annotation.slice
-            members = inner.elts if type(inner) is ast.Tuple else [inner]
-            return any(_not_tensor_annotation(member) for member in members)
-        return wrapper in _NOT_TENSOR_ANNOTATIONS
-    return _last_name(annotation) in _NOT_TENSOR_ANNOTATIONS
-
-
-def _last_name(node: ast.AST) -> Optional[str]:
-    if type(node) is ast.Name:
-        return node.id
-    if type(node) is ast.Attribute:
-        return node.attr
-    return None
 
 
 def _used_as_tensor(function: ast.AST, name: str) -> bool:

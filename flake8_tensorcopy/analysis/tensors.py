@@ -99,21 +99,6 @@ _ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
 # tensor, as a loss with its default reduction does; shape-keeping methods and arithmetic of
 # 0-d tensors and numbers keep it 0-d. Anything else (an index, a criterion built elsewhere,
 # whose ``reduction=`` is not seen here) is of unknown shape.
-FULL_REDUCTIONS = frozenset(
-    {"sum", "mean", "prod", "max", "min", "amax", "amin", "norm", "std", "var", "median", "nansum",
-     "nanmean", "nanmedian", "all", "any", "count_nonzero", "trace"}
-)
-_SHAPE_KEEPING_METHODS = frozenset(
-    {"detach", "clone", "float", "double", "half", "bfloat16", "cpu", "cuda", "to", "abs", "neg", "exp", "log",
-     "sqrt", "square", "sigmoid", "tanh", "relu"}
-)
-_FUNCTIONAL_LOSSES = frozenset(
-    {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
-)
-_REDUCING = ("mean", "sum")
-# The origin (``Binding.origin``) of a name bound to a 0-d tensor.
-ZERO_DIM = ("zero_dim",)
-
 _SEQUENCE_ANNOTATIONS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "Iterator"})
 
 IterKind = Union[Optional[str], Tuple["IterKind", ...]]
@@ -403,39 +388,6 @@ class TensorInference:
                 return type(annotation) is cst.Name and annotation.value == "int"
         return False
 
-    def is_zero_dim(self, node: cst.BaseExpression, scope: Scope) -> bool:
-        """Whether ``node`` is surely a 0-d tensor (see FULL_REDUCTIONS); precision first."""
-        node_type = type(node)
-        if node_type is cst.Name:
-            binding = scope.lookup(node.value)
-            return binding is not None and binding.origin == ZERO_DIM
-        if node_type is cst.BinaryOperation:
-            sides = (node.left, node.right)
-            return any(self.is_zero_dim(side, scope) for side in sides) and all(
-                _is_number(side) or self.is_zero_dim(side, scope) for side in sides
-            )
-        if node_type is not cst.Call or self.kind_of(node, scope) != TENSOR:
-            return False
-        func = node.func
-        qualname = self.qualname(func, scope)
-        positional = [arg for arg in node.args if arg.keyword is None]
-        if qualname is not None:
-            name = qualname.rsplit(".", 1)[-1]
-            if qualname == "torch.tensor":
-                return len(positional) == 1 and _is_number(positional[0].value)
-            if qualname.startswith("torch.nn.functional."):
-                return (name.endswith("_loss") or name in _FUNCTIONAL_LOSSES) and _reduces(node)
-            return (qualname in ("torch." + name, "torch.linalg." + name, "torch.linalg.vector_norm")
-                    and (name in FULL_REDUCTIONS or name == "vector_norm")
-                    and len(positional) == 1 and _only_dtype(node))
-        if type(func) is not cst.Attribute:
-            return False
-        method = func.attr.value
-        if method in FULL_REDUCTIONS:
-            return not positional and _only_dtype(node)
-        return method in _SHAPE_KEEPING_METHODS and self.is_zero_dim(func.value, scope)
-
-    # ----- evidence: where the kind of an expression comes from ---------------------------
     def evidence_of(self, node: cst.BaseExpression, scope: Scope) -> Optional[Evidence]:
         """The evidence for the kind ``kind_of`` gives ``node``: a value derived from others
         (arithmetic, indexing, a method any array or list also has) is only as well known as
@@ -574,32 +526,6 @@ def called_parameters_owner(node: cst.BaseExpression) -> Optional[str]:
 def _one_array_kind(kinds: set) -> Optional[str]:
     """The kind a union annotation gives: TENSOR or NDARRAY when every member says the same."""
     return kinds.pop() if len(kinds) == 1 and kinds <= {TENSOR, NDARRAY} else None
-
-
-def _is_number(node: cst.BaseExpression) -> bool:
-    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
-        node = node.expression
-    return type(node) in (cst.Integer, cst.Float)
-
-
-def _only_dtype(call: cst.Call) -> bool:
-    """No argument but positional ones (no ``*args``) and ``dtype=``: nothing names a dim."""
-    return all(
-        not arg.star and (arg.keyword is None or arg.keyword.value == "dtype") for arg in call.args
-    )
-
-
-def _reduces(call: cst.Call) -> bool:
-    """A functional loss left at (or set to) a reduction to one value."""
-    for arg in call.args:
-        if arg.keyword is None or arg.keyword.value not in ("reduction", "reduce", "size_average"):
-            continue
-        value = arg.value
-        if arg.keyword.value != "reduction" or type(value) is not cst.SimpleString:
-            return False
-        if value.evaluated_value not in _REDUCING:
-            return False
-    return True
 
 
 def has_slice(node: cst.Subscript) -> bool:

@@ -64,7 +64,6 @@ from flake8_tensorcopy.analysis.rebinding import rebound_names
 from flake8_tensorcopy.analysis.tensors import (
     TENSOR_ANNOTATIONS,
     TENSOR_ONLY_METHODS,
-    ZERO_DIM,
     TensorInference,
     called_parameters_owner,
     has_slice,
@@ -155,9 +154,6 @@ class Analysis:
 
     def grad_of(self, node: cst.BaseExpression) -> Grad:
         return self.provenance.grad_of(node)
-
-    def is_zero_dim(self, node: cst.BaseExpression) -> bool:
-        return self.inference.is_zero_dim(node, self.scope)
 
     def evidence_of(self, node: cst.BaseExpression) -> Optional[Evidence]:
         """Where ``kind_of(node)`` comes from: a safe fix needs ``.strong`` evidence."""
@@ -798,8 +794,6 @@ class Analysis:
 
     def _origin_of(self, value: cst.BaseExpression):
         """How an assigned value was made, for rules and facts that follow it."""
-        if self.inference.is_zero_dim(value, self.scope):
-            return ZERO_DIM
         if type(value) is cst.Subscript:
             container = _written_key(value)
             holder = self.aliases.holder_of(container) if container is not None else None

@@ -27,10 +27,25 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``module_container``: a module
   holding the modules it is given as items (``nn.ModuleList([m])``); ``tensor_dict``: a dict of
   tensors that do not require grad (``m.state_dict()``);
+- ``constructs``: a new leaf tensor from any data (a tensor, a list, a number), detached unless
+  ``requires_grad=True`` (``torch.tensor(data)``);
+- ``module_parameter``: a parameter a module holds (``m.weight``), the same storage at every read;
+- ``module_buffer``: a tensor a module holds that does not require grad (``bn.running_mean``);
+  ``module_narrowing``: ``isinstance(m, nn.BatchNorm2d)`` held, so ``m`` is a module;
+- ``like_buffer``: a fresh buffer shaped on its argument (``torch.empty_like(w)``): filled from
+  the same tensor it is a copy of it;
+- ``backpropagated``: ``x.backward()`` on an unknown ``x`` proves it a graph tensor from its binding on;
+- ``returns_tensor``: a tensor method the generated tables miss (written in Python: ``w.norm()``);
+- ``loss``: a functional loss, computed to be backpropagated: it may require grad where grad is
+  recorded, whatever its inputs are known to be;
+- ``full_reduction``: with no dim given, a 0-d tensor (``w.sum()``, ``torch.amax(w)``,
+  ``F.mse_loss(a, b)``); ``keeps_shape``: a 0-d receiver gives a 0-d result (``s.detach()``);
+- ``tensor_only``: a method only a tensor has: a call proves its receiver a tensor from there on;
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
-- ``grad_off`` / ``grad_switch``: a context (or decorator) under which nothing is recorded for
-  backward and what is computed requires no grad (``torch.no_grad()``; ``torch.set_grad_enabled(False)``);
+- ``grad_off`` / ``grad_switch``: a context (or decorator, ``grad_off_decorator``) under which
+  nothing is recorded for backward and what is computed requires no grad (``torch.no_grad()``;
+  ``torch.set_grad_enabled(False)``); the context ends with its block;
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written
   (``w.chunk(2)``; iterating over a tensor unbinds it);
@@ -57,6 +72,7 @@ class Entry(NamedTuple):
 _W = "import torch, copy\nw = torch.ones(2, requires_grad=True)\n"
 _CUDA = "import torch\nw = torch.ones(2, device='cuda')\nh = w.to('cpu', non_blocking=True)\n"
 _PINNED = "import torch\np = torch.ones(2).pin_memory()\n"
+_L = "import torch\nimport torch.nn.functional as F\nw = torch.ones(2)\nr = F.%s(w, w)"
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -81,6 +97,19 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
     Entry("copy.copy", "function", "copy", _W + "r = copy.copy(w)"),
     Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
+    Entry("torch.tensor", "function", "constructs", _W + "r = torch.tensor(w)"),
+    Entry("torch.no_grad", "syntax", "grad_off_decorator", "import torch\n@torch.no_grad()\ndef f(w: torch.nn.Parameter):\n    r = w * 2\n    return r"),
+    Entry("backward", "method", "backpropagated", "def f(criterion, a):\n    r = criterion(a)\n    q = r\n    r.backward()"),
+    Entry("norm", "method", "returns_tensor", _W + "r = w.norm()"),
+    Entry("torch.empty_like", "function", "like_buffer", _W + "r = torch.empty_like(w)"),
+    Entry("torch.zeros_like", "function", "like_buffer", _W + "r = torch.zeros_like(w)"),
+    Entry("torch.ones_like", "function", "like_buffer", _W + "r = torch.ones_like(w)"),
+    Entry("weight", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.weight"),
+    Entry("bias", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.bias"),
+    Entry("running_mean", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_mean"),
+    Entry("running_var", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_var"),
+    Entry("isinstance", "syntax", "module_narrowing",
+          "import torch\ndef f(m):\n    if isinstance(m, torch.nn.BatchNorm2d):\n        return m"),
     Entry("item", "method", "value_read", _W + "r = w.item()"),
     Entry("tolist", "method", "value_read", _W + "r = w.tolist()"),
     Entry("numpy", "method", "value_read", _W + "r = w.numpy()"),
@@ -190,6 +219,34 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.argmin", "function", "index_result", _W + "r = torch.argmin(w)"),
     Entry("argsort", "method", "index_result", _W + "r = w.argsort()"),
     Entry("torch.argsort", "function", "index_result", _W + "r = torch.argsort(w)"),
+) + tuple(
+    # a method no list, ndarray or other look-alike has: calling it proves the receiver a tensor
+    # even where only an annotation said so before (``w.float()`` is not such a proof)
+    Entry(method, "method", "tensor_only", "import torch\ndef f(r: torch.Tensor):\n    r.%s()\n    return r" % method)
+    for method in ("detach", "detach_", "requires_grad_", "retain_grad", "new_tensor", "new_zeros", "new_ones",
+                   "new_empty", "new_full")
+) + tuple(
+    # a reduction over every element, with no dim given: a 0-d tensor (what ``torch.stack`` may gather)
+    Entry(name, where, "full_reduction", _W + ("r = w.%s()" if where == "method" else "r = %s(w)") % name.split(".")[-1]
+          if where == "method" else _W + "r = %s(w)" % name)
+    for reduction in ("sum", "mean", "prod", "amax", "amin", "std", "var", "nansum", "nanmean", "all", "any",
+                      "count_nonzero")
+    for name, where in ((reduction, "method"), ("torch." + reduction, "function"))
+) + tuple(
+    Entry(reduction, "method", "full_reduction", _W + "r = w.%s()" % reduction) for reduction in ("max", "min")
+) + tuple(
+    # a functional loss left at its default reduction (or ``reduction="mean"``/``"sum"``): a 0-d tensor
+    Entry("torch.nn.functional." + loss, "function", role, _L % loss)
+    for role in ("full_reduction", "loss")
+    for loss in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+                 "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss",
+                 "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
+                 "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss")
+) + tuple(
+    # an elementwise method or a move: the result has the receiver's shape (a 0-d one stays 0-d)
+    Entry(method, "method", "keeps_shape", _W + "s = w.sum()\nr = s.%s()" % method)
+    for method in ("detach", "clone", "float", "double", "half", "bfloat16", "cpu", "cuda", "to", "abs", "neg", "exp",
+                   "log", "sqrt", "square", "sigmoid", "tanh", "relu")
 )
 
 

@@ -15,13 +15,14 @@ once more the functions whose callers' join grew after they were solved.
 import ast
 from typing import Dict, List, Optional
 
+from flake8_tensorcopy.knowledge import role_of
 from flake8_tensorcopy.model.classes import ClassInfo
+from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
-from flake8_tensorcopy.knowledge import role_of
 from flake8_tensorcopy.model.transfer import TENSOR, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
@@ -52,6 +53,9 @@ class FunctionInfo:
         self.passed: Optional[List[Optional[Value]]] = None  # what the module's callers pass
         self.states: Optional[list] = None  # final in-states per block
         self.solved_with = None  # the ``passed`` its final states were solved with
+        self.used_as_tensor: set = set()  # parameters some path uses as only a tensor can be
+        self.disputed: set = set()  # parameters a call site of the file passes surely not a tensor
+        self.backpropagated: set = set()  # names of unknown values some path calls ``.backward()`` on
 
     @property
     def graph(self):
@@ -72,6 +76,7 @@ class Model:
         self.module = FunctionInfo(tree, "<module>", None, None)
         self.module_state: Optional[dict] = None
         self._lines = None
+        self._rebound: Optional[Dict[int, set]] = None
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -174,6 +179,17 @@ class Model:
             return self.module_state[name]
         return self.definitions.get(name)
 
+    def rebound_elsewhere(self, function: FunctionInfo, name: str, local: bool) -> bool:
+        """Whether another function may rebind ``name`` where ``function`` reads it: a module
+        name some function binds under ``global`` or through ``globals()[...]``, or a local
+        one a nested function binds under ``nonlocal``."""
+        if self._rebound is None:
+            self._rebound = _rebinding(self)
+        if local and function is not self.module:
+            return name in self._rebound.get(id(function.node), ())
+        rebound = self._rebound.get(id(self.tree), ())
+        return name in rebound or EVERY_NAME in rebound
+
     def _definitions(self) -> Dict[str, Value]:
         """What the module's names are bound to before its code runs: its imports, functions
         and classes (summaries solved before the module's own code need them)."""
@@ -207,6 +223,22 @@ class Model:
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
 
+    def note_disputes(self, function: FunctionInfo, caller: FunctionInfo, node, arguments) -> None:
+        """The parameters this call passes what is surely not a tensor (``disputes``); a call
+        that unpacks ``*args`` or ``**kwargs`` says nothing."""
+        if type(node) is not ast.Call or any(type(argument) is ast.Starred for argument in node.args) or any(
+                keyword.arg is None for keyword in node.keywords):
+            return
+        shift = len(arguments) - len(node.args)
+        if shift < 0:
+            return
+        nodes = self.bind_arguments(function, [None] * shift + list(node.args),
+                                    {keyword.arg: keyword.value for keyword in node.keywords})
+        values = self.bind_arguments(function, arguments, {})
+        for index, argument in enumerate(nodes):
+            if argument is not None and disputes(argument, values[index] if index < len(values) else None, caller):
+                function.disputed.add(index)
+
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
         for index, parameter in enumerate(function.parameters):
@@ -221,28 +253,59 @@ class Model:
                 value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
             else:
                 value = function.passed[index]._replace(storages=storages)
-            annotation = place_of(parameter.annotation) if parameter.annotation is not None else None
-            if annotation and annotation.split(".")[-1] == "Tensor" and "?" in value.kinds:
+            annotation = self.annotation_name(parameter.annotation)
+            disputed = not symbolic and _disputed(function, index)
+            if disputed:
+                annotation = None  # a caller of this file passes something else than a tensor
+            tensor_annotation = annotation in ("torch.Tensor", "Tensor")
+            if tensor_annotation and not symbolic:
+                value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
+                    pair for pair in value.why if pair[0] != "kind"))  # undisputed: callers elsewhere rely on it too
+            elif tensor_annotation and "?" in value.kinds:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
-            elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
-                value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
-            elif annotation and "?" in value.kinds:
-                value = self.annotated_torch_value(annotation, value)
+            elif annotation and annotation.startswith("class:") and annotation[6:] in self.classes and "?" in value.kinds:
+                # an instance of a class of the file
+                value = value._replace(kinds=frozenset({"object:" + annotation[6:]}), why=(("kind", Evidence.ANNOTATION),))
+            elif "?" in value.kinds and parameter.annotation is not None and not disputed:
+                value = self.annotated_torch(parameter.annotation, value)
+            if not symbolic and index in function.used_as_tensor and parameter.annotation is not None:
+                value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
+                    pair for pair in value.why if pair[0] != "kind"))  # a use after a site proves nothing there
             state[parameter.arg] = value
         if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
             state[NO_GRAD] = frozenset(("decorator",))
         return state
 
-    def annotated_torch_value(self, annotation: str, value: Value) -> Value:
-        """A parameter annotated ``nn.Parameter`` is a leaf that requires grad; one annotated
-        with a torch module class (``nn.Conv1d``, ``nn.Module``) is that module."""
-        qual = self.qualify(annotation)
-        why = (("kind", Evidence.ANNOTATION),)
+    def annotation_name(self, annotation) -> Optional[str]:
+        """What a plain annotation names, qualified through the file's imports (``th.Tensor``,
+        ``'torch.Tensor'`` -> ``torch.Tensor``); None for none or a subscripted one."""
+        if type(annotation) is ast.Constant and type(annotation.value) is str:
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        dotted = place_of(annotation) if annotation is not None else None
+        return self.qualify(dotted) if dotted else None
+
+    def annotated_torch(self, annotation: ast.AST, value: Value) -> Value:
+        """A parameter annotated ``Optional[Tensor]`` is a tensor or None, ``nn.Parameter`` a leaf
+        that requires grad, a torch module class (``nn.Conv1d``, ``nn.Module``) that module."""
+        optional = None
+        if type(annotation) is ast.Subscript and (place_of(annotation.value) or "").split(".")[-1] == "Optional":
+            optional = annotation.slice
+        elif type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr and _constant_none(annotation.right):
+            optional = annotation.left
+        if optional is not None:
+            inner = self.annotated_torch(optional, value)
+            if inner is value and self.annotation_name(optional) in ("torch.Tensor", "Tensor"):
+                inner = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),))
+            return inner._replace(kinds=inner.kinds | {"none"}) if inner is not value else value
+        qual = self.annotation_name(annotation) or ""
         if "parameter" in role_of("function", qual):
-            return value._replace(kinds=TENSOR, grad=True, why=why)
+            return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION), ("grad", Evidence.ANNOTATION)))
         package, _, last = qual.rpartition(".")
         if last[:1].isupper() and "module" in role_of("package", package):
-            return value._replace(kinds=frozenset({"module"}), grad=True, why=why,
+            return value._replace(kinds=frozenset({"module"}), grad=True, why=(("kind", Evidence.ANNOTATION),),
                                   qual=qual if qual != "torch.nn.Module" else "")
         return value
 
@@ -279,7 +342,10 @@ class Model:
     def solve_function(self, function: FunctionInfo) -> None:
         transfer = Transfer(self, function, summary_mode=False)
         function.solved_with = list(function.passed) if function.passed else None
+        used = set(function.used_as_tensor), set(function.backpropagated)
         function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
+        if (function.used_as_tensor, function.backpropagated) != used:  # a use proves a value from its binding on
+            function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
         record(function.graph, transfer, function.states)
 
     def build(self) -> "Model":
@@ -377,6 +443,16 @@ class Model:
         return info.states[1] or {}
 
 
+def _disputed(function: FunctionInfo, index: int) -> bool:
+    """Whether the file's callers pass the parameter something not known to be a tensor (a
+    literal, a value read out of a config): then its annotation is no evidence."""
+    return index in function.disputed and index >= function.receiver_offset
+
+
+def _constant_none(node) -> bool:
+    return type(node) is ast.Constant and node.value is None
+
+
 def _line_of(op) -> int:
     if type(op) is not tuple:
         return op.lineno
@@ -386,6 +462,93 @@ def _line_of(op) -> int:
     if type(node).__name__ == "match_case":
         return node.pattern.lineno
     return node.lineno
+
+
+def _rebinding(model: "Model") -> Dict[int, set]:
+    """id(scope node) -> the names functions rebind from outside it (keyed by the module's node
+    for ``global`` and ``globals()["name"] = ...``, by the enclosing function's for
+    ``nonlocal``), read off the flow graphs the solve uses anyway."""
+    found: Dict[int, set] = {}
+    pending = [(model.module.graph, None)]
+    while pending:
+        graph, parent = pending.pop()
+        for node in graph.nested:
+            if type(node) is ast.ClassDef:
+                if graph is model.module.graph:
+                    pending.extend((method.graph, None) for method in model.class_of(node).methods.values())
+            elif graph is model.module.graph:
+                pending.append((model.function_of(node, model.module).graph, None))
+            elif any(type(statement) in (ast.Global, ast.Nonlocal) for statement in node.body):
+                pending.append((build_graph(node), graph.node))  # solved later, with its closure
+        for block in graph.blocks:
+            for op in block.ops:
+                for target in _targets(op):
+                    if type(target) is ast.Name and target.id in graph.declared_global:
+                        found.setdefault(id(model.tree), set()).add(target.id)
+                    elif type(target) is ast.Name and target.id in graph.declared_nonlocal and parent is not None:
+                        found.setdefault(id(parent), set()).add(target.id)
+                    elif type(target) in (ast.Subscript, ast.Attribute) and _module_namespace(model, target.value):
+                        name = target.attr if type(target) is ast.Attribute else _constant_name(target.slice)
+                        found.setdefault(id(model.tree), set()).add(name or EVERY_NAME)
+                if type(op) is ast.Expr and type(op.value) is ast.Call:
+                    found.setdefault(id(model.tree), set()).update(_rebound_by_call(model, op.value))
+    return found
+
+
+EVERY_NAME = "*"  # ``globals().update(mapping)``: any module-level name may be rebound
+_NAMESPACE_READS = frozenset({"get", "keys", "values", "items", "copy", "__getitem__", "__contains__"})
+
+
+def _module_namespace(model: "Model", node) -> bool:
+    """``globals()`` or ``sys.modules[__name__]``: the module's own names, written through."""
+    if type(node) is ast.Call:
+        return place_of(node.func) == "globals" and not node.args
+    return type(node) is ast.Subscript and type(node.slice) is ast.Name and node.slice.id == "__name__" \
+        and model.qualify(place_of(node.value) or "") == "sys.modules"
+
+
+def _rebound_by_call(model: "Model", call: ast.Call) -> set:
+    """The module names a statement call binds: ``globals().update(w=...)`` (a mapping or
+    ``**``: every name), ``globals().setdefault("w", ...)``, ``setattr(sys.modules[__name__], "w", ...)``."""
+    func = call.func
+    if type(func) is ast.Attribute and func.attr not in _NAMESPACE_READS and _module_namespace(model, func.value):
+        names = {keyword.arg or EVERY_NAME for keyword in call.keywords}
+        for argument in call.args[:1]:
+            if type(argument) is ast.Dict:
+                names.update(_constant_name(key) or EVERY_NAME for key in argument.keys)
+            else:
+                names.add(_constant_name(argument) or EVERY_NAME)
+        return names
+    if place_of(func) == "setattr" and len(call.args) >= 2 and _module_namespace(model, call.args[0]):
+        return {_constant_name(call.args[1]) or EVERY_NAME}
+    return set()
+
+
+def _constant_name(node) -> Optional[str]:
+    return node.value if type(node) is ast.Constant and type(node.value) is str else None
+
+
+def _targets(statement) -> list:
+    """The places an assignment statement binds (tuple targets unpacked)."""
+    kind = type(statement)
+    if kind is tuple and statement[0] == "for":
+        targets = [statement[1].target]
+    elif kind is tuple:
+        return []
+    elif kind is ast.Assign:
+        targets = list(statement.targets)
+    elif kind in (ast.AugAssign, ast.AnnAssign):
+        targets = [statement.target]
+    else:
+        return []
+    flat = []
+    while targets:
+        target = targets.pop()
+        if type(target) in (ast.Tuple, ast.List):
+            targets.extend(target.elts)
+        else:
+            flat.append(target)
+    return flat
 
 
 def _imports(tree: ast.Module) -> Dict[str, str]:

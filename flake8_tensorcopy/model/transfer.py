@@ -16,7 +16,8 @@ from flake8_tensorcopy.analysis.conventions import parameter_free_layer
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
+    without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -79,10 +80,12 @@ class Transfer:
         self.block = 0
         self.order = 0
         self.store: EventStore = model.events
+        self.zero_dim_nodes: set = set()  # operations whose last result was 0-d
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
         if self.recording:
+            detail["grad_mode"] = not state.get(NO_GRAD)  # False where autograd records nothing
             self.order += 1
             self.store.add(Event(kind, node, place, value, self.function, self.block, self.order,
                                  state.get(IN_FLIGHT, EMPTY), detail))
@@ -251,6 +254,8 @@ class Transfer:
             owner = place_of(target.value) if kind is ast.Attribute else None
             if owner in state and "requires_grad" in k.role_of("attribute", target.attr):  # ``x.requires_grad = True``
                 self.requires_grad(state[owner], owner, node.value if type(node) is ast.Assign else None, state)
+            if kind is ast.Name and place in self.function.backpropagated and value.kinds == UNKNOWN.kinds:
+                value = backpropagated(value)
             self.forget(place, state)
             state[place] = value
             self.record("bind", target, place, value, state)
@@ -291,8 +296,7 @@ class Transfer:
             for storage in value.storages:
                 holders.update(self.store.holders(storage, state, excluding=(place,)))
             saved = value.storages & state.get(SAVED, EMPTY)
-            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved,
-                        grad_mode=not state.get(NO_GRAD), **how)
+            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved, **how)
         if self.summary_mode:
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
@@ -328,9 +332,76 @@ class Transfer:
     def evaluate(self, node, state: dict) -> Value:
         handler = _EXPRESSIONS.get(type(node))
         value = handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
-        if state.get(NO_GRAD) and (value.graph or value.grad_from) and type(node) in _OPERATIONS:
+        return self.operation_result(node, value, state) if type(node) in _OPERATIONS else value
+
+    def operation_result(self, node, value: Value, state: dict) -> Value:
+        """What holds of any operation's result: 0-d (``ZERO_DIM``) as the knowledge says, a
+        loss's grad, and nothing recorded with grad disabled."""
+        if not value.is_tensor and type(node) is ast.Call and type(node.func) is ast.Attribute:
+            roles = k.role_of("method", node.func.attr)
+            if "returns_tensor" in roles or "full_reduction" in roles and not node.args and not node.keywords:
+                value = self.python_tensor_method(node, value, state)
+        if value.is_tensor and self.zero_dim(node, state):
+            value = value._replace(facts=value.facts | {ZERO_DIM})
+            self.zero_dim_nodes.add(id(node))
+        else:
+            self.zero_dim_nodes.discard(id(node))
+        if value.is_tensor and type(node) is ast.Call:
+            value = self.loss_result(node, value)
+        if state.get(NO_GRAD) and (value.graph or value.grad_from):
             return value._replace(grad=False, graph=False, grad_from=EMPTY)  # made with grad disabled
         return value
+    def python_tensor_method(self, node: ast.Call, value: Value, state: dict) -> Value:
+        """A tensor method the generated tables miss (``p.norm()``, role ``returns_tensor``; a
+        full reduction with no dim, ``w.max()``, whose other forms return tuples): a new
+        tensor with its receiver's grad and device."""
+        receiver = state.get(node.func.value.id) if type(node.func.value) is ast.Name else None
+        if receiver is None or not receiver.is_tensor:
+            return value
+        return Value(TENSOR, grad=receiver.grad, graph=receiver.grad, device=receiver.device, fresh=True,
+                     storages=frozenset((_site(node),)), why=weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver))
+
+    def loss_result(self, node: ast.Call, value: Value) -> Value:
+        """A loss (``F.mse_loss``, role ``loss``) is computed to be backpropagated: it may
+        require grad whatever its inputs are known to be."""
+        roles = k.role_of("function", self.model.qualify(place_of(node.func) or ""))
+        if "loss" in roles and not value.grad:
+            return value._replace(grad=True, graph=True, why=value.why + _why(Evidence.LOSS, "grad"))
+        return value
+
+    def zero_dim(self, node, state: dict) -> bool:
+        """A full reduction with no dim (``x.sum()``, ``torch.amax(x)``, ``F.mse_loss(a, b)``), a
+        shape-keeping method of a 0-d tensor, ``torch.tensor(number)``, arithmetic of 0-d
+        tensors and numbers."""
+        if type(node) is ast.BinOp:
+            sides = [self.zero_dim_operand(side, state) for side in (node.left, node.right)]
+            return all(sides) and "0-d" in sides
+        if type(node) is not ast.Call:
+            return False
+        qual = self.model.qualify(place_of(node.func) or "")
+        roles = k.role_of("function", qual)
+        if "full_reduction" in roles:
+            if qual.startswith("torch.nn.functional."):
+                reduction = _keyword(node, "reduction")
+                return reduction is None or _constant(reduction) in ("mean", "sum")
+            return len(node.args) == 1 and all(keyword.arg == "dtype" for keyword in node.keywords)
+        if "constructs" in roles:
+            return len(node.args) == 1 and type(_constant(node.args[0])) in (int, float)
+        if type(node.func) is not ast.Attribute:
+            return False
+        roles = k.role_of("method", node.func.attr)
+        if "full_reduction" in roles:
+            return not node.args and all(keyword.arg == "dtype" for keyword in node.keywords)
+        return "keeps_shape" in roles and self.zero_dim_operand(node.func.value, state) == "0-d"
+
+    def zero_dim_operand(self, node, state: dict):
+        """"0-d", "number" or None (neither, or not known)."""
+        if type(node) is ast.Constant and type(node.value) in (int, float):
+            return "number"
+        if type(node) is ast.Name:
+            value = state.get(node.id)
+            return "0-d" if value is not None and ZERO_DIM in value.facts else None
+        return "0-d" if id(node) in self.zero_dim_nodes else None
 
     def evaluate_children(self, node, state) -> Value:
         for child in ast.iter_child_nodes(node):
@@ -340,10 +411,14 @@ class Transfer:
 
     def name(self, node: ast.Name, state) -> Value:
         value = state.get(node.id)
+        local = value is not None
         if value is None:
             value = self.model.outer_value(self.function, node.id)
             if value is None:
                 return Value(kinds("?"), qual="builtins." + node.id) if node.id in _BUILTINS else UNKNOWN
+        if value.is_tensor and self.model.rebound_elsewhere(self.function, node.id, local):
+            value = value._replace(why=(("kind", Evidence.REBOUND),) + tuple(
+                pair for pair in value.why if pair[0] != "kind"))
         if value.storages and self.recording:
             self.record("read", node, node.id, value, state)
         return value._replace(fresh=False) if value.fresh else value
@@ -356,7 +431,9 @@ class Transfer:
                 self.record("read", node, place, value, state)
             return value._replace(fresh=False) if value.fresh else value
         base = self.evaluate(node.value, state)
-        return self.tensor_attribute(node, base, self.attribute_of(base, node.attr, node), state)
+        value = self.attribute_of(base, node.attr, node)
+        value = value._replace(fresh=False) if value.fresh else value  # the object holds it
+        return self.tensor_attribute(node, base, value, state)
 
     def tensor_attribute(self, node: ast.Attribute, base: Value, value: Value, state) -> Value:
         """A tensor's attribute read (``x.data``, ``x.grad``) as an ``attribute`` event; a
@@ -419,18 +496,34 @@ class Transfer:
                              why=_why(Evidence.TENSOR_METHOD, "kind"),
                              grad_from=base.grad_from if name != "grad" else EMPTY,
                              facts=view_facts(roles, name, f".{name}"))
-        if "module" in base.kinds and name in ("weight", "bias"):  # a module's parameters: its storages
-            return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)),
-                         why=_why(Evidence.MODULE_CALL, "kind"))
-        return UNKNOWN
+        if "module" in base.kinds and "module_buffer" in k.role_of("attribute", name):
+            return self.module_buffer(base, name, node)
+        if "module" in base.kinds and "module_parameter" in k.role_of("attribute", name):
+            return self.module_buffer(base, name, node)._replace(grad=True)
+        return self.attribute_by_name(base, name)
+
+    def attribute_by_name(self, base: Value, name: str) -> Value:
+        """``layer.aux_loss`` of an unknown object where one class of the file, and only one,
+        stores a graph tensor in ``self.aux_loss``: that, by weak evidence (duck typing)."""
+        if base.kinds != UNKNOWN.kinds or base.kind_from:
+            return UNKNOWN
+        found = []
+        for info in self.model.classes.values():
+            self.model.read_class(info)
+            stored = info.attribute(name)
+            if stored is not None:
+                found.append(stored)
+        if len(found) != 1 or not (found[0].is_tensor and found[0].graph):
+            return UNKNOWN  # only a graph tensor kept on self (``self.aux_loss = ...`` in forward)
+        return found[0]._replace(storages=EMPTY, fresh=False, why=_why(Evidence.ATTRIBUTE_NAME, "kind", "grad"))
 
     def subscript(self, node: ast.Subscript, state) -> Value:
         base = self.evaluate(node.value, state)
         index = self.evaluate(node.slice, state)
         if base.items is not None:
             key = key_of(node.slice)
-            item = base.item(key) if key != "*" else base.all_items()
-            value = item if item is not None else UNKNOWN
+            item = base.item(key) if key != "*" and "dict" in base.kinds else items_join(base)
+            value = item._replace(fresh=False) if item is not None else UNKNOWN  # the container holds it
             if value.storages:
                 self.record("read", node, place_of(node), value, state)
             return value
@@ -554,7 +647,7 @@ class Transfer:
         if left.is_tensor or right.is_tensor:
             result = Value(
                 TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
-                device=left.device | right.device, why=_why(Evidence.TORCH_API, "kind"),
+                device=left.device | right.device, why=weakest_kind(_why(Evidence.TORCH_API, "kind"), left, right),
                 grad_from=left.grad_from | right.grad_from,
             )
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node)
@@ -594,7 +687,7 @@ class Transfer:
     def element(self, value: Value) -> Value:
         """What iterating ``value`` yields."""
         if value.items is not None:
-            found = value.all_items()
+            found = items_join(value)
             return found if found is not None else UNKNOWN
         if value.is_tensor:
             return value._replace(items=None, fresh=False, facts=ITERATED)
@@ -605,6 +698,9 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
+        if narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
+                self.narrow_not_tensor(test, truth, state):
+            return
         if kind is ast.UnaryOp and type(test.op) is ast.Not:
             self.narrow(test.operand, not truth, state)
         elif kind is ast.BoolOp and (type(test.op) is ast.And) == truth:
@@ -644,6 +740,45 @@ class Transfer:
         if "event" in value.kinds and value.pending and self.model.event_guards_copies(
                 self.function.owner, place[len(receiver):]):
             state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) - value.pending - {ENTRY}
+
+    def narrow_module(self, test, truth: bool, state: dict) -> bool:
+        """``isinstance(m, nn.BatchNorm2d)`` held: ``m`` is a module there."""
+        if not truth or type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
+                or len(test.args) != 2 or place_of(test.args[0]) is None:
+            return False
+        classes = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
+        checked = [self.evaluate(item, state).qual for item in classes]
+        if not checked or not all(qual.startswith("torch.nn.") and qual.split(".")[-1][:1].isupper()
+                                  and qual != "torch.nn.Parameter" for qual in checked):
+            return False
+        place = place_of(test.args[0])
+        old = state.get(place, UNKNOWN)
+        state[place] = old._replace(kinds=MODULE, why=_why(Evidence.ISINSTANCE, "kind"))
+        return True
+
+    def module_buffer(self, module: Value, name: str, node) -> Value:
+        """``bn.running_mean``: a buffer the module holds (it does not require grad); its
+        storage is named after the module's and the attribute, the same at every read."""
+        storages = frozenset((storage, name) for storage in module.storages) or frozenset((_site(node),))
+        known = module.evidence("kind")  # a module known by weak evidence only holds tensors by as weak
+        return Value(TENSOR, storages=storages, device=module.device,
+                     why=module.why if known is not None and not known.strong else _why(Evidence.MODULE_CALL, "kind"))
+
+    def narrow_not_tensor(self, test, truth: bool, state: dict) -> bool:
+        """``isinstance(x, torch.Size)`` held, or ``isinstance(x, torch.Tensor)`` failed: ``x`` is
+        not a tensor there."""
+        if type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
+                or len(test.args) != 2 or place_of(test.args[0]) is None:
+            return False
+        classes = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
+        checked = [self.evaluate(item, state).qual for item in classes]
+        tensor = any(qual in ("torch.Tensor", "torch.nn.Parameter") for qual in checked)
+        if truth == tensor or not all(checked):
+            return False
+        place = place_of(test.args[0])
+        old = state.get(place, UNKNOWN)
+        state[place] = old._replace(kinds=(old.kinds - TENSOR) or kinds("?"), why=(), grad=False, graph=False)
+        return True
 
     def annotated(self, value: Value, annotation) -> Value:
         text = place_of(annotation) or ""
@@ -695,10 +830,7 @@ class Transfer:
                 if forward is not None:
                     return self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
         if "module" in callee.kinds:
-            if "parameter_free" in callee.facts:  # its output requires grad where its input does
-                return self.module_output(arguments, node, state, callee.qual, grad=any(value.grad for value in arguments))
-            self.save_parameters(callee, state)
-            return self.module_output(arguments, node, state, callee.qual)
+            return self.output_of_module(callee, arguments, node, state)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
             result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from,
                            grad_from=callee.kind_from)  # a module passed in makes a graph tensor
@@ -717,9 +849,11 @@ class Transfer:
 
     def save_parameters(self, module: Value, state) -> None:
         """Calling a module saves its parameters for backward (their gradients need the input,
-        the input's need them); they go by the module's storages (``parameters()``, ``.weight``)."""
+        the input's need them); they go by the module's storages (``parameters()``) and by the
+        storage of each parameter it names (``.weight``, role ``module_parameter``)."""
         if module.storages and not state.get(NO_GRAD):
-            state[SAVED] = state.get(SAVED, EMPTY) | module.storages
+            named = frozenset((storage, name) for storage in module.storages for name in _PARAMETER_NAMES)
+            state[SAVED] = state.get(SAVED, EMPTY) | module.storages | named
 
     def module_output(self, arguments, node, state, layer: str = "", grad: bool = True) -> Value:
         """A module's output is a graph tensor (of a layer without parameters, where its input
@@ -737,6 +871,35 @@ class Transfer:
                 if value.storages and (value.is_tensor or "?" in value.kinds)))
         self.record("call", node, None, result, state, callee="module", arguments=tuple(arguments))
         return result
+
+    def placed(self, node, keywords) -> frozenset:
+        """The device a ``device=`` keyword names: known, a device value's, else ``UNPLACED``."""
+        given = _keyword(node, "device")
+        if given is None:
+            return EMPTY
+        return _device_of(given) or keywords["device"].device or UNPLACED
+
+    def constructed(self, data: Value, node) -> Value:
+        """``torch.tensor(data)``: a new leaf from whatever data, on ``device=`` or data's device,
+        requiring grad only with ``requires_grad=True``."""
+        device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else data.device
+        return Value(TENSOR, grad=_constant(_keyword(node, "requires_grad")) is True, storages=frozenset((_site(node),)),
+                     fresh=True, device=device, why=_why(Evidence.TORCH_API, "kind"))
+
+    def output_of_module(self, module: Value, arguments, node, state) -> Value:
+        """``model(x)``: a tensor as surely as ``model`` is a module (an ``nn.Module`` annotation
+        alone makes it one by weak evidence: annotations lie)."""
+        if "parameter_free" in module.facts:  # its output requires grad where its input does
+            result = self.module_output(arguments, node, state, module.qual, grad=any(value.grad for value in arguments))
+        else:
+            self.save_parameters(module, state)
+            result = self.module_output(arguments, node, state, module.qual)
+        evidence = module.evidence("kind")
+        if evidence is None or evidence.strong:
+            return result
+        if evidence is Evidence.ANNOTATION:
+            evidence = Evidence.ANNOTATED_MODULE
+        return result._replace(why=_why(evidence, "kind", "grad"))
 
     def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
         roles = k.role_of("function", qual)
@@ -756,10 +919,10 @@ class Transfer:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, None, NONE, state)
             result = NONE
+        elif "constructs" in roles:
+            result = self.constructed(first, node)
         elif "copy" in roles:
             result = _differentiable(_copied(first, node), roles)
-            if _constant(_keyword(node, "requires_grad")) is True:  # ``torch.tensor(v, requires_grad=True)``
-                result = result._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
             frees_saved(node, state)
@@ -781,9 +944,11 @@ class Transfer:
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
                 element = self.tensor_result(qual, last, first, arguments, keywords, node, state)
                 result = Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
+        if result is not None and "like_buffer" in roles and node.args:
+            result = shaped_like(result, node.args[0], first)
         if result is None:
             return self.unknown_call(arguments, keywords, node, state, qual)
-        self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments))
+        self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments), keywords=keywords)
         return result
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
@@ -793,7 +958,7 @@ class Transfer:
         grad = any(value.grad for value in tensors)
         requires = keywords.get("requires_grad")
         leaf_grad = requires is not None and _constant(_keyword(node, "requires_grad")) is True
-        device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else EMPTY
+        device = self.placed(node, keywords)
         if not device:
             device = frozenset().union(*(value.device for value in tensors)) if tensors else EMPTY
         view = last in k.VIEW_METHODS and (first.is_tensor or first.kind_from)
@@ -867,6 +1032,8 @@ class Transfer:
                 stored = self.model.instance_attribute(kind[7:], method)
                 if stored is not None:
                     return self.call_value(stored, arguments, keywords, node, state)
+        if receiver.qual.startswith("class:") and self.model.method_of(receiver.qual[6:], method) is not None:
+            return self.class_method_call(receiver, method, arguments, keywords, node, state)
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
             return self.call_value(self.attribute_of(receiver, method, node), arguments, keywords, node, state)
         roles = k.role_of("method", method)
@@ -888,19 +1055,23 @@ class Transfer:
         if "registers" in roles and "module" in receiver.kinds:
             return self.register(receiver_place, node, arguments, state)
         if "tensor_dict" in roles and not receiver.is_tensor and receiver.items is None:
-            return self.tensor_dict(arguments, node, state, method)
+            return self.tensor_dict(receiver, arguments, node, state, method)
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
-        if not receiver.is_tensor and "?" in receiver.kinds and method in TENSOR_ONLY_METHODS | {"backward"}:
-            receiver = receiver._replace(kinds=receiver.kinds - {"?"} | TENSOR, why=_why(Evidence.USE, "kind"))
-            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
-                state[receiver_place] = receiver
+        if (method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles) and not self.summary_mode:
+            self.used_as_tensor(receiver)
+        if method == "backward" and not receiver.grad and not self.summary_mode and receiver_place \
+                and "." not in receiver_place and "[" not in receiver_place:
+            self.function.backpropagated.add(receiver_place)
+        if method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles:
+            receiver = self.proven_by_use(receiver, roles, receiver_place, state)
         if receiver.is_tensor:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
             if method not in k.INPLACE_METHODS and result.storages & receiver.storages:
                 result = _aliased(result, f"{method}()", node)
-            self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
+            self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments),
+                        keywords=keywords)
             return result
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, node, state)
@@ -913,13 +1084,46 @@ class Transfer:
             return result
         return self.unknown_call(arguments, keywords, node, state, method)
 
-    def tensor_dict(self, arguments, node, state, method: str) -> Value:
+    def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
         """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory,
         none requiring grad."""
-        result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
-                       items=(("*", Value(TENSOR, why=_why(Evidence.TORCH_API, "kind"))),))
+        tensor = Value(TENSOR, storages=receiver.storages, why=_why(Evidence.TORCH_API, "kind"))
+        result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", tensor),))
         self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
         return result
+
+    def class_method_call(self, cls: Value, method: str, arguments, keywords, node, state) -> Value:
+        """``C.m(...)`` of a class of the file: a classmethod gets the class as its first
+        argument, a plain or static method only what the call passes (``C.m(obj, x)``)."""
+        found = self.model.method_of(cls.qual[6:], method)
+        decorators = {place_of(item) for item in getattr(found.node, "decorator_list", ())}
+        bound = [cls] + arguments if "classmethod" in decorators else arguments
+        return self.apply(found, bound, keywords, node, state)
+
+    def proven_by_use(self, receiver: Value, roles, receiver_place: Optional[str], state: dict) -> Value:
+        """A tensor-only method called on what is not surely a tensor: an unknown receiver is one
+        from here on, by use; one known by weak evidence only where no look-alike has the method
+        (its ``tensor_only`` role)."""
+        evidence = receiver.evidence("kind")
+        if receiver.is_tensor and (evidence is not None and evidence.strong or "tensor_only" not in roles):
+            return receiver
+        if not receiver.is_tensor and "?" not in receiver.kinds:
+            return receiver
+        receiver = receiver._replace(kinds=receiver.kinds - {"?"} | TENSOR, why=_why(Evidence.USE, "kind") + tuple(
+            pair for pair in receiver.why if pair[0] != "kind"))
+        if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            state[receiver_place] = receiver
+        return receiver
+
+    def used_as_tensor(self, receiver: Value) -> None:
+        """A tensor-only method called on a parameter not proven a tensor: on every path that
+        gets here it is one, so it was one on entry (a caller passing a list is the bug)."""
+        if receiver.evidence("kind") is not None and receiver.evidence("kind").strong or len(receiver.storages) != 1:
+            return  # proven already, or it may hold something else than the parameter
+        index = parameter_index(next(iter(receiver.storages)), self.function.name)
+        if index is not None and index >= self.function.receiver_offset:
+            self.function.used_as_tensor.add(index)
+
 
     def module_method(self, receiver, method, arguments, node, state) -> Value:
         if method == "step":
@@ -966,8 +1170,9 @@ class Transfer:
             return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
             return INTEGER
-        if "detach" in roles:
-            return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY)
+        if "detach" in roles:  # only a tensor has it: the result is one for sure
+            return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY, why=(
+                ("kind", Evidence.USE),) + tuple(pair for pair in receiver.why if pair[0] != "kind"))
         if "copy" in roles:
             return _differentiable(_copied(receiver, node), roles)
         if "move" in roles:
@@ -987,7 +1192,8 @@ class Transfer:
                 self.host_read(receiver_node, receiver, state, "tensor_method")
             result = Value(TENSOR, grad=any_grad, graph=any_grad, device=receiver.device,
                            storages=receiver.storages if view else site, fresh=not view,
-                           why=_why(Evidence.TENSOR_METHOD, "kind"),
+                           why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
+                           else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
                            facts=view_facts(roles, method, f"{method}()"))
             if "index_result" in roles:
@@ -1018,6 +1224,8 @@ class Transfer:
             device = target_value.device  # a name bound to a device, or a tensor's
         if method in ("cuda", "cpu"):
             device = frozenset((method,))
+        if not device:
+            device = self.placed(node, keywords)
         to_host = device == HOST and receiver.device != HOST
         if to_host and not _non_blocking(node) and "sync" in roles:  # a blocking read of a device tensor
             state[IN_FLIGHT] = EMPTY
@@ -1073,7 +1281,9 @@ class Transfer:
                 return receiver._replace(storages=frozenset((_site(node),)), fresh=True)
             if method in ("pop", "popitem"):
                 return element
-            return Value(kinds("list"), items=(("*", element if method == "values" else UNKNOWN),))
+            if method == "items":
+                element = Value(kinds("tuple"), items=(("0", UNKNOWN), ("1", element)))
+            return Value(kinds("list"), items=(("*", element if method != "keys" else UNKNOWN),))
         return self.unknown_call(arguments, {}, node, state, method)
 
     # ----- functions and classes of the file
@@ -1094,6 +1304,7 @@ class Transfer:
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
             self.model.passed_to(function, actuals)
+            self.model.note_disputes(function, self.function, node, arguments)
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
@@ -1134,6 +1345,7 @@ class Transfer:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+_PARAMETER_NAMES = tuple(entry.name for entry in k.HAND_TABLE if entry.role == "module_parameter")
 FORWARD_RAN = "!forward"  # ``m.!forward``: a place whose module may have run its forward here
 
 
@@ -1149,7 +1361,9 @@ def _held_modules(arguments) -> tuple:
     return tuple((str(index), value) for index, value in enumerate(arguments))
 
 
-_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new tensor: none requires grad under no_grad
+_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new value: none requires grad under no_grad
+ZERO_DIM = "0-d"  # a fact: a tensor of no dimensions (``torch.stack`` of such gives shape (n,))
+UNPLACED = frozenset(("?",))  # a device: given (``device=device``) but not known; it may be an accelerator
 
 
 def _identity_test(node: ast.Compare) -> bool:
@@ -1165,6 +1379,30 @@ def _aliased(value: Value, operation: str, node) -> Value:
     """A new object sharing memory with another carries the fact ``alias:<operation>@line:col``:
     what made it and where (an identity test between the two, a write through it)."""
     return value._replace(facts=value.facts | {f"alias:{operation}@{node.lineno}:{node.col_offset}"})
+
+
+LIKE = "like:"  # a fact: a fresh ``*_like`` buffer shaped on the tensor a place held (``like:t:<its storages>``)
+
+
+def like_fact(place: str, source: Value) -> str:
+    return f"{LIKE}{place}:{sorted(source.storages)}"
+
+
+def shaped_like(result: Value, source_node, source: Value) -> Value:
+    """``torch.empty_like(t)``: a new buffer shaped on what ``t`` holds now; filling it from
+    that same tensor is a copy (``Value.facts`` keeps which, until the buffer is rebound)."""
+    place = place_of(source_node)
+    if place is None or not source.storages:
+        return result
+    return result._replace(facts=result.facts | {like_fact(place, source)})
+
+
+def backpropagated(value: Value) -> Value:
+    """An unknown value bound to a name some path calls ``.backward()`` on: a graph tensor
+    from its binding on (a use after the site proves what the site held)."""
+    return value._replace(kinds=TENSOR, grad=True, graph=True, why=_why(Evidence.USE, "kind", "grad"))
+
+
 
 
 def _on_device(value: Value) -> bool:
@@ -1210,6 +1448,27 @@ def _copied(value: Value, node) -> Value:
         items = tuple((key, _copied(item, node)) for key, item in value.items)
     return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
                           items=items, facts=EMPTY, pinned=False)
+
+
+def weakest_kind(why: tuple, *operands: Value) -> tuple:
+    """``why`` unless an operand is a tensor only by weak evidence: an operation a list or an
+    ndarray also has (``w * 2``, ``w.sum()``) proves nothing more than its operands."""
+    for operand in operands:
+        evidence = operand.evidence("kind")
+        if operand.is_tensor and (evidence is None or not evidence.strong):
+            return tuple(pair for pair in why if pair[0] != "kind") + ((("kind", evidence),) if evidence else ())
+    return why
+
+
+def narrow_none(test, truth: bool, state: dict) -> bool:
+    """``x is not None`` held (or ``x is None`` failed): ``x`` is not None there."""
+    if type(test) is not ast.Compare or len(test.ops) != 1 or _constant(test.comparators[0]) is not None \
+            or type(test.comparators[0]) is not ast.Constant or type(test.ops[0]) not in (ast.Is, ast.IsNot):
+        return False
+    place = place_of(test.left)
+    if (type(test.ops[0]) is ast.IsNot) == truth and place is not None and place in state:
+        state[place] = without_none(state[place])
+    return True
 
 
 _EXPRESSIONS = {

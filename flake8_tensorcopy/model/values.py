@@ -50,10 +50,20 @@ class Evidence(enum.Enum):
     CALLERS = "what this module's callers pass"
     MODULE_CALL = "the output of an nn.Module"
     ANNOTATION = "annotated as a tensor"
+    # an item of a container whose items are not all known to be tensors (``for w in (t, extra)``)
+    SOME_ITEMS = "one of the items of a container not all known to be tensors"
+    # a module-level or enclosing name another function rebinds (``global``, ``nonlocal``, ``globals()``)
+    REBOUND = "a name that another function may rebind"
+    # ``model(x)`` where only an annotation says ``model`` is an nn.Module
+    ANNOTATED_MODULE = "the output of a module known only by its annotation"
+    LOSS = "a loss, computed where grad is recorded"
+    # ``layer.aux_loss`` of an unknown ``layer``, where one class of the file stores ``self.aux_loss``
+    ATTRIBUTE_NAME = "what the only class of this file with that attribute stores there"
 
     @property
     def strong(self) -> bool:
-        return self is not Evidence.ANNOTATION
+        return self not in (Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND, Evidence.ANNOTATED_MODULE,
+                            Evidence.LOSS, Evidence.ATTRIBUTE_NAME)
 
 
 class Value(NamedTuple):
@@ -123,7 +133,7 @@ def _join_why(a, b):
     for component, evidence in a:
         other = theirs.get(component)
         if other is not None:
-            joined.append((component, evidence if evidence.strong or not other.strong else other))
+            joined.append((component, other if evidence.strong and not other.strong else evidence))
     return tuple(joined)
 
 
@@ -160,7 +170,7 @@ def join(a: Value, b: Value) -> Value:
         a.device | b.device if a.device and b.device else EMPTY,
         a.pending | b.pending,
         a.fresh and b.fresh,
-        _join_why(a.why, b.why),
+        _join_why_beside_none(a, b),
         a.kind_from | b.kind_from,
         a.grad_from | b.grad_from,
         a.called | b.called,
@@ -169,6 +179,31 @@ def join(a: Value, b: Value) -> Value:
         a.facts & b.facts,
         a.pinned and b.pinned,
     )
+
+
+def _join_why_beside_none(a: Value, b: Value) -> tuple:
+    """A value that may be None keeps the evidence of what it is otherwise: a rule asks for a
+    kind only once ``is not None`` narrowed the None away."""
+    if a.kinds == NONE.kinds:
+        return b.why
+    if b.kinds == NONE.kinds:
+        return a.why
+    return _join_why(a.why, b.why)
+
+
+def items_join(value: Value) -> Optional[Value]:
+    """What an unknown item of a container may be: the join of its items, a tensor by weak
+    evidence (``SOME_ITEMS``) when some items are tensors and others may not be."""
+    joined = value.all_items()
+    if joined is None or not joined.is_tensor or joined.kinds == kinds("tensor"):
+        return joined
+    return joined._replace(kinds=kinds("tensor"), why=(("kind", Evidence.SOME_ITEMS),) + tuple(
+        pair for pair in joined.why if pair[0] != "kind"))
+
+
+def without_none(value: Value) -> Value:
+    """The value where ``is not None`` held."""
+    return value._replace(kinds=value.kinds - NONE.kinds) if "none" in value.kinds and len(value.kinds) > 1 else value
 
 
 def widen(old: Value, new: Value) -> Value:

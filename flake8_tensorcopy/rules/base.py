@@ -217,3 +217,23 @@ def on_accelerator(node: cst.BaseExpression) -> bool:
             return True
         node = node.func.value
     return False
+
+
+def evidence_note(site, value, node: cst.BaseExpression) -> Tuple[bool, str]:
+    """(safe?, what the message adds) for a fix rewriting ``node``, whose model value is
+    ``value``, as a tensor: safe only on strong evidence that it is one (RULES.md); else the
+    message says what the finding rests on."""
+    evidence = value.evidence("kind")
+    if evidence is not None and evidence.strong:
+        return True, ""
+    reason = evidence.value if evidence is not None else "no proof"
+    return False, f" ('{short_source(site, node)}' is a tensor by weak evidence, {reason}: the fix is unsafe)"
+
+
+def call_argument(event, position: int, keyword: str):
+    """The model value a call event passed as positional ``position`` or as ``keyword=``."""
+    arguments = event.detail.get("arguments", ())
+    node = event.node
+    if position < len(node.args) and not any(type(arg).__name__ == "Starred" for arg in node.args[:position + 1]):
+        return arguments[position] if position < len(arguments) else None
+    return event.detail.get("keywords", {}).get(keyword)
