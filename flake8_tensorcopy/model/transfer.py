@@ -496,9 +496,10 @@ class Transfer:
                              why=_why(Evidence.TENSOR_METHOD, "kind"),
                              grad_from=base.grad_from if name != "grad" else EMPTY,
                              facts=view_facts(roles, name, f".{name}"))
-        if "module" in base.kinds and "module_buffer" in k.role_of("attribute", name):
+        held = "module" in base.kinds and "?" not in base.kinds  # surely a module (a class of the file, too)
+        if held and "module_buffer" in k.role_of("attribute", name):
             return self.module_buffer(base, name, node)
-        if "module" in base.kinds and "module_parameter" in k.role_of("attribute", name):
+        if held and "module_parameter" in k.role_of("attribute", name):
             return self.module_buffer(base, name, node)._replace(grad=True)
         return self.attribute_by_name(base, name)
 
