@@ -699,7 +699,7 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
-        if narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
+        if self.narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
                 self.narrow_not_tensor(test, truth, state):
             return
         if kind is ast.UnaryOp and type(test.op) is ast.Not:
@@ -715,10 +715,6 @@ class Transfer:
                 state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
             self.event_absent(test, state)
-        elif kind is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) and (
-                type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
-            if (type(test.ops[0]) is ast.Is) == truth:
-                self.event_absent(test.left, state)
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -726,6 +722,19 @@ class Transfer:
                 place, other = place_of(left.value), place_of(right)
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
+
+    def narrow_none(self, test, truth: bool, state: dict) -> bool:
+        """``x is not None`` held (or ``x is None`` failed): ``x`` is not None there; where it is
+        None, an event place is absent (``event_absent``)."""
+        if type(test) is not ast.Compare or len(test.ops) != 1 or _constant(test.comparators[0]) is not None \
+                or type(test.comparators[0]) is not ast.Constant or type(test.ops[0]) not in (ast.Is, ast.IsNot):
+            return False
+        place = place_of(test.left)
+        if (type(test.ops[0]) is ast.IsNot) != truth:
+            self.event_absent(test.left, state)
+        elif place is not None and place in state:
+            state[place] = without_none(state[place])
+        return True
 
     def event_absent(self, node, state: dict) -> None:
         """On a path where ``self.<attr>``, the place that holds the event covering this class's
@@ -1459,17 +1468,6 @@ def weakest_kind(why: tuple, *operands: Value) -> tuple:
         if operand.is_tensor and (evidence is None or not evidence.strong):
             return tuple(pair for pair in why if pair[0] != "kind") + ((("kind", evidence),) if evidence else ())
     return why
-
-
-def narrow_none(test, truth: bool, state: dict) -> bool:
-    """``x is not None`` held (or ``x is None`` failed): ``x`` is not None there."""
-    if type(test) is not ast.Compare or len(test.ops) != 1 or _constant(test.comparators[0]) is not None \
-            or type(test.comparators[0]) is not ast.Constant or type(test.ops[0]) not in (ast.Is, ast.IsNot):
-        return False
-    place = place_of(test.left)
-    if (type(test.ops[0]) is ast.IsNot) == truth and place is not None and place in state:
-        state[place] = without_none(state[place])
-    return True
 
 
 _EXPRESSIONS = {
