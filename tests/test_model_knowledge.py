@@ -113,6 +113,23 @@ def check_inplace(model, example):
     assert write.storages == _value_after(model, example, "w").storages and write.detail["holders"] == ("w",)
 
 
+def check_shares(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    [alias] = [event for event in model.events.find("alias", line=_last_line(example)) if event.place in ("w", None)][-1:]
+    assert result.storages == w.storages and alias.detail["made"] in result.made and not w.made
+
+
+def check_index_cast(model, example):
+    result = _value_after(model, example, "r")
+    assert not result.made and not model.events.find("alias", line=_last_line(example))
+
+
+def check_state_dict(model, example):
+    result, m = _value_after(model, example, "r"), _value_after(model, example, "m")
+    weights = result.item("*")
+    assert weights.is_tensor and weights.storages == m.storages and weights.made and not result.storages & m.storages
+
+
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])
 def test_each_entry_shows_its_role_in_its_fixture_line(entry):
     model = build_model(ast.parse(entry.example))

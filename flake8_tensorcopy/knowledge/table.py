@@ -7,6 +7,11 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``detach``: shares the storage, leaves the graph (``w.detach()``, ``w.data``);
 - ``move``: may return the tensor itself or a copy (``w.to(d)``, ``w.cuda()``): both storages;
 - ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``);
+- ``shares``: the argument's storage under a new object (``torch.from_numpy(a)``,
+  ``np.asarray(w)``, ``copy.copy(w)``, ``torch.as_tensor(w)``: the tensor itself);
+- ``index_cast``: a cast mostly used to make indices or masks of floats (``w.long()``): a copy
+  there, so not counted as a move that may return the tensor itself;
+- ``state_dict``: a new dict whose values are the module's live parameters;
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
   device tensor: ``w.item()``, ``w.cpu()``);
@@ -60,7 +65,15 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("clone", "method", "copy", _W + "r = w.clone()"),
     Entry("torch.clone", "function", "copy", _W + "r = torch.clone(w)"),
     Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
-    Entry("copy.copy", "function", "copy", _W + "r = copy.copy(w)"),
+    Entry("copy.copy", "function", "shares", _W + "r = copy.copy(w)"),
+    Entry("torch.from_numpy", "function", "shares", _W + "r = torch.from_numpy(w.detach().numpy())"),
+    Entry("torch.as_tensor", "function", "shares", _W + "r = torch.as_tensor(w)"),
+    Entry("torch.asarray", "function", "shares", _W + "r = torch.asarray(w)"),
+    Entry("numpy.asarray", "function", "shares", "import numpy\n" + _W + "r = numpy.asarray(w)"),
+    Entry("long", "method", "index_cast", _W + "r = w.long()"),
+    Entry("int", "method", "index_cast", _W + "r = w.int()"),
+    Entry("bool", "method", "index_cast", _W + "r = w.bool()"),
+    Entry("state_dict", "method", "state_dict", _W + "m = torch.nn.Linear(2, 2)\nr = m.state_dict()"),
     Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
     Entry("item", "method", "value_read", _W + "r = w.item()"),
     Entry("tolist", "method", "value_read", _W + "r = w.tolist()"),

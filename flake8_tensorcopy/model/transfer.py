@@ -104,7 +104,7 @@ class Transfer:
         self.evaluate(node.value, state)
 
     def stmt_Assign(self, node, state):
-        value = self.evaluate(node.value, state)
+        value = self.assigned(node.value, self.evaluate(node.value, state), state)
         for target in node.targets:
             self.assign(target, value, state, node)
 
@@ -321,9 +321,9 @@ class Transfer:
                 self.record("read", node, place, value, state)
             return value._replace(fresh=False) if value.fresh else value
         base = self.evaluate(node.value, state)
-        return self.attribute_of(base, node.attr, node)
+        return self.attribute_of(base, node.attr, node, state)
 
-    def attribute_of(self, base: Value, name: str, node) -> Value:
+    def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
         for kind in base.kinds:
@@ -334,17 +334,22 @@ class Transfer:
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
-                return base._replace(grad=False, graph=False, fresh=False, items=None)
+                detached = base._replace(grad=False, graph=False, fresh=False, items=None)
+                return self.aliased(node, _operand(node), detached, "detach", "." + name, state)
             if "integer" in roles:
                 return INTEGER
             if name in k.ATTRIBUTES_RETURNING_TENSOR:
                 storages = base.storages if name in k.VIEW_ATTRIBUTES else frozenset((_site(node),))
                 grad = base.grad and name != "grad"
-                return Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
-                             why=_why(Evidence.TENSOR_METHOD, "kind"),
-                             grad_from=base.grad_from if name != "grad" else EMPTY)
-        if "module" in base.kinds and name in ("weight", "bias"):
-            return Value(TENSOR, grad=True, storages=frozenset((_site(node),)), why=_why(Evidence.MODULE_CALL, "kind"))
+                result = Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
+                               why=_why(Evidence.TENSOR_METHOD, "kind"),
+                               grad_from=base.grad_from if name != "grad" else EMPTY, made=base.made)
+                if name in k.VIEW_ATTRIBUTES:
+                    return self.aliased(node, _operand(node), result, "view", "." + name, state)
+                return result._replace(made=EMPTY)
+        if "module" in base.kinds and name in ("weight", "bias"):  # the module's parameters: its storages
+            return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)),
+                         why=_why(Evidence.MODULE_CALL, "kind"))
         return UNKNOWN
 
     def subscript(self, node: ast.Subscript, state) -> Value:
@@ -360,8 +365,11 @@ class Transfer:
         if base.is_tensor:
             self.host_read(node.value, base, state, "index")
             storages = base.storages if not index.is_tensor else frozenset((_site(node),))
-            return base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
+            item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
                                  items=None, facts=EMPTY)
+            if index.is_tensor:
+                return item._replace(made=EMPTY)
+            return self.aliased(node, node.value, item, "partial_view", "indexing", state)
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
                      if base.kind_from else EMPTY)
 
@@ -617,6 +625,7 @@ class Transfer:
         if "host_read" in roles or "host_read" in k.role_of("package", qual.split(".")[0]):
             for argument, value in zip(node.args, arguments):
                 self.host_read(argument, value, state, qual, items=True)
+        self.function_writes(qual, node, arguments, keywords, state)
         if "event" in roles:
             result = Value(kinds("event"))
         elif "device" in roles:
@@ -630,6 +639,8 @@ class Transfer:
             result = NONE
         elif "copy" in roles:
             result = _copied(first, node)
+        elif "shares" in roles and node.args:
+            result = self.shared(qual, node, first, state)
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
             result = NONE
@@ -641,7 +652,7 @@ class Transfer:
                                        or "optimizer" in k.role_of("package", package)):
                 kind = "module" if "module" in k.role_of("package", package) else "optimizer"
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
-                               why=_why(Evidence.TORCH_API, "kind"))
+                               why=_why(Evidence.TORCH_API, "kind"), items=_held_parameters(kind, first))
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
                 result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
@@ -709,7 +720,7 @@ class Transfer:
             if name == "sum" and result.is_tensor:
                 result = result._replace(storages=frozenset((_site(node),)), graph=result.grad, fresh=True)
         elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
-            result = self.attribute_of(first, str(node.args[1].value), node)
+            result = self.attribute_of(first, str(node.args[1].value), node, state)
         else:
             return self.unknown_call(arguments, keywords, node, state, name)
         self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments))
@@ -768,6 +779,7 @@ class Transfer:
 
     def module_method(self, receiver, method, arguments, node, state) -> Value:
         if method == "step":
+            self.step_writes(receiver, node, state)
             self.record("step", node, None, receiver, state)
             if self.summary_mode:
                 state["!steps"] = NONE
@@ -777,6 +789,8 @@ class Transfer:
             return Value(kinds("list"), items=(("*", weight),))
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             return receiver
+        if "state_dict" in k.role_of("method", method) and not arguments:
+            return self.state_dict(receiver, node, state)
         if method == "forward":
             return self.module_output(arguments, node, state)
         return self.unknown_call(arguments, {}, node, state, method)
@@ -791,16 +805,18 @@ class Transfer:
                 state["!backward"] = NONE
             return NONE
         if "pin" in roles:
-            return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None)
+            return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None, made=EMPTY)
         if "value_read" in roles:
             self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
-                return receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+                array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+                return self.aliased(node, receiver_node, array, "numpy", "numpy()", state)
             return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
             return INTEGER
         if "detach" in roles:
-            return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY)
+            detached = receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY)
+            return self.aliased(node, receiver_node, detached, "detach", "detach()", state) if method == "detach" else detached
         if "copy" in roles:
             return _copied(receiver, node)
         if "move" in roles:
@@ -823,6 +839,8 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind"),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)))
             self.save(function, [receiver] + arguments, result, state)
+            if view:
+                result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
             return result
@@ -851,6 +869,10 @@ class Transfer:
         )
         if "async_copy" in roles and _non_blocking(node) and (to_host or receiver.pinned):
             result = result._replace(pending=self.start_copy(node, receiver, to_host, state), pinned=to_host)
+        if copies:
+            return result._replace(made=EMPTY)
+        if "index_cast" not in roles and _keyword(node, "non_blocking") is None and (method != "type" or node.args):
+            return self.aliased(node, receiver_node, result, "move", method + "()", state)
         return result
 
     def container_method(self, receiver, method, receiver_place, arguments, node, state) -> Value:
@@ -927,6 +949,88 @@ class Transfer:
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
+    # ----- aliases (TEN2xx)
+    def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict) -> Value:
+        """``value`` shares its storages with ``source_node``'s value, made by ``node``
+        (spelled ``op``): tagged with the operation's id and recorded as an ``alias`` event."""
+        if not value.storages or state is None:
+            return value
+        made = (node.lineno, node.col_offset, kind)
+        value = value._replace(made=value.made | {made})
+        self.record("alias", node, place_of(source_node), value, state, made=made, operation=kind, op=op,
+                    source_node=source_node)
+        return value
+
+    def assigned(self, expression, value: Value, state: dict) -> Value:
+        """``y = x`` of a tensor or an array: one object under two names (an alias made by assignment)."""
+        here = (expression.lineno, expression.col_offset)
+        if any(made[:2] == here for made in value.made):  # ``w.data``, ``w.T``: made by the attribute itself
+            return value
+        if type(expression) in (ast.Name, ast.Attribute) and (value.is_tensor or "ndarray" in value.kinds):
+            return self.aliased(expression, expression, value, "assignment", "assignment", state)
+        return value
+
+    def shared(self, qual: str, node, first: Value, state: dict) -> Value:
+        """``torch.from_numpy(a)``, ``torch.as_tensor(x)``, ``np.asarray(t)``: the argument's
+        memory under the other library's type (a tensor given to ``as_tensor`` is itself)."""
+        to_array = qual.startswith("numpy.")
+        if to_array and first.is_tensor:
+            value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+            return self.aliased(node, node.args[0], value, "numpy", "np.asarray()", state)
+        if not to_array and "ndarray" in first.kinds:
+            value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"))
+            return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
+        if not to_array and first.is_tensor:
+            return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
+        if qual == "copy.copy" and first.is_tensor:
+            return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
+        kind = kinds("ndarray") if to_array else TENSOR
+        return Value(kind, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+
+    def function_writes(self, qual: str, node, arguments, keywords, state: dict) -> None:
+        """A torch function that writes a tensor in place: its first argument (``nn.init.zeros_(w)``,
+        ``torch.sigmoid_(w)``, ``F.relu(w, inplace=True)``) or its ``out=`` tensor."""
+        last = qual.rsplit(".", 1)[-1]
+        if not qual.startswith("torch.") or "inplace" in k.role_of("function", qual):
+            return
+        if node.args and (last.endswith("_") and not last.endswith("__") or _constant(_keyword(node, "inplace")) is True):
+            self.write(node.args[0], arguments[0], state, node)
+        if "out" in keywords and keywords["out"].storages:
+            self.write(_keyword(node, "out"), keywords["out"], state, node)
+
+    def step_writes(self, optimizer: Value, node, state: dict) -> None:
+        """``opt.step()`` writes in place the parameters the optimizer was built from."""
+        parameters = optimizer.all_items() if "optimizer" in optimizer.kinds else None
+        if parameters is not None and parameters.storages:
+            self.write(node, parameters, state, node)
+
+    def state_dict(self, module: Value, node, state: dict) -> Value:
+        """``model.state_dict()``: a new dict whose values are the model's live parameter tensors."""
+        weights = Value(TENSOR, grad=False, storages=module.storages, why=_why(Evidence.MODULE_CALL, "kind"))
+        weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
+        return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
+
+
+def _held_parameters(kind: str, first: Value):
+    """What an optimizer holds: the parameters it is built from (``model.parameters()``)."""
+    if kind != "optimizer":
+        return None
+    parameters = first.all_items() if first.items is not None else first if first.is_tensor else None
+    return (("*", parameters),) if parameters is not None else None
+
+
+def _operand(node):
+    """What an attribute is read from: ``w`` in ``w.data`` and in ``getattr(w, "data")``."""
+    return node.value if type(node) is ast.Attribute else node.args[0]
+
+
+_PARTIAL_VIEWS = frozenset(("narrow", "select", "diagonal", "unfold", "as_strided"))
+
+
+def _view_kind(method: str) -> str:
+    """A view of part of a tensor (a slice, a chunk) or of all of it (``view``, ``t()``)."""
+    return "partial_view" if method in _PARTIAL_VIEWS or method in k.METHODS_RETURNING_TENSOR_SEQUENCE else "view"
+
 
 _NUMERIC = frozenset(("number", "int", "bool"))
 
@@ -948,7 +1052,7 @@ def _copied(value: Value, node) -> Value:
     if value.items is not None:
         items = tuple((key, _copied(item, node)) for key, item in value.items)
     return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
-                          items=items, facts=EMPTY, pinned=False)
+                          items=items, facts=EMPTY, pinned=False, made=EMPTY)
 
 
 _EXPRESSIONS = {
