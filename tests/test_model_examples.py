@@ -442,3 +442,51 @@ def test_a_move_under_a_negated_equality_always_copies():
                 return y
     """)
     assert not model.value_at(6, "y").storages & model.value_at(6, "x").storages
+
+
+# ----- module parameters (TEN2xx): an annotated module, its named parameters, a caller's model
+
+def test_a_parameter_annotated_as_a_module_is_one_and_its_parameters_are_its_storages():
+    model = solve("""
+        import torch
+        from torch import nn
+        def drift(net: nn.Module, lr: float):
+            for name, p in net.named_parameters():
+                p.sub_(lr)
+    """)
+    assert "module" in model.value_at(6, "net").kinds
+    assert model.value_at(6, "p").is_tensor and model.value_at(6, "name").kinds == {"str"}
+    [write] = model.events.find("write", line=6)
+    assert model.value_at(6, "net").storages < write.storages
+
+
+def test_two_functions_given_a_model_may_write_the_same_parameters_but_not_a_model_built_here():
+    model = solve("""
+        import torch
+        from torch import nn
+        def keep(net: nn.Module):
+            return [p.detach() for p in net.parameters()]
+        def train(net: nn.Module):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            opt.step()
+        def local():
+            opt = torch.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1)
+            opt.step()
+    """)
+    [kept] = model.events.find("alias", line=5)
+    [trained] = model.events.find("write", line=8)
+    [built] = model.events.find("write", line=11)
+    assert kept.value.storages & trained.storages
+    assert not kept.value.storages & built.storages
+
+
+def test_an_item_appended_is_bound_as_the_containers_items():
+    model = solve("""
+        import torch
+        def keep(w: torch.Tensor):
+            kept = []
+            kept.append(w.detach())
+            return kept
+    """)
+    [bind] = model.events.find("bind", line=5)
+    assert bind.place == "kept[*]" and bind.value.storages == model.value_at(5, "w").storages

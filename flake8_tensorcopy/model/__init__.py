@@ -15,6 +15,7 @@ once more the functions whose callers' join grew after they were solved.
 import ast
 from typing import Dict, List, Optional
 
+from flake8_tensorcopy.knowledge import role_of
 from flake8_tensorcopy.model.classes import ClassInfo
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
@@ -27,6 +28,8 @@ from flake8_tensorcopy.model.values import (
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MODULE_KIND = kinds("module")
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
 
@@ -71,6 +74,7 @@ class Model:
         self.module = FunctionInfo(tree, "<module>", None, None)
         self.module_state: Optional[dict] = None
         self._lines = None
+        self._comprehensions = None
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -225,8 +229,15 @@ class Model:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
             elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
                 value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
+            elif annotation and "?" in value.kinds and self.annotated_module(annotation):
+                value = value._replace(kinds=MODULE_KIND, grad=True, kind_from=EMPTY, why=(("kind", Evidence.ANNOTATION),))
             state[parameter.arg] = value
         return state
+
+    def annotated_module(self, annotation: str) -> bool:
+        """Whether an annotation names a ``torch.nn`` module class (``nn.Module``, ``nn.Linear``)."""
+        package, _, last = self.qualify(annotation).rpartition(".")
+        return last[:1].isupper() and "module" in role_of("package", package)
 
     def summary(self, function: FunctionInfo) -> Optional[Summary]:
         """The function's summary, solved now if needed; None while it is being solved."""
@@ -324,6 +335,13 @@ class Model:
             return state[place]
         transfer = Transfer(self, info, summary_mode=False)
         return transfer.evaluate(ast.parse(place, mode="eval").body, state)
+
+    @property
+    def comprehensions(self) -> List[ast.AST]:
+        """The file's comprehensions (each builds one container item by item)."""
+        if self._comprehensions is None:
+            self._comprehensions = [node for node in ast.walk(self.tree) if type(node) in _COMPREHENSIONS]
+        return self._comprehensions
 
     def left_in_flight(self, copy) -> bool:
         """Whether a ``copy-start`` event's copy may still run when its function returns."""

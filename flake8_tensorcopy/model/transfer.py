@@ -784,9 +784,8 @@ class Transfer:
             if self.summary_mode:
                 state["!steps"] = NONE
             return NONE
-        if method in ("parameters", "buffers"):
-            weight = Value(TENSOR, grad=method == "parameters", storages=receiver.storages, why=_why(Evidence.MODULE_CALL, "kind"))
-            return Value(kinds("list"), items=(("*", weight),))
+        if method in _MODULE_TENSORS:
+            return _module_tensors(receiver, method)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             return receiver
         if "state_dict" in k.role_of("method", method) and not arguments:
@@ -886,6 +885,8 @@ class Transfer:
                 items["*"] = join(items["*"], added) if "*" in items else added
             if receiver_place is not None and "[" not in receiver_place:
                 state[receiver_place] = receiver._replace(items=tuple(items.items()))
+                if method not in ("extend", "update"):
+                    self.record("bind", node, receiver_place + "[*]", added, state)
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))
@@ -1009,6 +1010,24 @@ class Transfer:
         weights = Value(TENSOR, grad=False, storages=module.storages, why=_why(Evidence.MODULE_CALL, "kind"))
         weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
         return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
+
+
+_MODULE_TENSORS = frozenset(("parameters", "buffers", "named_parameters", "named_buffers"))
+# the parameters of a module a caller passed in: any two such modules may be one model, so a
+# write to one's parameters (an optimizer step in another function) may write the other's
+CALLERS_PARAMETERS = ("parameters", "of a caller's module")
+
+
+def _module_tensors(module: Value, method: str) -> Value:
+    """``m.parameters()`` / ``m.named_parameters()``: the module's tensors (its storages), as
+    items or as ``(name, tensor)`` pairs."""
+    storages = module.storages
+    if not any(type(storage[0]) is int for storage in storages):  # not built in the file
+        storages = storages | {CALLERS_PARAMETERS}
+    weight = Value(TENSOR, grad=method.endswith("parameters"), storages=storages, why=_why(Evidence.MODULE_CALL, "kind"))
+    if method.startswith("named_"):
+        weight = Value(kinds("tuple"), items=(("0", STRING), ("1", weight)))
+    return Value(kinds("list"), items=(("*", weight),))
 
 
 def _held_parameters(kind: str, first: Value):
