@@ -316,6 +316,7 @@ class ModelSite:
         self.tree = tree
         self.lines = source.splitlines()
         self.reports: List[Report] = []
+        self._statements: Optional[dict] = None
 
     def node_of(self, node: ast.AST) -> Optional[cst.CSTNode]:
         """The LibCST node spanning what the ast ``node`` spans (None: not parsed, or none of
@@ -341,6 +342,13 @@ class ModelSite:
 
     def source_of(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    def statement_of(self, node: ast.expr) -> Optional[ast.Expr]:
+        """The expression statement that is ``node`` alone (``x.mul_(2)`` on its own line), if any."""
+        if self._statements is None:
+            self._statements = {id(statement.value): statement for statement in ast.walk(self.tree)
+                                if type(statement) is ast.Expr}
+        return self._statements.get(id(node))
 
     def report(self, code: str, node: cst.CSTNode, message: str, fix=None) -> None:
         self.reports.append(Report(code, node, message, fix))

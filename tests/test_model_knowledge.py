@@ -4,7 +4,7 @@ import ast
 
 import pytest
 
-from flake8_tensorcopy.knowledge import HAND_TABLE
+from flake8_tensorcopy.knowledge import HAND_TABLE, role_of
 from flake8_tensorcopy.model import build_model
 
 
@@ -128,6 +128,64 @@ def check_state_dict(model, example):
     result, m = _value_after(model, example, "r"), _value_after(model, example, "m")
     weights = result.item("*")
     assert weights.is_tensor and weights.storages == m.storages and weights.made and not result.storages & m.storages
+
+
+def check_grad_off(model, example):
+    assert not model.events.find("save") and "!saved" not in model.exit_state()
+
+
+def check_grad_switch(model, example):
+    check_grad_off(model, example)
+
+
+def _facts(model, example, prefix):
+    return [fact for fact in _value_after(model, example, "r").facts if fact.startswith(prefix)]
+
+
+def check_overlapping(model, example):
+    assert _facts(model, example, "overlapping:") and _value_after(model, example, "r").is_tensor
+
+
+def check_multi_output_view(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert _facts(model, example, "split:") and result.storages == w.storages and result.grad
+
+
+def _write(model, example):
+    [write] = model.events.find("write", line=_last_line(example))
+    return write
+
+
+def check_uniform_write(model, example):
+    assert "uniform_write" in role_of("method", _write(model, example).detail["method"])
+
+
+def check_unmasked_overlap(model, example):
+    assert "unmasked_overlap" in role_of("method", _write(model, example).detail["method"])
+
+
+def check_unversioned(model, example):
+    assert "unversioned" in _value_after(model, example, "r").facts
+
+
+def check_registers(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and result.storages
+
+
+def check_rearrange(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert _facts(model, example, "rearranged:") and result.storages == w.storages
+
+
+def check_index_result(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and not result.grad and _value_after(model, example, "w").grad
+
+
+def check_requires_grad(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.grad and w.grad and result.storages == w.storages
 
 
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])

@@ -218,3 +218,25 @@ def test_pytest_plugin_is_registered_and_strict_fails_the_hazardous_test(tmp_pat
     assert "1 failed, 1 passed" in done.stdout
     assert "test_snapshot" in done.stdout and "TEN203" in done.stdout
     assert "tensorcopy: 1 hazard(s) seen: TEN203 x1" in done.stdout
+
+
+def test_calls_that_write_nothing_and_alias_nothing_walk_no_stack(monkeypatch):
+    """The cost: a call that writes nothing, makes no view and meets no live alias is let
+    through without looking up where it came from (no frame is classified; the hooks on tensors
+    saved for backward, which place each saved tensor, are off here)."""
+    from flake8_tensorcopy.runtime import frames
+
+    layer = torch.nn.Linear(4, 4)
+    x = torch.ones(2, 4)
+    classified = []
+    original = frames.is_library
+    monkeypatch.setattr(frames, "is_library", lambda path: classified.append(path) or original(path))
+    with Monitor(static=False, saved=False) as monitor:
+        y = torch.relu(layer(x)).sum() + x.is_complex()
+        classified_quiet = len(classified)
+        view = x.t()
+        x.add_(1)
+    assert classified_quiet == 0
+    assert classified  # a view and a write are still placed
+    assert monitor.reports == [] and float(y) == pytest.approx(float(torch.relu(layer(x - 1)).sum()))
+    assert view.shape == (4, 2)

@@ -214,3 +214,54 @@ def keep(model: torch.nn.Module, x):
     return {"probs": probs}
 """
     assert codes(source) == [("TEN307", 10)]
+
+
+def test_what_the_model_follows_for_ten307_holds_in_torch():
+    """The new fixture lines rest on these: an alias of a saved sigmoid output, a LayerNorm's
+    input written by an inplace=True functional raise; dropout keeps no input (no error)."""
+    logits = torch.nn.Parameter(torch.zeros(3))
+    gates = torch.sigmoid(logits)
+    scaled = gates
+    scaled *= torch.ones(3)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        gates.sum().backward()
+    norm = torch.nn.LayerNorm(3)
+    hidden = torch.randn(2, 3)
+    normed = norm(hidden)
+    torch.nn.functional.relu(hidden, inplace=True)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        normed.sum().backward()
+    drop = torch.nn.Dropout(0.1)
+    spectrum = torch.randn(4, requires_grad=True) * 1.0
+    dropped = drop(spectrum)
+    spectrum.masked_fill_(spectrum > 0, 0.0)
+    dropped.sum().backward()
+
+
+def test_a_chunk_of_a_buffer_registered_in_init_and_a_helper_s_graph_rows_are_followed():
+    source = """import torch
+from torch import nn
+
+class Gates(nn.Module):
+    def __init__(self, width: int):
+        super().__init__()
+        self.register_buffer("base", torch.zeros(width).expand(2, width))
+        self.weight = nn.Parameter(torch.ones(width))
+
+    def forward(self, x: torch.Tensor):
+        self.base.mul_(2.0)
+        self.base.fill_(0.0)
+        halves = self.weight.chunk(2)
+        kept = halves
+        kept[0].add_(1.0)
+        return x
+
+def rows(t: torch.Tensor):
+    for row in t:
+        row.mul_(2.0)
+    return t
+
+def caller(w: nn.Parameter):
+    return rows(w * 1.0)
+"""
+    assert codes(source) == [("TEN209", 11), ("TEN209", 15), ("TEN209", 20)]

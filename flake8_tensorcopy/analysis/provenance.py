@@ -60,8 +60,6 @@ _INTEGER_RESULTS = frozenset(
      "logical_xor", "any", "all", "count_nonzero", "bincount", "equal", "randint", "randint_like", "randperm",
      "multinomial", "bucketize", "searchsorted", "one_hot", "argwhere", "tril_indices", "triu_indices"}
 )
-# Methods whose result never carries a graph (what a returned value may be turned into).
-GRAD_STOPS = _DETACHING | _INTEGER_RESULTS
 _INTEGER_DTYPES = frozenset(
     "torch." + name for name in ("long", "int64", "int", "int32", "short", "int16", "int8", "uint8", "bool")
 ) | {"torch.LongTensor", "torch.IntTensor", "torch.BoolTensor", "torch.ByteTensor"}

@@ -142,7 +142,6 @@ class Analysis:
         self._class_facts: Optional[ClassFacts] = None  # of the class whose methods are walked
         self._class_name: Optional[str] = None  # that class's name
         self._function: Optional[cst.FunctionDef] = None  # the function being walked
-        self._blocks: List[list] = []  # [statements, index] of the blocks open in that function
         self._loops: List[Loop] = []  # the loops around the point of the walk, innermost last
         self._returned: Dict[int, frozenset] = {}
         self._restored: Dict[int, frozenset] = {}
@@ -173,12 +172,6 @@ class Analysis:
     def function(self) -> Optional[cst.FunctionDef]:
         """The function being walked (None at module and class level)."""
         return self._function
-
-    def enclosing_blocks(self) -> List[tuple]:
-        """(statements, index) of each block around the statement being walked, innermost
-        first, up to the body of the function being walked: ``statements[index]`` is the
-        statement that holds the current point. What follows it is what runs next."""
-        return [(statements, index) for statements, index in reversed(self._blocks)]
 
     def facts_for(self, code: str) -> dict:
         """A rule's own store of facts for this module (empty at first)."""
@@ -239,14 +232,14 @@ class Analysis:
         )
         if self.scope.is_class:
             scope.receiver = receiver_of(node)
-        saved = self.no_grad_depth, self._function, self._loops, self._blocks
+        saved = self.no_grad_depth, self._function, self._loops
         no_grad = any(
             self.qualname(getattr(decorator.decorator, "func", decorator.decorator)) in NO_GRAD_CONTEXTS
             for decorator in node.decorators
         )  # @torch.no_grad() / @torch.inference_mode()
-        self.no_grad_depth, self._function, self._loops, self._blocks = int(no_grad), node, [], []
+        self.no_grad_depth, self._function, self._loops = int(no_grad), node, []
         self._walk_scope(suite_statements(node.body), scope)
-        self.no_grad_depth, self._function, self._loops, self._blocks = saved
+        self.no_grad_depth, self._function, self._loops = saved
 
     def _disputed_parameters(self, node: cst.FunctionDef, class_name: Optional[str]) -> FrozenSet[str]:
         """The parameters of a top-level function or method that a call site of this file
@@ -447,12 +440,8 @@ class Analysis:
     def _walk_block(self, statements: Iterable[cst.CSTNode]) -> bool:
         """Walk statements in order; True when the block always leaves (return, raise, ...)."""
         leaves = False
-        position = [statements, 0]
-        self._blocks.append(position)
-        for index, statement in enumerate(statements):
-            position[1] = index
+        for statement in statements:
             leaves = self._walk_statement(statement)
-        self._blocks.pop()
         return leaves
 
     def _walk_statement(self, node: cst.CSTNode) -> bool:

@@ -30,6 +30,18 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
+- ``grad_off`` / ``grad_switch``: a context (or decorator) under which nothing is recorded for
+  backward (``torch.no_grad()``; ``torch.set_grad_enabled(False)``);
+- ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
+- ``multi_output_view``: each output is a view autograd cannot rebase when written
+  (``w.chunk(2)``; iterating over a tensor unbinds it);
+- ``uniform_write``: writes one value everywhere (``w.fill_(0)``): an overlapping view takes it;
+- ``unmasked_overlap``: writes where a mask says, so an overlapping view does not raise on CPU;
+- ``unversioned``: an alias whose writes skip autograd's version counter (``w.data``);
+- ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
+- ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
+- ``index_result``: a tensor of indices, never in a graph (``w.argmax()``);
+- ``requires_grad``: the tensor itself, now a leaf that requires grad (``w.requires_grad_()``).
 """
 
 from typing import Dict, NamedTuple, Tuple
@@ -131,6 +143,51 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
+    Entry("requires_grad_", "method", "requires_grad", "import torch\nw = torch.ones(2)\nr = w.requires_grad_()"),
+    Entry("inplace=True", "syntax", "inplace", _W + "r = w.detach()\ntorch.nn.functional.relu(r, inplace=True)"),
+    Entry("torch.no_grad", "function", "grad_off", _W + "with torch.no_grad():\n    r = torch.sigmoid(w)"),
+    Entry("torch.inference_mode", "function", "grad_off", _W + "with torch.inference_mode():\n    r = torch.sigmoid(w)"),
+    Entry("torch.autograd.no_grad", "function", "grad_off", _W + "with torch.autograd.no_grad():\n    r = torch.sigmoid(w)"),
+    Entry("torch.set_grad_enabled", "function", "grad_switch",
+          _W + "with torch.set_grad_enabled(False):\n    r = torch.sigmoid(w)"),
+    Entry("expand", "method", "overlapping", _W + "r = w.expand(3, 2)"),
+    Entry("expand_as", "method", "overlapping", _W + "r = w.expand_as(torch.ones(3, 2))"),
+    Entry("torch.broadcast_to", "function", "overlapping", _W + "r = torch.broadcast_to(w, (3, 2))"),
+    Entry("chunk", "method", "multi_output_view", _W + "r, _ = w.chunk(2)"),
+    Entry("split", "method", "multi_output_view", _W + "r, _ = w.split(1)"),
+    Entry("unbind", "method", "multi_output_view", _W + "r, _ = w.unbind()"),
+    Entry("split_with_sizes", "method", "multi_output_view", _W + "r, _ = w.split_with_sizes([1, 1])"),
+    Entry("torch.chunk", "function", "multi_output_view", _W + "r, _ = torch.chunk(w, 2)"),
+    Entry("torch.split", "function", "multi_output_view", _W + "r, _ = torch.split(w, 1)"),
+    Entry("torch.unbind", "function", "multi_output_view", _W + "r, _ = torch.unbind(w)"),
+    Entry("iteration", "syntax", "multi_output_view", _W + "for r in w:\n    pass"),
+    Entry("fill_", "method", "uniform_write", _W + "r = w.expand(3, 2)\nr.fill_(0)"),
+    Entry("zero_", "method", "uniform_write", _W + "r = w.expand(3, 2)\nr.zero_()"),
+    Entry("masked_fill_", "method", "unmasked_overlap", _W + "r = w.expand(3, 2)\nr.masked_fill_(r > 0, 0)"),
+    Entry("data", "attribute", "unversioned", _W + "r = w.data"),
+    Entry("register_buffer", "method", "registers",
+          "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+          "        self.register_buffer('r', torch.ones(2))\nm = M()\nr = m.r"),
+    Entry("register_parameter", "method", "registers",
+          "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+          "        self.register_parameter('r', torch.nn.Parameter(torch.ones(2)))\nm = M()\nr = m.r"),
+    Entry("transpose", "method", "rearrange", _W + "r = w.transpose(0, 0)"),
+    Entry("t", "method", "rearrange", _W + "r = w.t()"),
+    Entry("permute", "method", "rearrange", _W + "r = w.permute(0)"),
+    Entry("swapaxes", "method", "rearrange", _W + "r = w.swapaxes(0, 0)"),
+    Entry("swapdims", "method", "rearrange", _W + "r = w.swapdims(0, 0)"),
+    Entry("movedim", "method", "rearrange", _W + "r = w.movedim(0, 0)"),
+    Entry("moveaxis", "method", "rearrange", _W + "r = w.moveaxis(0, 0)"),
+    Entry("T", "attribute", "rearrange", _W + "r = w.T"),
+    Entry("mT", "attribute", "rearrange", "import torch\nw = torch.ones(2, 2, requires_grad=True)\nr = w.mT"),
+    Entry("H", "attribute", "rearrange", _W + "r = w.H"),
+    Entry("mH", "attribute", "rearrange", "import torch\nw = torch.ones(2, 2, requires_grad=True)\nr = w.mH"),
+    Entry("argmax", "method", "index_result", _W + "r = w.argmax()"),
+    Entry("torch.argmax", "function", "index_result", _W + "r = torch.argmax(w)"),
+    Entry("argmin", "method", "index_result", _W + "r = w.argmin()"),
+    Entry("torch.argmin", "function", "index_result", _W + "r = torch.argmin(w)"),
+    Entry("argsort", "method", "index_result", _W + "r = w.argsort()"),
+    Entry("torch.argsort", "function", "index_result", _W + "r = torch.argsort(w)"),
 )
 
 

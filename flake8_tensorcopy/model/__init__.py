@@ -22,13 +22,13 @@ from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
-from flake8_tensorcopy.model.transfer import TENSOR, Transfer
+from flake8_tensorcopy.knowledge import role_of
+from flake8_tensorcopy.model.transfer import TENSOR, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-MODULE_KIND = kinds("module")
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
@@ -229,15 +229,25 @@ class Model:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
             elif annotation in self.classes and "?" in value.kinds:  # an instance of a class of the file
                 value = value._replace(kinds=frozenset({"object:" + annotation}), why=(("kind", Evidence.ANNOTATION),))
-            elif annotation and "?" in value.kinds and self.annotated_module(annotation):
-                value = value._replace(kinds=MODULE_KIND, grad=True, kind_from=EMPTY, why=(("kind", Evidence.ANNOTATION),))
+            elif annotation and "?" in value.kinds:
+                value = self.annotated_torch_value(annotation, value)
             state[parameter.arg] = value
+        if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
+            state[NO_GRAD] = frozenset(("decorator",))
         return state
 
-    def annotated_module(self, annotation: str) -> bool:
-        """Whether an annotation names a ``torch.nn`` module class (``nn.Module``, ``nn.Linear``)."""
-        package, _, last = self.qualify(annotation).rpartition(".")
-        return last[:1].isupper() and "module" in role_of("package", package)
+    def annotated_torch_value(self, annotation: str, value: Value) -> Value:
+        """A parameter annotated ``nn.Parameter`` is a leaf that requires grad; one annotated
+        with a torch module class (``nn.Conv1d``, ``nn.Module``) is that module."""
+        qual = self.qualify(annotation)
+        why = (("kind", Evidence.ANNOTATION),)
+        if "parameter" in role_of("function", qual):
+            return value._replace(kinds=TENSOR, grad=True, why=why)
+        package, _, last = qual.rpartition(".")
+        if last[:1].isupper() and "module" in role_of("package", package):
+            return value._replace(kinds=frozenset({"module"}), grad=True, why=why,
+                                  qual=qual if qual != "torch.nn.Module" else "")
+        return value
 
     def summary(self, function: FunctionInfo) -> Optional[Summary]:
         """The function's summary, solved now if needed; None while it is being solved."""
@@ -342,6 +352,25 @@ class Model:
         if self._comprehensions is None:
             self._comprehensions = [node for node in ast.walk(self.tree) if type(node) in _COMPREHENSIONS]
         return self._comprehensions
+
+    def event_guards_copies(self, owner: ClassInfo, attribute: str) -> bool:
+        """Whether ``self.<attribute>`` is None only before the class's first copy: only
+        ``__init__`` stores None there (and leaves no copy in flight), and every other method
+        that leaves copies in flight stores there an event recorded after them."""
+        for method in owner.methods.values():
+            summary = self.summary(method)
+            if summary is None:  # still being solved: not known yet
+                return False
+            stored = summary.stores.get(attribute)
+            if method.node.name == "__init__":
+                if summary.in_flight:
+                    return False
+            elif stored is not None and "none" in stored.kinds:
+                return False
+            elif summary.in_flight and (stored is None or "event" not in stored.kinds
+                                        or not summary.in_flight <= stored.pending):
+                return False
+        return True
 
     def left_in_flight(self, copy) -> bool:
         """Whether a ``copy-start`` event's copy may still run when its function returns."""

@@ -7,6 +7,7 @@ one: assignment, expression, return, ...) or a tuple for what a compound stateme
 - ``("assume", expr, truth)``: the condition held / failed: narrowing is a flow node (pyright);
 - ``("for", node)``: bind a for loop's target to an item of its iterable (evaluated before);
 - ``("with", item)``, ``("except", handler)``, ``("case", case, subject)``: their bindings;
+  ``("with_end", item)``: leaving a ``with`` block normally (a context it entered ends);
 - ``("def", node)``: a nested function, lambda-free class or function definition binds a name.
 
 Loops get a header block (``Block.loop``) where the solver widens; ``break`` goes past the
@@ -161,7 +162,11 @@ class _Builder:
     def with_(self, node, current: int) -> Optional[int]:
         for item in node.items:
             self.add(current, ("with", item))
-        return self.body(node.body, current)
+        end = self.body(node.body, current)
+        if end is not None:
+            for item in reversed(node.items):
+                self.add(end, ("with_end", item))
+        return end
 
     def try_(self, node, current: int) -> Optional[int]:
         final = self.new() if node.finalbody else None

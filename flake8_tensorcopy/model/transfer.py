@@ -15,7 +15,7 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -117,7 +117,7 @@ class Transfer:
         old = self.evaluate(node.target, state)
         other = self.evaluate(node.value, state)
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
-            self.write(node.target, old, state, node, grad=other.grad)
+            self.write(node.target, old, state, node, grad=other.grad, statement=node)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
             if old.kinds == TENSOR:
                 self.rebind(node.target, written, state)
@@ -167,8 +167,14 @@ class Transfer:
     def op_with(self, op, state):
         item = op[1]
         value = self.evaluate(item.context_expr, state)
+        if grad_disabled_by(self.model, item.context_expr):
+            state[NO_GRAD] = state.get(NO_GRAD, EMPTY) | {_site(item.context_expr)}
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, state, item.context_expr)
+
+    def op_with_end(self, op, state):
+        if state.get(NO_GRAD):
+            state[NO_GRAD] = state[NO_GRAD] - {_site(op[1].context_expr)}
 
     def op_except(self, op, state):
         handler = op[1]
@@ -224,7 +230,7 @@ class Transfer:
             state[place] = value
             self.record("bind", target, place, value, state)
         elif kind is ast.Subscript:
-            self.store_item(target, value, state)
+            self.store_item(target, value, state, node)
         elif kind is ast.Tuple or kind is ast.List:
             for position, element in enumerate(target.elts):
                 if type(element) is ast.Starred:
@@ -236,31 +242,32 @@ class Transfer:
         elif kind is ast.Starred:
             self.assign(target.value, value, state, node)
 
-    def store_item(self, target: ast.Subscript, value: Value, state: dict) -> None:
+    def store_item(self, target: ast.Subscript, value: Value, state: dict, statement=None) -> None:
         container = self.evaluate(target.value, state)
         self.evaluate(target.slice, state)
         if container.is_tensor or "ndarray" in container.kinds:  # ``x[i] = v`` writes the array in place
-            self.write(target.value, container, state, target, grad=value.grad)
+            self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement)
         place = place_of(target.value)
         if place is None or "[" in place:
             return
         if container.items is not None or not container.is_tensor:
             key = key_of(target.slice)
-            items = dict(container.items or ())
+            items = dict(container.items if container.items is not None else (("*", UNKNOWN),))  # the rest unknown
             items[key] = value if key not in items or key != "*" else join(items[key], value)
             state[place] = container._replace(items=tuple(items.items()))
             self.record("bind", target, place_of(target), value, state)
 
-    def write(self, target, value: Value, state: dict, node, grad: bool = False) -> None:
-        """An in-place write of ``value``'s storages, with who else holds them and what of them
-        autograd saved."""
+    def write(self, target, value: Value, state: dict, node, grad: bool = False, **how) -> None:
+        """An in-place write of ``value``'s storages, with who else holds them, what of them
+        autograd saved, whether grad mode was on, and ``how`` (the method, the assigned value)."""
         if self.recording:
             place = place_of(target)
             holders = set()
             for storage in value.storages:
                 holders.update(self.store.holders(storage, state, excluding=(place,)))
             saved = value.storages & state.get(SAVED, EMPTY)
-            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved)
+            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved,
+                        grad_mode=not state.get(NO_GRAD), **how)
         if self.summary_mode:
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
@@ -334,7 +341,8 @@ class Transfer:
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
-                detached = base._replace(grad=False, graph=False, fresh=False, items=None)
+                detached = base._replace(grad=False, graph=False, fresh=False, items=None,
+                                         facts=base.facts | (UNVERSIONED if "unversioned" in roles else EMPTY))
                 return self.aliased(node, _operand(node), detached, "detach", "." + name, state)
             if "integer" in roles:
                 return INTEGER
@@ -343,7 +351,8 @@ class Transfer:
                 grad = base.grad and name != "grad"
                 result = Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
                                why=_why(Evidence.TENSOR_METHOD, "kind"),
-                               grad_from=base.grad_from if name != "grad" else EMPTY, made=base.made)
+                               grad_from=base.grad_from if name != "grad" else EMPTY, made=base.made,
+                               facts=view_facts(roles, name, f".{name}"))
                 if name in k.VIEW_ATTRIBUTES:
                     return self.aliased(node, _operand(node), result, "view", "." + name, state)
                 return result._replace(made=EMPTY)
@@ -485,7 +494,7 @@ class Transfer:
                 device=left.device | right.device, why=_why(Evidence.TORCH_API, "kind"),
                 grad_from=left.grad_from | right.grad_from,
             )
-            self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state)
+            self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node)
             return result
         if left.kind_from or right.kind_from:
             return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
@@ -497,17 +506,25 @@ class Transfer:
             return NUMBER
         return UNKNOWN
 
-    def save(self, function: Optional[str], operands, result: Value, state) -> None:
-        """What autograd keeps of an operation on grad tensors (the torch tables say which)."""
-        saved = k.SAVED_FOR_BACKWARD.get(function) if function else None
-        if not saved or not (result.grad or result.grad_from):
+    def save(self, function: Optional[str], operands, result: Value, state, node=None, saved=None) -> None:
+        """What autograd keeps of an operation on grad tensors (the torch tables say which,
+        unless ``saved`` does); nothing under ``torch.no_grad()``."""
+        if saved is None:
+            saved = k.SAVED_FOR_BACKWARD.get(function) if function else None
+        if not saved or not (result.grad or result.grad_from) or state.get(NO_GRAD):
             return
         storages = set()
         for what in saved:
             if what == "output":
-                storages |= result.storages
+                kept = result.storages
             elif what < len(operands) and operands[what] is not None:
-                storages |= operands[what].storages
+                kept = operands[what].storages
+            else:
+                continue
+            storages |= kept
+            if kept and node is not None:
+                self.record("save", node, None, result, state, op=function, what="output" if what == "output" else "input",
+                            storages=kept)
         if storages:
             state[SAVED] = state.get(SAVED, EMPTY) | storages
 
@@ -517,7 +534,7 @@ class Transfer:
             found = value.all_items()
             return found if found is not None else UNKNOWN
         if value.is_tensor:
-            return value._replace(items=None, fresh=False, facts=EMPTY)
+            return value._replace(items=None, fresh=False, facts=ITERATED)
         return UNKNOWN
 
     # ----- narrowing
@@ -536,6 +553,12 @@ class Transfer:
             if checked is not None and checked.qual in ("torch.Tensor", "torch.nn.Parameter"):
                 old = state.get(place, UNKNOWN)
                 state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
+        elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
+            self.event_absent(test, state)
+        elif kind is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) and (
+                type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None):
+            if (type(test.ops[0]) is ast.Is) == truth:
+                self.event_absent(test.left, state)
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -543,6 +566,21 @@ class Transfer:
                 place, other = place_of(left.value), place_of(right)
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
+
+    def event_absent(self, node, state: dict) -> None:
+        """On a path where ``self.<attr>``, the place that holds the event covering this class's
+        copies, is None, none of them was made yet: neither the copies it covers nor those in
+        flight at the call (``ENTRY``: the class's own ones are covered) are in flight."""
+        place = place_of(node)
+        receiver = self.function.names[0] + "." if getattr(self.function, "receiver_offset", 0) else None
+        if place is None or not receiver or not place.startswith(receiver) or "." in place[len(receiver):]:
+            return
+        recording, self.recording = self.recording, False
+        value = self.evaluate(node, state)  # already evaluated (and recorded) by the test
+        self.recording = recording
+        if "event" in value.kinds and value.pending and self.model.event_guards_copies(
+                self.function.owner, place[len(receiver):]):
+            state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) - value.pending - {ENTRY}
 
     def annotated(self, value: Value, annotation) -> Value:
         text = place_of(annotation) or ""
@@ -588,7 +626,7 @@ class Transfer:
                 if forward is not None:
                     return self.apply(forward, [callee] + arguments, keywords, node, state)
         if "module" in callee.kinds:
-            return self.module_output(arguments, node, state)
+            return self.module_output(arguments, node, state, callee.qual)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
             result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from)
             self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
@@ -604,17 +642,19 @@ class Transfer:
         self.record("call", node, None, UNKNOWN, state, callee=name, arguments=tuple(arguments))
         return UNKNOWN
 
-    def module_output(self, arguments, node, state) -> Value:
-        """A module's output is a graph tensor; its parameters' gradients need the input, so
-        the input is saved for backward."""
+    def module_output(self, arguments, node, state, layer: str = "") -> Value:
+        """A module's output is a graph tensor. What it saves for backward: for a torch layer,
+        what the torch tables say; for a module the model cannot see into, its inputs (its
+        parameters' gradients need them); nothing under ``torch.no_grad()``."""
         for argument, value in zip(node.args, arguments):
             self.host_read(argument, value, state, "module_call")
-        for value in arguments:
-            if value.storages and (value.is_tensor or "?" in value.kinds):
-                state[SAVED] = state.get(SAVED, EMPTY) | value.storages
         result = Value(TENSOR, grad=True, graph=True, storages=frozenset((_site(node),)), fresh=True,
                        device=arguments[0].device if arguments else EMPTY,
                        why=_why(Evidence.MODULE_CALL, "kind", "grad"))
+        if layer in k.SAVED_FOR_BACKWARD or not layer:
+            self.save(layer or "module", arguments, result, state, node, saved=None if layer else tuple(
+                index for index, value in enumerate(arguments)
+                if value.storages and (value.is_tensor or "?" in value.kinds)))
         self.record("call", node, None, result, state, callee="module", arguments=tuple(arguments))
         return result
 
@@ -643,6 +683,7 @@ class Transfer:
             result = self.shared(qual, node, first, state)
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
+            frees_saved(node, state)
             result = NONE
         elif "parameter" in roles:
             result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
@@ -652,7 +693,7 @@ class Transfer:
                                        or "optimizer" in k.role_of("package", package)):
                 kind = "module" if "module" in k.role_of("package", package) else "optimizer"
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
-                               why=_why(Evidence.TORCH_API, "kind"), items=_held_parameters(kind, first))
+                               why=_why(Evidence.TORCH_API, "kind"), items=_held_parameters(kind, first), qual=qual)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
                 result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
@@ -681,8 +722,11 @@ class Transfer:
             why=_why(Evidence.TORCH_API, "kind", *(("device",) if device else ())),
             grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
             pinned=_constant(_keyword(node, "pin_memory")) is True,
+            facts=view_facts(k.role_of("function", qual), last, f"{qual}()"),
         )
-        self.save(qual, arguments, result, state)
+        if "index_result" in k.role_of("function", qual):
+            result = result._replace(grad=False, graph=False, grad_from=EMPTY)
+        self.save(qual, arguments, result, state, node)
         return result
 
     def builtin(self, name: str, arguments, keywords, node, state) -> Value:
@@ -755,6 +799,8 @@ class Transfer:
             self.record("sync", node, receiver_place, receiver, state)
             if method == "synchronize":
                 return NONE
+        if "registers" in roles and "module" in receiver.kinds:
+            return self.register(receiver_place, node, arguments, state)
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
         if not receiver.is_tensor and "?" in receiver.kinds and method in TENSOR_ONLY_METHODS | {"backward"}:
@@ -791,7 +837,7 @@ class Transfer:
         if "state_dict" in k.role_of("method", method) and not arguments:
             return self.state_dict(receiver, node, state)
         if method == "forward":
-            return self.module_output(arguments, node, state)
+            return self.module_output(arguments, node, state, receiver.qual)
         return self.unknown_call(arguments, {}, node, state, method)
 
     def tensor_method(self, receiver, method, roles, receiver_node, receiver_place, arguments, keywords,
@@ -800,11 +846,14 @@ class Transfer:
         any_grad = receiver.grad or any(value.grad for value in arguments)
         if "backward" in roles:
             self.record("backward", node, receiver_place, receiver, state)
+            frees_saved(node, state)
             if self.summary_mode:
                 state["!backward"] = NONE
             return NONE
         if "pin" in roles:
             return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None, made=EMPTY)
+        if "requires_grad" in roles:
+            return self.requires_grad(receiver, receiver_place, node, state)
         if "value_read" in roles:
             self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
@@ -821,7 +870,7 @@ class Transfer:
         if "move" in roles:
             return self.move(receiver, method, roles, receiver_node, arguments, keywords, node, state)
         if method in k.INPLACE_METHODS:
-            self.write(receiver_node, receiver, state, node, grad=any_grad)
+            self.write(receiver_node, receiver, state, node, grad=any_grad, method=method)
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
             if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
                 written = written._replace(pending=self.start_copy(node, arguments[0], receiver.pinned, state))
@@ -836,8 +885,11 @@ class Transfer:
             result = Value(TENSOR, grad=any_grad, graph=any_grad, device=receiver.device,
                            storages=receiver.storages if view else site, fresh=not view,
                            why=_why(Evidence.TENSOR_METHOD, "kind"),
-                           grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)))
-            self.save(function, [receiver] + arguments, result, state)
+                           grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
+                           facts=view_facts(roles, method, f"{method}()"))
+            if "index_result" in roles:
+                result = result._replace(grad=False, graph=False, grad_from=EMPTY)
+            self.save(function, [receiver] + arguments, result, state, node)
             if view:
                 result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
@@ -872,6 +924,24 @@ class Transfer:
             return result._replace(made=EMPTY)
         if "index_cast" not in roles and _keyword(node, "non_blocking") is None and (method != "type" or node.args):
             return self.aliased(node, receiver_node, result, "move", method + "()", state)
+        return result
+
+    def register(self, receiver_place, node, arguments, state) -> Value:
+        """``self.register_buffer("name", t)``: the module holds ``t`` as ``self.name``."""
+        name = _constant(node.args[0]) if node.args else None
+        if receiver_place is not None and "[" not in receiver_place and type(name) is str and len(arguments) > 1:
+            place = f"{receiver_place}.{name}"
+            self.forget(place, state)
+            state[place] = arguments[1]
+            self.record("bind", node, place, arguments[1], state)
+        return NONE
+
+    def requires_grad(self, receiver: Value, receiver_place, node, state) -> Value:
+        """``x.requires_grad_()``: ``x`` itself, now a leaf that requires grad (unless ``False``)."""
+        flag = _constant(node.args[0]) if node.args else _constant(_keyword(node, "requires_grad"))
+        result = receiver._replace(grad=flag is not False, fresh=False)
+        if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            state[receiver_place] = result
         return result
 
     def container_method(self, receiver, method, receiver_place, arguments, node, state) -> Value:
@@ -935,8 +1005,14 @@ class Transfer:
                 self.write(node, written, state, node)
         if summary.in_flight:
             state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | summary.in_flight
-        if summary.saved:
-            state[SAVED] = state.get(SAVED, EMPTY) | instance.storages(summary.saved)
+        if summary.backward:
+            frees_saved(None, state)
+        if summary.saved and not state.get(NO_GRAD):
+            kept = instance.storages(summary.saved)
+            state[SAVED] = state.get(SAVED, EMPTY) | kept
+            returned = instance.storages(summary.returns.storages) if summary.returns is not None else EMPTY
+            self.record("save", node, None, NONE, state, op="local:" + function.name,
+                        what="output" if kept & returned else "input", storages=kept)
         if summary.backward:
             self.record("backward", node, None, NONE, state)
         if summary.steps:
@@ -994,10 +1070,11 @@ class Transfer:
         last = qual.rsplit(".", 1)[-1]
         if not qual.startswith("torch.") or "inplace" in k.role_of("function", qual):
             return
-        if node.args and (last.endswith("_") and not last.endswith("__") or _constant(_keyword(node, "inplace")) is True):
-            self.write(node.args[0], arguments[0], state, node)
+        inplace = "inplace" in k.role_of("syntax", "inplace=True") and _constant(_keyword(node, "inplace")) is True
+        if node.args and (last.endswith("_") and not last.endswith("__") or inplace):
+            self.write(node.args[0], arguments[0], state, node, method=qual)
         if "out" in keywords and keywords["out"].storages:
-            self.write(_keyword(node, "out"), keywords["out"], state, node)
+            self.write(_keyword(node, "out"), keywords["out"], state, node, method=qual)
 
     def step_writes(self, optimizer: Value, node, state: dict) -> None:
         """``opt.step()`` writes in place the parameters the optimizer was built from."""
@@ -1061,8 +1138,28 @@ def _on_device(value: Value) -> bool:
 
 
 def _site(node) -> tuple:
-    """The allocation site of what ``node`` makes: its position."""
+    """The allocation site of what ``node`` makes: its position, and its end where an operand
+    it holds starts at the same place (``torch.sigmoid(g).clone()``: two allocations)."""
+    first = _first_operand(node)
+    while type(first) is ast.Attribute:
+        first = first.value
+    if first is not None and type(first) is not ast.Name and (first.lineno, first.col_offset) == (
+            node.lineno, node.col_offset):
+        return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
     return (node.lineno, node.col_offset)
+
+
+def _first_operand(node):
+    kind = type(node)
+    if kind is ast.Call:
+        return node.func
+    if kind is ast.BinOp:
+        return node.left
+    if kind is ast.Compare:
+        return node.left
+    if kind is ast.Subscript or kind is ast.Attribute:
+        return node.value
+    return None
 
 
 def _copied(value: Value, node) -> Value:
@@ -1099,3 +1196,43 @@ _EXPRESSIONS = {
     ast.Starred: lambda self, node, state: self.evaluate(node.value, state),
     ast.JoinedStr: lambda self, node, state: (self.evaluate_children(node, state), STRING)[1],
 }
+
+
+# ----- grad mode, views that cannot be written, and what backward frees (TEN209, TEN210, TEN307)
+
+ITERATED = frozenset(("split:unbind() (iterating over it)",)) if "multi_output_view" in k.role_of(
+    "syntax", "iteration") else EMPTY
+UNVERSIONED = frozenset(("unversioned",))  # writes skip autograd's version counter (``.data``)
+
+
+def view_facts(roles: frozenset, name: str, shown: str) -> frozenset:
+    """What a view made by ``name`` (shown as ``shown``) is, when the knowledge says:
+    ``overlapping:`` one memory location at many positions, ``split:`` an output of a
+    multi-output view, ``rearranged:`` the same elements in another order."""
+    if "overlapping" in roles:
+        return frozenset((f"overlapping:{name}()",))
+    if "multi_output_view" in roles:
+        return frozenset(("split:" + shown,))
+    if "rearrange" in roles:
+        return frozenset(("rearranged:" + shown,))
+    return EMPTY
+
+
+def grad_disabled_by(model, context) -> bool:
+    """Whether a ``with`` context (or a decorator) turns recording for backward off:
+    ``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``."""
+    func = context.func if type(context) is ast.Call else context
+    qual = model.qualify(place_of(func) or "")
+    roles = k.role_of("function", qual)
+    arguments = context.args if type(context) is ast.Call else []
+    if "grad_off" in roles:
+        return not arguments or _constant(arguments[0]) is not False
+    if "grad_switch" in roles:
+        return bool(arguments) and _constant(arguments[0]) is False
+    return False
+
+
+def frees_saved(node, state: dict) -> None:
+    """A backward frees what its graph saved, unless ``retain_graph=True`` keeps it."""
+    if node is None or _constant(_keyword(node, "retain_graph")) is not True:
+        state.pop(SAVED, None)

@@ -26,7 +26,8 @@ A value is a product of components, each joined on its own:
 
 A state is a dict from place to value plus two sets: ``IN_FLIGHT`` (copies not yet synced; in a
 function, ``ENTRY`` stands for those in flight when it was called) and ``SAVED`` (storages
-autograd keeps for backward). ``join_states`` and ``widen_states`` are the
+autograd keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()``
+contexts that may be in effect: nothing is saved there). ``join_states`` and ``widen_states`` are the
 only ways two states meet.
 """
 
@@ -37,6 +38,7 @@ EMPTY: frozenset = frozenset()
 IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
+NO_GRAD = "!no_grad"  # state key: frozenset of the contexts that may have turned grad mode off
 
 
 class Evidence(enum.Enum):

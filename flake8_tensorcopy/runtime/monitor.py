@@ -50,6 +50,9 @@ METADATA = frozenset({
     "__reduce_ex__", "__setstate__", "backward", "pin_memory", "share_memory_", "dim_order", "ndimension",
 })
 STATE_DICT_FRAMES = ("state_dict", "_save_to_state_dict")
+# calls that can make an alias whatever their schema says (or that have none)
+ALIAS_MAKING = MOVES | COPY_MEANT_VIEWS | NUMPY_VIEWS | FROM_NUMPY | DETACHING | MULTI_OUTPUT_VIEWS | {
+    "__getitem__", "__get__:data"}
 
 
 def _name(func) -> str:
@@ -83,6 +86,21 @@ def _written_arguments(name: str):
     return frozenset(positions), frozenset(keywords)
 
 
+@functools.lru_cache(maxsize=None)
+def _may_alias(name: str) -> bool:
+    """Whether the op can return memory of an argument without writing it: a result annotated
+    ``Tensor(a)`` in one of its schemas, or no schema to tell (a Python-level function)."""
+    if name.startswith("__i") and name.endswith("__"):
+        return False  # an augmented assignment returns its receiver, written
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+    except RuntimeError:
+        schemas = []
+    return not schemas or any(
+        result.alias_info is not None and not result.alias_info.is_write
+        for schema in schemas for result in schema.returns)
+
+
 def _tensors(value, found: List[torch.Tensor], depth: int = 0) -> List[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         found.append(value)
@@ -92,6 +110,18 @@ def _tensors(value, found: List[torch.Tensor], depth: int = 0) -> List[torch.Ten
     elif depth < 3 and isinstance(value, dict):
         for item in value.values():
             _tensors(item, found, depth + 1)
+    return found
+
+
+def _arguments_tensors(args, kwargs) -> List[torch.Tensor]:
+    """The tensors among a call's arguments (and in its lists, tuples and dicts)."""
+    found: List[torch.Tensor] = []
+    for values in (args, kwargs.values() if kwargs else ()):
+        for value in values:
+            if isinstance(value, torch.Tensor):
+                found.append(value)
+            elif isinstance(value, (list, tuple, dict)):
+                _tensors(value, found, 1)
     return found
 
 
@@ -105,11 +135,20 @@ def extent(value):
             low = start + sum((n - 1) * s for n, s in zip(value.shape, value.strides) if s < 0)
             high = start + sum((n - 1) * s for n, s in zip(value.shape, value.strides) if s > 0)
             return ("cpu", low, high + value.itemsize)
-        if value.numel() == 0 or value.layout != torch.strided or value.device.type == "meta":
+        if value.is_cpu:  # a sparse CPU tensor has no data_ptr: it raises below
+            device = "cpu"
+        elif value.is_meta or value.layout != torch.strided:
             return None
+        else:
+            device = value.device.type
         start = value.data_ptr()
+        count = value.numel()
+        if count == 0:
+            return None
+        if value.is_contiguous():
+            return (device, start, start + count * value.element_size())
         span = sum((n - 1) * s for n, s in zip(value.shape, value.stride()))
-        return (value.device.type, start, start + (span + 1) * value.element_size())
+        return (device, start, start + (span + 1) * value.element_size())
     except (RuntimeError, TypeError, ValueError, AttributeError):
         return None
 
@@ -132,36 +171,31 @@ def elements_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.isin(offsets(a), offsets(b)).any())
 
 
-class ObjectMap:
+class ObjectMap(dict):
     """A map keyed by object identity holding its keys weakly (a WeakKeyDictionary would compare
-    tensors with ``==``, which is elementwise)."""
-
-    def __init__(self):
-        self._items: Dict[int, tuple] = {}
+    tensors with ``==``, which is elementwise); a dict underneath, so that testing whether it is
+    empty costs no Python call on the monitor's hot path."""
 
     def __setitem__(self, key, value) -> None:
         identity = id(key)
-        self._items[identity] = (weakref.ref(key, lambda _, items=self._items: items.pop(identity, None)), value)
+        dict.__setitem__(self, identity, (weakref.ref(key, lambda _, items=self: items.pop(identity, None)), value))
 
     def get(self, key, default=None):
-        entry = self._items.get(id(key))
+        entry = dict.get(self, id(key))
         return entry[1] if entry is not None and entry[0]() is key else default
 
     def __contains__(self, key) -> bool:
-        entry = self._items.get(id(key))
+        entry = dict.get(self, id(key))
         return entry is not None and entry[0]() is key
 
     def __delitem__(self, key) -> None:
-        self._items.pop(id(key), None)
-
-    def __len__(self) -> int:
-        return len(self._items)
+        self.pop(id(key), None)
 
     def values(self):
         return [value for ref, value in self.entries() if ref() is not None]
 
     def entries(self):
-        return self._items.values()
+        return dict.values(self)
 
 
 def _held_elsewhere(ref, held_by_tensor: bool) -> bool:
@@ -399,7 +433,7 @@ class Monitor:
                             backward=backward)
         return tensor
 
-    def _saved_written(self, tensor, written_extent, where: Location) -> None:
+    def _saved_written(self, tensor, written_extent, place: Callable[[], Optional[Location]]) -> None:
         live = []
         for ref in self.saved:
             saved = ref()
@@ -407,7 +441,7 @@ class Monitor:
                 continue
             live.append(ref)
             if overlaps(saved.extent, written_extent):
-                saved.written = where
+                saved.written = place()
                 saved.through_data = saved.through_data or tensor in self.from_data
         self.saved = live
 
@@ -493,26 +527,97 @@ _ALIAS_MESSAGES = {
 }
 
 
+class _Plan:
+    """What the monitor needs to know of one torch function, decided once per function object:
+    the arguments it writes, whether its result can share memory with an argument, and whether a
+    call to it can be let through unwatched while no alias is live."""
+
+    __slots__ = ("name", "positions", "keywords", "alias_making", "may_alias", "hazard", "quiet")
+
+    def __init__(self, func):
+        self.name = name = _name(func)
+        positions, keywords = _written_arguments(name)
+        self.positions, self.keywords = positions, keywords | {"out"}
+        self.alias_making = name in ALIAS_MAKING
+        self.may_alias = self.alias_making or _may_alias(name)
+        self.hazard = DIRECT_HAZARDS.get(name)
+        # a call that writes no positional argument, reads nothing back to the host and needs no
+        # place (a written keyword, ``out=``, is looked for in each call's keywords)
+        self.quiet = not positions and name not in BLOCKING_READS and name not in _NEEDS_PLACE
+
+    def written(self, args, kwargs) -> List[torch.Tensor]:
+        written = [args[i] for i in self.positions if i < len(args) and isinstance(args[i], torch.Tensor)]
+        if kwargs:
+            written += [kwargs[key] for key in self.keywords if isinstance(kwargs.get(key), torch.Tensor)]
+        if self.positions and self.name.startswith("_foreach") and args and isinstance(args[0], (list, tuple)):
+            written += [item for item in args[0] if isinstance(item, torch.Tensor)]
+        return written
+
+
+_PLANS: Dict[object, _Plan] = {}
+_NO_KEYWORDS: dict = {}
+
+
+def _plan(func) -> _Plan:
+    plan = _PLANS.get(func)
+    if plan is None:
+        plan = _Plan(func)
+        try:
+            _PLANS[func] = plan
+        except TypeError:  # an unhashable callable: planned on each call
+            pass
+    return plan
+
+
+class _Place:
+    """Where a call is in the user's code, looked up (a walk up the stack past library frames)
+    only when a report or a record needs it, while the call still runs."""
+
+    __slots__ = ("caller", "direct", "location")
+
+    def __init__(self, caller):
+        self.caller = caller
+        self.direct = caller is not None and not frames.is_library(caller.f_code.co_filename)
+        self.location: Optional[Location] = None
+
+    def __call__(self) -> Optional[Location]:
+        if self.location is None and self.caller is not None:
+            frame = self.caller
+            while frame is not None and frames.is_library(frame.f_code.co_filename):
+                frame = frame.f_back
+            self.location = None if frame is None else Location(frame.f_code.co_filename, frame.f_lineno)
+            self.caller = None
+        return self.location
+
+
 class _Mode(TorchFunctionMode):
     def __init__(self, monitor: Monitor):
         super().__init__()
         self.monitor = monitor
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
+        if kwargs is None:
+            kwargs = _NO_KEYWORDS
         monitor = self.monitor
         if monitor.busy:
             return func(*args, **kwargs)
-        name = _name(func)
-        caller = _caller()
-        direct = caller is not None and not frames.is_library(caller.f_code.co_filename)
-        # where the call is in the user's code: the caller itself when direct, else looked up
-        # only for the calls that need it (a write, an alias, a report)
-        where = Location(caller.f_code.co_filename, caller.f_lineno) if direct else None
-        tensors = _tensors(list(args), []) + _tensors(list(kwargs.values()), []) if args or kwargs else []
-        before(monitor, name, args, kwargs, tensors, where, direct)
+        plan = _PLANS.get(func) or _plan(func)
+        if (plan.quiet and not monitor.aliases and not monitor.pending_host and plan.keywords.isdisjoint(kwargs)
+                and (plan.hazard is None or not plan.hazard(args))):
+            # fast path: nothing to check before the call, and after it only an alias it made
+            result = func(*args, **kwargs)
+            # only an alias-making call's result, or a view, can be an alias meant as a copy
+            if not plan.may_alias or not (plan.alias_making or isinstance(result, torch.Tensor) and result._is_view()):
+                return result
+            place = _Place(_caller())
+            after(monitor, plan, args, kwargs, _arguments_tensors(args, kwargs), (), result, place)
+            return result
+        place = _Place(_caller())
+        tensors = _arguments_tensors(args, kwargs)
+        written = plan.written(args, kwargs) if tensors else ()
+        before(monitor, plan, args, kwargs, tensors, written, place)
         result = func(*args, **kwargs)
-        after(monitor, name, args, kwargs, tensors, result, where, direct)
+        after(monitor, plan, args, kwargs, tensors, written, result, place)
         return result
 
 
@@ -526,33 +631,40 @@ def _caller():
 
 _ENTRY_FILES = ("torch/overrides.py", "torch/_tensor.py", "torch/utils/_device.py", "/copy.py")
 
+# the value condition of each hazard a direct call may show before it runs (reported only when
+# the user's code made the call); a call whose condition is false may take the fast path
+DIRECT_HAZARDS = {
+    "tensor": lambda args: bool(args),
+    "new_tensor": lambda args: len(args) > 1 and isinstance(args[1], torch.Tensor),
+    "__get__:grad": lambda args: bool(args) and not args[0].is_leaf and not args[0].retains_grad,
+    "__deepcopy__": lambda args: bool(args) and args[0].requires_grad and not args[0].is_leaf,
+    **dict.fromkeys(NUMPY_VIEWS, lambda args: bool(args) and (args[0].requires_grad or not args[0].is_cpu)),
+}
 
-def before(monitor: Monitor, name: str, args, kwargs, tensors, where, direct: bool) -> None:
+
+def before(monitor: Monitor, plan: _Plan, args, kwargs, tensors, written, place: _Place) -> None:
     """Checks on a call about to run: those whose hazard is that the call raises or warns."""
-    if direct:
-        if name == "tensor" and args:
+    name = plan.name
+    if plan.hazard is not None and place.direct and plan.hazard(args):
+        where = place()
+        if name == "tensor":
             _tensor_construct(monitor, args[0], where)
-        elif name == "new_tensor" and len(args) > 1 and isinstance(args[1], torch.Tensor):
+        elif name == "new_tensor":
             monitor.report("TEN102", "x.new_tensor(t) copy-constructs a tensor", where)
-        elif name == "__get__:grad" and args and not args[0].is_leaf and not args[0].retains_grad:
+        elif name == "__get__:grad":
             monitor.report("TEN303", ".grad read on a non-leaf tensor (it stays None)", where)
-        elif name == "__deepcopy__" and args and args[0].requires_grad and not args[0].is_leaf:
+        elif name == "__deepcopy__":
             monitor.report("TEN305", "copy.deepcopy of a non-leaf tensor that requires grad", where)
-        elif name in NUMPY_VIEWS and args and (args[0].requires_grad or args[0].device.type != "cpu"):
+        else:
             monitor.report("TEN302", f".{name.strip('_')}() on a tensor that "
                            f"{'requires grad' if args[0].requires_grad else 'is not on the CPU'}", where)
     if not tensors:
         return
-    positions, keywords = _written_arguments(name)
-    written = [args[i] for i in positions if i < len(args) and isinstance(args[i], torch.Tensor)]
-    written += [kwargs[key] for key in keywords | {"out"} if isinstance(kwargs.get(key), torch.Tensor)]
-    if name.startswith("_foreach") and positions and args and isinstance(args[0], (list, tuple)):
-        written += [item for item in args[0] if isinstance(item, torch.Tensor)]
     for target in written:
-        _check_write(monitor, name, target, args, kwargs, where or frames.user_location(1))
+        _check_write(monitor, name, target, args, kwargs, place)
     if monitor.pending_host:
         for tensor in tensors:
-            _check_host_read(monitor, tensor, where or frames.user_location(1))
+            _check_host_read(monitor, tensor, place)
     if name in BLOCKING_READS or (name in ("cpu", "to") and not kwargs.get("non_blocking")):
         if any(t.device.type == "cuda" for t in tensors):
             monitor._synchronized()
@@ -569,7 +681,7 @@ def _tensor_construct(monitor: Monitor, data, where) -> None:
         monitor.report("TEN106", "torch.tensor([...]) over CUDA tensors reads each back to the host", where)
 
 
-def _check_write(monitor: Monitor, name: str, target, args, kwargs, where) -> None:
+def _check_write(monitor: Monitor, name: str, target, args, kwargs, place: _Place) -> None:
     """A write about to happen: an overlapping source (TEN210), a target repeating one memory
     location or a multi-output view in a graph (TEN209), a pinned buffer still being copied (TEN402)."""
     region = target
@@ -584,44 +696,46 @@ def _check_write(monitor: Monitor, name: str, target, args, kwargs, where) -> No
     if region is None:
         return
     if torch._debug_has_internal_overlap(region) == 1:
-        monitor.report("TEN209", "in-place write to a tensor whose elements share memory (expanded)", where)
-    elif target in monitor.multi_output and torch.is_grad_enabled():
-        monitor.report("TEN209", "in-place write to an output of chunk/split/unbind of a tensor in the graph", where)
+        monitor.report("TEN209", "in-place write to a tensor whose elements share memory (expanded)", place())
+    elif monitor.multi_output and target in monitor.multi_output and torch.is_grad_enabled():
+        monitor.report("TEN209", "in-place write to an output of chunk/split/unbind of a tensor in the graph",
+                       place())
     target_span = extent(region)
-    for source in _tensors([a for a in args[1:]] + list(kwargs.values()), []):
+    for source in _arguments_tensors(args[1:], kwargs):
         if source is target or source is region:
             continue
         if overlaps(extent(source), target_span) and not _same_view(source, region) and elements_overlap(source, region):
-            monitor.report("TEN210", "a write whose source overlaps the memory it writes", where)
+            monitor.report("TEN210", "a write whose source overlaps the memory it writes", place())
     for span, copied, _, _ in monitor.pending_pinned:
         if overlaps(span, target_span):
             monitor.report("TEN402", "a pinned buffer was written while its non_blocking copy to the device may "
-                           "still run", where, copied=copied)
+                           "still run", place(), copied=copied)
 
 
 def _same_view(a, b) -> bool:
     return a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.stride() == b.stride()
 
 
-def _check_host_read(monitor: Monitor, tensor, where) -> None:
+def _check_host_read(monitor: Monitor, tensor, place: _Place) -> None:
     pending = monitor.pending_host.get(tensor)
     if pending is not None and pending[1] == monitor.sync_epoch:
         del monitor.pending_host[tensor]
         monitor.report("TEN401", "the host result of a non_blocking copy was read before a synchronization",
-                       where, copied=pending[0])
+                       place(), copied=pending[0])
 
 
-def after(monitor: Monitor, name: str, args, kwargs, tensors, result, where, direct: bool) -> None:
+def after(monitor: Monitor, plan: _Plan, args, kwargs, tensors, written, result, place: _Place) -> None:
     """What a call that ran did: reads, writes and the aliases it made."""
     if not tensors and not isinstance(result, torch.Tensor):
         return
-    positions, keywords = _written_arguments(name)
-    written = [args[i] for i in positions if i < len(args) and isinstance(args[i], torch.Tensor)]
-    written += [kwargs[key] for key in keywords | {"out"} if isinstance(kwargs.get(key), torch.Tensor)]
-    if name.startswith("_foreach") and positions and args and isinstance(args[0], (list, tuple)):
-        written += [item for item in args[0] if isinstance(item, torch.Tensor)]
-    if written or monitor.aliases or (name in _NEEDS_PLACE and not direct):
-        where = where or frames.user_location(1)
+    name, direct = plan.name, place.direct
+    if not (direct or monitor.aliases or name in _NEEDS_PLACE):
+        # a library's own call while no alias is live: only its writes to tensors saved for backward
+        if monitor.saved:
+            for target in written:
+                monitor._saved_written(target, extent(target), place)
+        return
+    where = place()
     if where is None:
         return
     made = _made_alias(monitor, name, args, kwargs, result, where, direct)
@@ -637,7 +751,7 @@ def after(monitor: Monitor, name: str, args, kwargs, tensors, result, where, dir
         if monitor.aliases:
             monitor._wrote(target, span, where)
         if monitor.saved:
-            monitor._saved_written(target, span, where)
+            monitor._saved_written(target, span, place)
     if name in ("to", "cuda", "cpu", "copy_") and _non_blocking(name, args, kwargs):
         _asynchronous_copy(monitor, name, args, result, where)
 

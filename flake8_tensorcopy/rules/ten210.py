@@ -1,0 +1,190 @@
+"""TEN210: slice assignment whose right-hand side is an overlapping view of the same tensor."""
+
+from typing import List, Optional
+
+import libcst as cst
+
+from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
+from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
+
+SAME, RIGHT, LEFT, DISJOINT = "same", "right", "left", "disjoint"
+
+
+def _bound(node: Optional[cst.BaseExpression]):
+    """A slice bound: None, an int, or (sign, code) for a symbolic one (``-k`` is (-1, "k"))."""
+    if node is None:
+        return None
+    sign = 1
+    while type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        sign, node = -sign, node.expression
+    if type(node) is cst.Integer:
+        return sign * int(node.value, 0)
+    return sign, cst.Module([]).code_for_node(bare(node))
+
+
+def _negated(bound):
+    if bound is None:
+        return None
+    return -bound if isinstance(bound, int) else (-bound[0], bound[1])
+
+
+def _start(bound):
+    return None if bound == 0 else bound
+
+
+def _compare_dimension(written: cst.BaseSlice, read: cst.BaseSlice) -> Optional[str]:
+    """How the written part of one dimension sits against the part read: the same, shifted
+    right (the destination starts later) or left, disjoint, or None when unknown."""
+    if type(written) is cst.Index and type(read) is cst.Index:
+        first, second = _bound(written.value), _bound(read.value)
+        if first == second:
+            return SAME
+        return DISJOINT if isinstance(first, int) and isinstance(second, int) else None
+    if type(written) is not cst.Slice or type(read) is not cst.Slice:
+        return None
+    if _bound(written.step) != _bound(read.step):
+        return None
+    lower, upper = _start(_bound(written.lower)), _bound(written.upper)
+    read_lower, read_upper = _start(_bound(read.lower)), _bound(read.upper)
+    if (lower, upper) == (read_lower, read_upper):
+        return SAME
+    if upper is None and read_lower is None and read_upper is not None and lower == _negated(read_upper):
+        return RIGHT  # ``x[k:] = x[:-k]``
+    if lower is None and read_upper is None and read_lower is not None and upper == _negated(read_lower):
+        return LEFT  # ``x[:-k] = x[k:]``
+    bounds = (lower or 0, read_lower or 0, upper, read_upper)
+    if all(isinstance(bound, int) and bound >= 0 for bound in bounds):
+        if upper <= (read_lower or 0) or read_upper <= (lower or 0):
+            return DISJOINT
+        return RIGHT if (lower or 0) > (read_lower or 0) else LEFT
+    return None
+
+
+def _elements(node: cst.BaseExpression) -> List[cst.BaseSlice]:
+    return [element.slice for element in node.slice] if type(node) is cst.Subscript else []
+
+
+def _is_ellipsis(part: cst.BaseSlice) -> bool:
+    return type(part) is cst.Index and type(part.value) is cst.Ellipsis
+
+
+def _overlap(written: cst.Subscript, read: cst.BaseExpression) -> Optional[str]:
+    """RIGHT for a right shift, SAME for a full overlap, else None (safe, or not known)."""
+    written_parts, read_parts = _elements(written), _elements(read)
+    if any(map(_is_ellipsis, written_parts + read_parts)):
+        if len(written_parts) != len(read_parts):
+            return None  # ``...`` stands for other dimensions on each side
+    else:
+        whole = cst.Slice(lower=None, upper=None)
+        length = max(len(written_parts), len(read_parts))
+        written_parts += [whole] * (length - len(written_parts))
+        read_parts += [whole] * (length - len(read_parts))
+    classes = [
+        SAME if _is_ellipsis(first) and _is_ellipsis(second) else _compare_dimension(first, second)
+        for first, second in zip(written_parts, read_parts)
+    ]
+    if None in classes or DISJOINT in classes:
+        return None
+    shifts = [kind for kind in classes if kind != SAME]
+    if not shifts:
+        return SAME
+    return RIGHT if all(kind == RIGHT for kind in shifts) else None
+
+
+class OverlappingSliceAssignment(Rule):
+    """
+    ## What it does
+    Flags a slice assignment whose right-hand side is an overlapping view of the tensor it
+    writes: a right shift (`buf[:, k:] = buf[:, :-k]`, `x[1:] = x[:-1]`) or the same block
+    rearranged (`x[1] = x[1].transpose(-2, -1)`).
+
+    ## Why is this bad?
+    torch does not buffer the source of a copy as NumPy does. Where the two views are
+    contiguous (one row, whole rows) it raises "some elements of the input tensor and the
+    written-to tensor refer to a single memory location"; elsewhere a right shift is
+    **silently different by device**: on CPU the values read were already shifted and
+    propagate (`[0,1,2,0,1,2,0,1,2,...]`), on CUDA the intended shift comes out
+    (`[0,1,2,0,1,2,3,4,5,...]`, NVIDIA H100, measured). A rearranged full overlap raises.
+    A left shift (`x[:, :-k] = x[:, k:]`) reads ahead of what it writes: not reported.
+
+    ## Example
+    ```python
+    import torch
+
+    def delay(signal: torch.Tensor, k: int):
+        signal[:, k:] = signal[:, :-k]
+        return signal
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def delay(signal: torch.Tensor, k: int):
+        signal[:, k:] = signal[:, :-k].clone()
+        return signal
+    ```
+
+    ## Fix safety
+    Unsafe: it is a correction. Where the overlapping copy does not raise on the CPU (a shift
+    of several rows or columns of a 2-D tensor, a transposed view, a strided slice), the CPU
+    computes the propagated values today and the copy makes it compute the intended shift:
+    what the program computes changes, to what the author meant.
+    """
+
+    code = "TEN210"
+    fix_safety = "unsafe"
+    summary = "slice assignment from an overlapping view of the same tensor (`x[1:] = x[:-1]`); `.clone()` the source"
+    events = ("in-place write",)
+
+    def query(self, model, site) -> None:
+        for event in model.events.find("write"):
+            source, statement = event.detail.get("source"), event.detail.get("statement")
+            written = event.value
+            if source is None or statement is None or not written.is_tensor or "ndarray" in written.kinds:
+                continue  # NumPy buffers overlapping copies
+            if source.fresh or not source.storages & written.storages:
+                continue  # a new tensor (arithmetic, a clone) or another tensor's memory
+            target, assignment = site.node_of(event.node), site.node_of(statement)
+            if target is not None and type(assignment) is cst.Assign:
+                self._check(site, target, assignment.value)
+
+    def _check(self, site, target: cst.Subscript, value: cst.BaseExpression) -> None:
+        read, rearranged = _unrearranged(bare(value))
+        source = read.value if type(read) is cst.Subscript else read
+        if not bare(source).deep_equals(bare(target.value)):
+            return
+        overlap = _overlap(target, read)
+        if overlap is None or (overlap == SAME and rearranged is None) or (overlap == RIGHT and rearranged):
+            return
+        copied = method(bare(value), "clone")
+        written, source_text = short_source(site, target), short_source(site, value)
+        if overlap == SAME:
+            effect = (f"the same elements rearranged by {rearranged}: it raises 'some elements of the input tensor "
+                      "and the written-to tensor refer to a single memory location'")
+        else:
+            effect = ("a right shift: it raises where the views are contiguous, elsewhere CPU propagates the values "
+                      "already shifted while CUDA shifts them")
+        site.report(
+            self.code, value,
+            f"'{written} = {source_text}' reads an overlapping view of what it writes, {effect}; "
+            f"use {suggestion(site, copied, value)}",
+            Fix(keep_parentheses(value, copied), safe=False))
+
+
+def _unrearranged(read: cst.BaseExpression):
+    """(the expression under the views that put the same elements in another order, the last
+    such view shown as ``t()`` or ``.mT``; None when there is none)."""
+    rearranged = None
+    while True:
+        if type(read) is cst.Call and type(read.func) is cst.Attribute and "rearrange" in k.role_of(
+                "method", read.func.attr.value):
+            rearranged, read = f"{read.func.attr.value}()", bare(read.func.value)
+        elif type(read) is cst.Attribute and "rearrange" in k.role_of("attribute", read.attr.value):
+            rearranged, read = f".{read.attr.value}", bare(read.value)
+        else:
+            return read, rearranged
+
+
+RULES = (OverlappingSliceAssignment(),)

@@ -1,0 +1,158 @@
+"""TEN307: an in-place write to a tensor an earlier recorded operation saved for backward."""
+
+import ast
+from typing import Optional
+
+from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.rules.base import Rule, short_source
+from flake8_tensorcopy.rules.writes import innermost, out_of_place_fix, write_site
+
+_SYMBOLS = {ast.Mult: "*", ast.Div: "/", ast.MatMult: "@", ast.Pow: "**", ast.Add: "+", ast.Sub: "-"}
+
+
+class WriteToSavedTensor(Rule):
+    """
+    ## What it does
+    Flags an in-place write (a method, `+=`, an indexed assignment, through `.detach()`,
+    `.data` or a view) to a tensor that an earlier recorded operation saved for backward,
+    before the backward that needs it: `y = torch.sigmoid(x); y.mul_(2)`,
+    `h = conv(x); x.masked_fill_(mask, 0)`. Which operations save their inputs or their
+    output is probed from torch (`scripts/generate_torch_tables.py`). Where TEN301 reports the
+    same write through `.data`, TEN301 alone speaks.
+
+    ## Why is this bad?
+    backward raises "one of the variables needed for gradient computation has been modified
+    by an inplace operation", also when the write ran under `torch.no_grad()` (measured);
+    through `.data` it does not raise and computes **wrong gradients**. The saving operation
+    only has to be recorded: `nn.Conv1d` saves its input for the weight's gradient even when
+    that input does not require grad. Reported when the write comes before a backward in the
+    same function or the function returns the graph to its caller.
+
+    ## Example
+    ```python
+    import torch
+
+    def gate_penalty(scores):
+        gates = torch.sigmoid(scores.requires_grad_())
+        gates *= 2
+        return gates.sum()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def gate_penalty(scores):
+        gates = torch.sigmoid(scores.requires_grad_())
+        gates = gates * 2
+        return gates.sum()
+    ```
+
+    ## Fix safety
+    Unsafe: the out-of-place form binds a new tensor; other names of the old one no longer
+    see the change.
+    """
+
+    code = "TEN307"
+    fix_safety = "unsafe"
+    summary = "in-place write to a tensor saved for backward: backward raises (through `.data`: wrong gradients)"
+    calls = tuple(sorted(k.INPLACE_METHODS)) + ("backward", "grad")
+    events = ("in-place write",)
+    yields_to = ("TEN301",)  # a write through ``.data`` that TEN301 reports: its code for that hazard
+
+    def query(self, model, site) -> None:
+        events = model.events
+        writes = [event for event in events.find("write") if event.detail["saved"]]
+        if not writes:
+            return
+        saves = events.find("save")
+        backwards = events.find("backward")
+        returns = [event for event in events.find("return") if carries_graph(event.value)]
+        for write in innermost(writes):
+            saving = _saving(events, write, saves)
+            if saving is None:
+                continue
+            if not any(events.after(write, later) for later in backwards + returns):
+                continue  # no backward that needs it follows, and no graph goes back to a caller
+            self._report(site, write, saving)
+
+    def _report(self, site, write, saving) -> None:
+        where = write_site(site, write)
+        if where is None:
+            return
+        root = site.node_of(memory_of(where.written))
+        shown = _operation(site, saving)
+        if root is None or shown is None:
+            return
+        name = short_source(site, root)
+        through_data = "unversioned" in write.value.facts
+        fix, code = (None, "") if through_data else out_of_place_fix(where.node)
+        use = f"use {code}" if fix is not None else f"compute it out of place or write a {name}.clone()"
+        if through_data:
+            effect = "through .data backward does not raise but computes wrong gradients silently"
+        else:
+            effect = ("backward raises 'one of the variables needed for gradient computation has been modified by "
+                      "an inplace operation'")
+        what = saving.detail["what"]
+        site.report(
+            self.code, where.node,
+            f"'{name}' was saved for backward by {shown} on line {saving.line} (its {what}) "
+            f"and is written in place before that backward: {effect}; {use}",
+            fix)
+
+
+def carries_graph(value) -> bool:
+    """Whether a returned value may hand a graph to the caller (itself, or an item)."""
+    if value is None:
+        return False
+    return value.grad or value.graph or any(carries_graph(item) for _, item in value.items or ())
+
+
+def _saving(events, write, saves):
+    """The recorded operation that saved what ``write`` writes, the latest before it."""
+    found = [save for save in saves if save.detail["storages"] & write.detail["saved"] and events.after(save, write)]
+    if not found:
+        return None
+    earlier = [save for save in found if save.line <= write.line]
+    return max(earlier or found, key=lambda save: (save.line, save.order))
+
+
+def memory_of(written: ast.expr) -> ast.expr:
+    """The tensor whose memory a write to ``written`` changes: under indexing (not a constant
+    key: ``cache["gates"]`` is a tensor of its own), views and aliases that share it
+    (``.detach()``, ``.data``)."""
+    while True:
+        if type(written) is ast.Subscript and type(written.slice) is not ast.Constant:  # not a dict's key
+            written = written.value
+        elif type(written) is ast.Attribute and "detach" in k.role_of("attribute", written.attr):
+            written = written.value
+        elif type(written) is ast.Call and type(written.func) is ast.Attribute and (
+                written.func.attr in k.VIEW_METHODS or "detach" in k.role_of("method", written.func.attr)):
+            written = written.func.value
+        else:
+            return written
+
+
+def _operation(site, save) -> Optional[str]:
+    """How a message names the operation that saved: ``torch.sigmoid()``, ``'@' (matmul)``,
+    ``.relu()``, ``self.conv (torch.nn.Conv1d)``, ``helper()``."""
+    node, op = save.node, save.detail["op"]
+    if type(node) is ast.BinOp:
+        return f"'{_SYMBOLS[type(node.op)]}' ({op.rpartition('.')[2]})"
+    if type(node) is not ast.Call:
+        return None
+    if op.startswith("local:"):
+        func = site.node_of(node.func)
+        return f"{short_source(site, func)}()" if func is not None else None
+    if op.startswith("torch.Tensor."):
+        return f".{op[len('torch.Tensor.'):]}()"
+    if op == "module" or op.startswith("torch.nn.") and op.rpartition(".")[2][:1].isupper():
+        func = site.node_of(node.func)
+        if func is None:
+            return None
+        layer = f" ({op})" if op != "module" else ""
+        return f"{short_source(site, func)}{layer}"
+    return f"{op}()"
+
+
+RULES = (WriteToSavedTensor(),)
