@@ -15,7 +15,6 @@ once more the functions whose callers' join grew after they were solved.
 import ast
 from typing import Dict, List, Optional
 
-from flake8_tensorcopy.knowledge import role_of
 from flake8_tensorcopy.model.classes import ClassInfo
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
@@ -205,10 +204,23 @@ class Model:
         for index, value in enumerate(actuals):
             if value is None:
                 continue
-            kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device,
-                         qual=value.qual, why=tuple((c, Evidence.CALLERS) for c, _ in value.why))
+            kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
+                         qual=value.qual, why=tuple((c, Evidence.CALLERS) for c, _ in value.why),
+                         items=self.held_by_passed_optimizer(function, value, actuals))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
+
+    @staticmethod
+    def held_by_passed_optimizer(function: FunctionInfo, value: Value, actuals: List[Optional[Value]]):
+        """An optimizer a caller passes holds, inside the callee, the parameters of each module
+        the same call passes beside it (``train(model, opt)`` with ``opt`` built from ``model``):
+        its ``step()`` there writes that parameter's tensors."""
+        held = value.all_items() if "optimizer" in value.kinds and value.items is not None else None
+        if held is None or not held.storages:
+            return None
+        passed_beside = frozenset(("param", index, function.name) for index, other in enumerate(actuals)
+                                  if other is not None and other is not value and other.storages & held.storages)
+        return (("*", held._replace(storages=held.storages | passed_beside, made=EMPTY)),)
 
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
@@ -272,6 +284,7 @@ class Model:
             saved=exit_state.get(SAVED, EMPTY),
             backward="!backward" in exit_state,
             steps="!steps" in exit_state,
+            stepped=exit_state.get("!stepped", EMPTY),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:
@@ -297,21 +310,32 @@ class Model:
         self.module.states = solve(self.module.graph, transfer, {})
         self.module_state = self.module.states[1] or {}
         record(self.module.graph, transfer, self.module.states)
-        for info in self.classes.values():  # again, now that the callers of ``__init__`` are known
-            info.attributes = {}
-            for method in info.methods.values():
-                if isinstance(method.summary, Summary):
-                    self._fold_stores(method, method.summary)
         done = set()
         for _ in range(2):  # callers first; a second round for callees whose callers' join grew
+            refolded = self._refold_classes()
             pending = [info for info in reversed(list(self.functions.values()))
-                       if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed)]
+                       if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed
+                                                          or info.owner in refolded)]
             for info in pending:
                 if id(info) in done:
                     self.events.events = [event for event in self.events.events if event.function is not info]
                 done.add(id(info))
                 self.solve_function(info)
         return self
+
+    def _refold_classes(self) -> List[ClassInfo]:
+        """Join the classes' attributes again from their methods' stores, now that more callers
+        of ``__init__`` are known (the module's code, then the functions); the classes whose
+        attributes changed."""
+        changed = []
+        for info in self.classes.values():
+            before, info.attributes = info.attributes, {}
+            for method in info.methods.values():
+                if isinstance(method.summary, Summary):
+                    self._fold_stores(method, method.summary)
+            if info.attributes != before:
+                changed.append(info)
+        return changed
 
     # ----- queries
     def _ops_by_line(self) -> Dict[int, tuple]:

@@ -12,6 +12,7 @@ import builtins
 from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.analysis.conventions import training_call
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
@@ -639,6 +640,7 @@ class Transfer:
         for value in list(arguments) + list(keywords.values()):
             if value.storages:
                 self.record("escape", node, None, value, state)
+        self.training_writes(name, list(arguments) + list(keywords.values()), node, state)
         self.record("call", node, None, UNKNOWN, state, callee=name, arguments=tuple(arguments))
         return UNKNOWN
 
@@ -693,7 +695,7 @@ class Transfer:
                                        or "optimizer" in k.role_of("package", package)):
                 kind = "module" if "module" in k.role_of("package", package) else "optimizer"
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
-                               why=_why(Evidence.TORCH_API, "kind"), items=_held_parameters(kind, first), qual=qual)
+                               why=_why(Evidence.TORCH_API, "kind"), items=_held_parameters(kind, keywords.get("params", first)), qual=qual)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
                 result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
@@ -746,6 +748,9 @@ class Transfer:
         elif name in ("list", "tuple", "set", "sorted", "reversed", "iter", "frozenset"):
             result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
                            storages=frozenset((_site(node),)), fresh=True, items=(("*", self.element(first)),))
+        elif name == "filter" and len(arguments) == 2:  # some of the iterable's items
+            result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True,
+                           items=(("*", self.element(arguments[1])),))
         elif name == "dict":
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
                            items=first.items if first.items is not None and first.kinds == kinds("dict") else None)
@@ -814,6 +819,11 @@ class Transfer:
             return result
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, node, state)
+        if receiver.kind_from and self.summary_mode and "step" in roles:  # a parameter used as an optimizer
+            self.steps_parameter(receiver, state)
+            return NONE
+        if receiver.kind_from and self.summary_mode and method in _MODULE_TENSORS:  # a parameter used as a module
+            return _module_tensors(receiver, method)
         if receiver.kind_from and self.summary_mode:  # a parameter: tensor semantics, kind left symbolic
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
@@ -831,7 +841,7 @@ class Transfer:
                 state["!steps"] = NONE
             return NONE
         if method in _MODULE_TENSORS:
-            return _module_tensors(receiver, method)
+            return _module_tensors(receiver._replace(storages=self.module_storages(receiver)), method)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             return receiver
         if "state_dict" in k.role_of("method", method) and not arguments:
@@ -967,7 +977,9 @@ class Transfer:
                 return receiver._replace(storages=frozenset((_site(node),)), fresh=True)
             if method in ("pop", "popitem"):
                 return element
-            return Value(kinds("list"), items=(("*", element if method == "values" else UNKNOWN),))
+            if method == "items":  # (key, value) pairs
+                element = Value(kinds("tuple"), items=(("0", UNKNOWN), ("1", element)))
+            return Value(kinds("list"), items=(("*", element if method != "keys" else UNKNOWN),))
         return self.unknown_call(arguments, {}, node, state, method)
 
     # ----- functions and classes of the file
@@ -1003,6 +1015,8 @@ class Transfer:
             written = instance.actual(index)
             if written.storages:
                 self.write(node, written, state, node)
+        for index in summary.stepped:
+            self.step_writes(instance.actual(index), node, state)
         if summary.in_flight:
             state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | summary.in_flight
         if summary.backward:
@@ -1076,15 +1090,51 @@ class Transfer:
         if "out" in keywords and keywords["out"].storages:
             self.write(_keyword(node, "out"), keywords["out"], state, node, method=qual)
 
+    def training_writes(self, name: str, arguments, node, state: dict) -> None:
+        """A call the model cannot see into whose name says it trains (``train_one_epoch(model,
+        ...)``, ``trainer.fit(model)``: the project's conventions) writes the parameters of the
+        modules it is given, as a training write (weak evidence: what snapshots follow)."""
+        if not name or not training_call(name.rsplit(".", 1)[-1]):
+            return
+        for value in arguments:
+            if "module" in value.kinds and value.storages:
+                self.write(node, value._replace(storages=self.module_storages(value)), state, node, training=True)
+
+    def steps_parameter(self, optimizer: Value, state: dict) -> None:
+        """``opt.step()`` on a parameter, in a summary: each call site's optimizer writes the
+        tensors it holds there."""
+        state["!steps"] = NONE
+        indices = {parameter_index(storage, self.function.name) for storage in optimizer.storages} - {None}
+        state["!stepped"] = state.get("!stepped", EMPTY) | indices
+
     def step_writes(self, optimizer: Value, node, state: dict) -> None:
         """``opt.step()`` writes in place the parameters the optimizer was built from."""
         parameters = optimizer.all_items() if "optimizer" in optimizer.kinds else None
         if parameters is not None and parameters.storages:
             self.write(node, parameters, state, node)
 
+    def module_storages(self, module: Value) -> frozenset:
+        """The storages of a module's tensors: its own, and those of the submodules and
+        parameters an instance of a class of the file keeps (``self.fc = nn.Linear(...)``:
+        ``model.parameters()`` holds ``model.fc.weight``)."""
+        storages, seen, pending = set(module.storages), set(), [module]
+        while pending:
+            for kind in pending.pop().kinds:
+                info = self.model.classes.get(kind[7:]) if kind.startswith("object:") else None
+                if info is None or kind in seen:
+                    continue
+                seen.add(kind)
+                for value in info.attributes.values():
+                    if "module" in value.kinds:
+                        storages.update(value.storages)
+                        pending.append(value)
+                    elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
+                        storages.update(value.storages)
+        return frozenset(storages)
+
     def state_dict(self, module: Value, node, state: dict) -> Value:
         """``model.state_dict()``: a new dict whose values are the model's live parameter tensors."""
-        weights = Value(TENSOR, grad=False, storages=module.storages, why=_why(Evidence.MODULE_CALL, "kind"))
+        weights = Value(TENSOR, grad=False, storages=self.module_storages(module), why=_why(Evidence.MODULE_CALL, "kind"))
         weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
         return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
 
@@ -1107,12 +1157,25 @@ def _module_tensors(module: Value, method: str) -> Value:
     return Value(kinds("list"), items=(("*", weight),))
 
 
-def _held_parameters(kind: str, first: Value):
-    """What an optimizer holds: the parameters it is built from (``model.parameters()``)."""
+def _held_parameters(kind: str, params: Value):
+    """What an optimizer holds: the tensors it is built from (``model.parameters()``, a list of
+    them, parameter groups: dicts whose ``"params"`` hold them)."""
     if kind != "optimizer":
         return None
-    parameters = first.all_items() if first.items is not None else first if first.is_tensor else None
+    parameters = _tensors_in(params)
     return (("*", parameters),) if parameters is not None else None
+
+
+def _tensors_in(value: Value) -> Optional[Value]:
+    """The join of the tensors ``value`` is or holds, at any depth."""
+    if value.is_tensor:
+        return value
+    found = None
+    for _, item in value.items or ():
+        tensor = _tensors_in(item)
+        if tensor is not None:
+            found = tensor if found is None else join(found, tensor)
+    return found
 
 
 def _operand(node):

@@ -55,6 +55,9 @@ def chains(model) -> Iterator[tuple]:
     for made, event in by_id.items():
         inner.update(other for other in event.value.made
                      if other != made and other in by_id and _inside(by_id[other].node, event.node))
+        iterated = _iterated_alias(model, event, by_id)
+        if iterated is not None:  # ``{k: v.detach() for k, v in m.state_dict().items()}``: one snapshot
+            inner.add(made)
     for made, event in by_id.items():
         if made in inner:
             continue
@@ -62,6 +65,20 @@ def chains(model) -> Iterator[tuple]:
                  if other in by_id and _inside(by_id[other].node, event.node)]
         crossing = [kind for kind in _CROSSING if kind in kinds]
         yield event, crossing[0] if crossing else event.detail["operation"]
+
+
+def _iterated_alias(model, event, by_id) -> Optional[object]:
+    """The alias a comprehension iterates whose item ``event`` (in its element) aliases again:
+    the comprehension's container is one chain, decided by what it iterates."""
+    comprehension = comprehension_of(model, event.node)
+    if comprehension is None:
+        return None
+    for other in event.value.made:
+        found = by_id.get(other)
+        if found is not None and found is not event and any(
+                _inside(found.node, generator.iter) for generator in comprehension.generators):
+            return found
+    return None
 
 
 def comprehension_of(model, node) -> Optional[ast.AST]:
@@ -98,8 +115,17 @@ def _through_receiver(alias, write) -> bool:
     receiver, the update is the intent."""
     node = write.node
     if type(node) is ast.Call:
-        return type(node.func) is ast.Attribute and node.func.value is alias.node
+        receiver = node.func.value if type(node.func) is ast.Attribute else None
+        while _returns_receiver(receiver):  # ``p.data.mul_(d).add_(u)``: in-place calls return their receiver
+            receiver = receiver.func.value
+        return receiver is alias.node
     return (node.target if type(node) is ast.AugAssign else getattr(node, "value", None)) is alias.node
+
+
+def _returns_receiver(node) -> bool:
+    """An in-place method call (``t.mul_(d)``): it returns its receiver."""
+    return (type(node) is ast.Call and type(node.func) is ast.Attribute
+            and node.func.attr.endswith("_") and not node.func.attr.endswith("__"))
 
 
 def writes_arguments(function) -> bool:
