@@ -98,6 +98,10 @@ def check_optimizer(model, example):
     assert _value_after(model, example, "r").kinds == {"optimizer"}
 
 
+def check_scheduler(model, example):
+    assert _value_after(model, example, "r").kinds == {"scheduler"} and not model.events.find("write")
+
+
 def check_parameter(model, example):
     result = _value_after(model, example, "r")
     assert result.is_tensor and result.grad and not result.graph

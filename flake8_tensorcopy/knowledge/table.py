@@ -28,6 +28,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
 - ``backward`` / ``step``: runs autograd / changes parameters in place;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
+- ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
+  writes no tensor;
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
 - ``grad_off`` / ``grad_switch``: a context (or decorator) under which nothing is recorded for
@@ -139,6 +141,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("step", "method", "step", _W + "opt = torch.optim.SGD([w], lr=0.1)\nopt.step()"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),
     Entry("torch.optim", "package", "optimizer", _W + "r = torch.optim.Adam([w])"),
+    Entry("torch.optim.lr_scheduler", "package", "scheduler",
+          _W + "m = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(w).sum().backward()\n"
+          "r = torch.optim.lr_scheduler.StepLR(opt, 1)\nr.step()"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),

@@ -625,8 +625,10 @@ class Transfer:
             if kind.startswith("object:"):
                 forward = self.model.method_of(kind[7:], "forward") or self.model.method_of(kind[7:], "__call__")
                 if forward is not None:
+                    self.feeds_gradients(callee, state)
                     return self.apply(forward, [callee] + arguments, keywords, node, state)
         if "module" in callee.kinds:
+            self.feeds_gradients(callee, state)
             return self.module_output(arguments, node, state, callee.qual)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
             result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from)
@@ -686,12 +688,15 @@ class Transfer:
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
             frees_saved(node, state)
+            backpropagates(state)
             result = NONE
         elif "parameter" in roles:
             result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
         else:
             package, _, last = qual.rpartition(".")
-            if last[:1].isupper() and ("module" in k.role_of("package", package)
+            if last[:1].isupper() and "scheduler" in k.role_of("package", package):
+                result = Value(kinds("scheduler"), storages=frozenset((_site(node),)), fresh=True, qual=qual)
+            elif last[:1].isupper() and ("module" in k.role_of("package", package)
                                        or "optimizer" in k.role_of("package", package)):
                 kind = "module" if "module" in k.role_of("package", package) else "optimizer"
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
@@ -831,6 +836,8 @@ class Transfer:
                 return result._replace(kinds=kinds("?"), kind_from=receiver.kind_from,
                                        grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
             return result
+        if "step" in roles and "?" in receiver.kinds:
+            self.steps_unseen_optimizer(node, state)
         return self.unknown_call(arguments, keywords, node, state, method)
 
     def module_method(self, receiver, method, arguments, node, state) -> Value:
@@ -847,6 +854,7 @@ class Transfer:
         if "state_dict" in k.role_of("method", method) and not arguments:
             return self.state_dict(receiver, node, state)
         if method == "forward":
+            self.feeds_gradients(receiver, state)
             return self.module_output(arguments, node, state, receiver.qual)
         return self.unknown_call(arguments, {}, node, state, method)
 
@@ -857,6 +865,7 @@ class Transfer:
         if "backward" in roles:
             self.record("backward", node, receiver_place, receiver, state)
             frees_saved(node, state)
+            backpropagates(state)
             if self.summary_mode:
                 state["!backward"] = NONE
             return NONE
@@ -1021,6 +1030,7 @@ class Transfer:
             state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | summary.in_flight
         if summary.backward:
             frees_saved(None, state)
+            backpropagates(state)
         if summary.saved and not state.get(NO_GRAD):
             kept = instance.storages(summary.saved)
             state[SAVED] = state.get(SAVED, EMPTY) | kept
@@ -1131,6 +1141,21 @@ class Transfer:
                     elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
                         storages.update(value.storages)
         return frozenset(storages)
+
+    def feeds_gradients(self, module: Value, state: dict) -> None:
+        """A module called: its parameters get gradients from a backward later on the path."""
+        parameters = _module_tensors(module._replace(storages=self.module_storages(module)), "parameters")
+        state[CALLED_MODULES] = state.get(CALLED_MODULES, EMPTY) | parameters.item("*").storages
+
+    def steps_unseen_optimizer(self, node, state: dict) -> None:
+        """``opt.step()`` on what may be an optimizer the model cannot see into (a parameter
+        nobody in the file passes, ``self.opt`` of unknown origin), after a backward: an
+        optimizer steps exactly the parameters that got gradients, those of the modules called
+        before that backward (a scheduler, known by its constructor, is not one)."""
+        stepped = state.get(BACKPROPAGATED, EMPTY)
+        if stepped:
+            self.write(node, Value(TENSOR, grad=True, storages=stepped, why=_why(Evidence.MODULE_CALL, "kind")),
+                       state, node)
 
     def state_dict(self, module: Value, node, state: dict) -> Value:
         """``model.state_dict()``: a new dict whose values are the model's live parameter tensors."""
@@ -1293,6 +1318,19 @@ def grad_disabled_by(model, context) -> bool:
     if "grad_switch" in roles:
         return bool(arguments) and _constant(arguments[0]) is False
     return False
+
+
+# state keys: the parameters of the modules called so far on the path, and of those a backward
+# reached (they have gradients an optimizer step applies)
+CALLED_MODULES = "!called_modules"
+BACKPROPAGATED = "!backpropagated"
+
+
+def backpropagates(state: dict) -> None:
+    """A backward gives gradients to the parameters of the modules called before it."""
+    called = state.get(CALLED_MODULES, EMPTY)
+    if called:
+        state[BACKPROPAGATED] = state.get(BACKPROPAGATED, EMPTY) | called
 
 
 def frees_saved(node, state: dict) -> None:

@@ -255,52 +255,6 @@ class FromNumpyShares(AliasRule):
         return _unsafe(node, method(bare(node), "clone"))
 
 
-class DetachShares(AliasRule):
-    """
-    ## What it does
-    Flags `t.detach()` and `t.data` kept as a separate value while `t` or the result is
-    written in place.
-
-    ## Why is this bad?
-    `detach()` only cuts the graph: the result shares t's storage. A "backup" taken with it
-    follows every optimizer step, so restoring it restores nothing.
-
-    ## Example
-    ```python
-    import torch
-
-    def step(w: torch.Tensor, g: torch.Tensor):
-        backup = w.detach()
-        w.sub_(g)
-        return backup
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def step(w: torch.Tensor, g: torch.Tensor):
-        backup = w.detach().clone()
-        w.sub_(g)
-        return backup
-    ```
-
-    ## Fix safety
-    Unsafe: the result becomes a copy, which changes code that wanted to write through it.
-    """
-
-    code = "TEN203"
-    made_by = (Made.DETACH,)
-    summary = "`t.detach()`/`t.data` shares storage with `t`, then one side is written; use `.detach().clone()`"
-    use_instead = "{source}.detach().clone()"
-
-    def fix(self, fact, analysis) -> Optional[Fix]:
-        node = fact.node
-        if type(node) is cst.Attribute and node.attr.value == "data":
-            return _unsafe(node, detached_copy(node.value))
-        return _unsafe(node, method(bare(node), "clone"))
-
-
 class ViewShares(AliasRule):
     """
     ## What it does
@@ -653,7 +607,6 @@ def _state_dict_call(node: cst.BaseExpression) -> Optional[cst.Call]:
 RULES = (
     NumpyShares(),
     FromNumpyShares(),
-    DetachShares(),
     ViewShares(),
     MoveMayShare(),
     AssignmentShares(),

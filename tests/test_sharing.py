@@ -1,0 +1,101 @@
+"""TEN2xx queries on whole small programs (what the one-file fixtures cannot isolate: there any
+function training a caller's model writes every caller's parameters), and the torch behaviour
+behind them."""
+
+import pytest
+
+from flake8_tensorcopy.engine import lint_source
+
+torch = pytest.importorskip("torch")
+
+KEEPER = '''import torch
+from torch import nn
+
+
+class Keeper:
+    def __init__(self, net: nn.Module):
+        self.net = net
+        self.kept = {}
+
+    def keep(self):
+        for name, p in self.net.named_parameters():
+            self.kept[name] = p.{alias}
+
+    def moved(self) -> float:
+        return sum(float((p - self.kept[name]).abs().sum()) for name, p in self.net.named_parameters())
+
+
+'''
+
+STEPS = {
+    "a parameter nobody passes": '''def train(net: nn.Module, opt, batches, keeper: Keeper) -> float:
+    keeper.keep()
+    for inputs, targets in batches:
+        loss = (net(inputs) - targets).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return keeper.moved()
+''',
+    "self.opt of unknown origin": '''class Trainer:
+    def __init__(self, net: nn.Module, opt, keeper: Keeper):
+        self.net, self.opt, self.keeper = net, opt, keeper
+
+    def run(self, batches) -> float:
+        self.keeper.keep()
+        for inputs, targets in batches:
+            self.opt.zero_grad()
+            self.net(inputs).sub(targets).abs().mean().backward()
+            self.opt.step()
+        return self.keeper.moved()
+''',
+}
+
+CLEAN_STEPS = {
+    "only a scheduler steps": '''def train(net: nn.Module, opt, batches, keeper: Keeper) -> float:
+    keeper.keep()
+    schedule = torch.optim.lr_scheduler.StepLR(opt, step_size=2)
+    for inputs, targets in batches:
+        (net(inputs) - targets).pow(2).mean().backward()
+        schedule.step()
+    return keeper.moved()
+''',
+    "no backward reaches the step": '''def train(net: nn.Module, opt, batches, keeper: Keeper) -> float:
+    keeper.keep()
+    for inputs, _ in batches:
+        net(inputs)
+        opt.step()
+    return keeper.moved()
+''',
+    "the backward comes after the step": '''def train(net: nn.Module, opt, inputs, keeper: Keeper) -> float:
+    keeper.keep()
+    opt.step()
+    net(inputs).sum().backward()
+    return keeper.moved()
+''',
+}
+
+
+@pytest.mark.parametrize("step", STEPS.values(), ids=list(STEPS))
+def test_an_unseen_optimizer_steps_the_parameters_its_backward_reached(step):
+    source = KEEPER.replace("{alias}", "detach()") + step
+    assert [(finding.code, finding.line) for finding in lint_source(source)] == [("TEN203", 12)]
+    assert lint_source(KEEPER.replace("{alias}", "detach().clone()") + step) == []
+
+
+@pytest.mark.parametrize("step", CLEAN_STEPS.values(), ids=list(CLEAN_STEPS))
+def test_no_optimizer_step_after_a_backward_writes_nothing(step):
+    assert lint_source(KEEPER.replace("{alias}", "detach()") + step) == []
+
+
+def test_an_optimizer_step_moves_what_a_detached_alias_of_a_parameter_sees():
+    net = torch.nn.Linear(3, 1)
+    kept = net.weight.detach()
+    before = net.weight.detach().clone()
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    net(torch.ones(2, 3)).sum().backward()
+    with pytest.warns(UserWarning):  # a scheduler alone changes no weight (torch warns of the order)
+        torch.optim.lr_scheduler.StepLR(opt, step_size=1).step()
+    assert torch.equal(kept, before)
+    opt.step()
+    assert torch.equal(kept, net.weight) and not torch.equal(kept, before)
