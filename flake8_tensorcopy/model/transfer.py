@@ -1081,10 +1081,10 @@ class Transfer:
         if not to_array and "ndarray" in first.kinds:
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"))
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
-        if not to_array and first.is_tensor:
-            return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
         if qual == "copy.copy" and first.is_tensor:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
+        if not to_array and first.is_tensor:
+            return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
         kind = kinds("ndarray") if to_array else TENSOR
         return Value(kind, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
 

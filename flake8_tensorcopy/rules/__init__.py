@@ -2,11 +2,11 @@
 
 from typing import Dict, Tuple
 
-from flake8_tensorcopy.rules import aliasing, asynchronous, autograd, copying, ten203, ten209, ten210, ten307
+from flake8_tensorcopy.rules import aliasing, asynchronous, autograd, copying, ten203, ten207, ten209, ten210, ten307
 from flake8_tensorcopy.rules.base import Rule
 
 ALL_RULES: Tuple[Rule, ...] = tuple(
-    sorted(copying.RULES + aliasing.RULES + autograd.RULES + asynchronous.RULES + (ten203.RULE,) + ten209.RULES
+    sorted(copying.RULES + aliasing.RULES + autograd.RULES + asynchronous.RULES + (ten203.RULE, ten207.RULE) + ten209.RULES
            + ten210.RULES + ten307.RULES, key=lambda rule: rule.code)
 )
 # What runs unless codes are selected by name: every rule but the opinionated TEN9xx (off by
