@@ -99,3 +99,30 @@ def test_an_optimizer_step_moves_what_a_detached_alias_of_a_parameter_sees():
     assert torch.equal(kept, before)
     opt.step()
     assert torch.equal(kept, net.weight) and not torch.equal(kept, before)
+
+
+HELPER = '''import copy
+import torch
+
+
+def nudge_each(score, t: torch.Tensor, step: float = 0.1):
+    out = []
+    for i in range(t.numel()):
+        bumped = {bumped}
+        bumped.view(-1)[i] += step
+        out.append(score(bumped))
+    return out
+
+
+def compare(score, t: torch.Tensor):
+    return nudge_each(score, t.detach())
+'''
+
+
+def test_a_write_through_a_reported_alias_is_that_finding_only():
+    assert [(finding.code, finding.line) for finding in lint_source(HELPER.replace("{bumped}", "copy.copy(t)"))] == [
+        ("TEN207", 8)]
+    # written through no alias of its own, the helper's write is the caller's detach() finding
+    assert [(finding.code, finding.line) for finding in lint_source(HELPER.replace(
+        "bumped = {bumped}\n        bumped.view", "t.view").replace("score(bumped)", "score(t)"))] == [
+        ("TEN203", 14)]

@@ -22,7 +22,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.knowledge import role_of
-from flake8_tensorcopy.model.transfer import TENSOR, Transfer, grad_disabled_by
+from flake8_tensorcopy.model.transfer import TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
@@ -285,6 +285,7 @@ class Model:
             backward="!backward" in exit_state,
             steps="!steps" in exit_state,
             stepped=exit_state.get("!stepped", EMPTY),
+            written_through=_written_through(exit_state.get(WRITTEN_THROUGH, EMPTY)),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:
@@ -437,3 +438,13 @@ def _imports(tree: ast.Module) -> Dict[str, str]:
 
 def build_model(tree: ast.Module) -> Model:
     return Model(tree).build()
+
+
+def _written_through(writes: frozenset) -> dict:
+    """Per parameter, the aliases (``Value.made`` ids) each write of it went through, one set
+    per write (``copy.copy(x)`` then ``+=`` inside the helper); none where one write went
+    through no alias."""
+    found = {}
+    for index, made in writes:
+        found[index] = found.get(index, frozenset()) | {made}
+    return {index: made for index, made in found.items() if all(made)}

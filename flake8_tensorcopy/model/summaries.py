@@ -27,6 +27,7 @@ class Summary(NamedTuple):
     backward: bool
     steps: bool
     stepped: frozenset = frozenset()  # parameter indices of the optimizers it steps
+    written_through: Dict[int, frozenset] = {}  # parameter index -> per write of it, the aliases it went through
 
 
 def parameter_index(storage, function: str) -> Optional[int]:

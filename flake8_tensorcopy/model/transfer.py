@@ -274,6 +274,8 @@ class Transfer:
                 index = parameter_index(storage, self.function.name)
                 if index is not None:
                     state["!writes"] = state.get("!writes", EMPTY) | {index}
+                    state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
+                        (index, value.made | _written_name(target, state).made)}
 
     def host_read(self, node, value: Value, state: dict, how: str, items: bool = False, sure: bool = False) -> None:
         """A tensor's values read on the host (what a copy still in flight spoils); with
@@ -1023,7 +1025,7 @@ class Transfer:
         for index in summary.writes:
             written = instance.actual(index)
             if written.storages:
-                self.write(node, written, state, node)
+                self.write(node, written, state, node, through=summary.written_through.get(index, EMPTY))
         for index in summary.stepped:
             self.step_writes(instance.actual(index), node, state)
         if summary.in_flight:
@@ -1323,7 +1325,20 @@ def grad_disabled_by(model, context) -> bool:
 # state keys: the parameters of the modules called so far on the path, and of those a backward
 # reached (they have gradients an optimizer step applies)
 CALLED_MODULES = "!called_modules"
+# state key, in a summary: (parameter index, the aliases a write of it went through) pairs
+WRITTEN_THROUGH = "!written_through"
 BACKPROPAGATED = "!backpropagated"
+
+
+def _written_name(target, state: dict) -> Value:
+    """The named value a write goes through: ``b`` in ``b.view(-1)[i] += d`` (its aliases are
+    the write's, the view of it made on the spot too)."""
+    node = target
+    while type(node) in (ast.Subscript, ast.Call, ast.Attribute) and place_of(node) not in state:
+        node = node.func.value if type(node) is ast.Call and type(node.func) is ast.Attribute else getattr(
+            node, "value", None)
+    found = state.get(place_of(node)) if node is not None and place_of(node) else None
+    return found if isinstance(found, Value) else NONE
 
 
 def backpropagates(state: dict) -> None:

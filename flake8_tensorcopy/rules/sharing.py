@@ -144,8 +144,9 @@ def _outliving(function, place: str) -> Optional[str]:
     return "an attribute" if function.receiver_offset and head == function.names[0] else "an attribute of a parameter"
 
 
-def sharings(model, alias, kind: str) -> List[Sharing]:
-    """Every (write, observation) of one alias chain, the write first by line."""
+def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]:
+    """Every (write, observation) of one alias chain, the write first by line; with
+    ``root_causes``, not the writes made through another alias that is reported itself."""
     made = alias.detail["made"]
     storages = alias.value.storages
     events = model.events
@@ -154,7 +155,7 @@ def sharings(model, alias, kind: str) -> List[Sharing]:
     # a container read to take one item (``out["a"]``) is not a read of its other items
     indexed = {id(event.node.value) for event in events.find("read") if type(event.node) is ast.Subscript}
     for write in events.find("write"):
-        if _through_receiver(alias, write):
+        if _through_receiver(alias, write) or root_causes and _through_reported(model, write, alias):
             continue
         through_alias = made in write.value.made
         arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
@@ -183,6 +184,27 @@ def sharings(model, alias, kind: str) -> List[Sharing]:
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     return sorted(found, key=lambda sharing: (sharing.write.line, sharing.write.node.col_offset))
+
+
+def _through_reported(model, write, alias) -> bool:
+    """A call whose helper writes its parameter only through aliases it made (``through``, one
+    set per write) that a rule reports there: fixing those aliases removes the write, so it is
+    their finding's, not one more for this chain. (A local write's ``made`` joins every path's
+    aliases, so it cannot say which one it went through.)"""
+    ways = [made - alias.value.made for made in write.detail.get("through") or ()]
+    if not ways or not all(ways):
+        return False
+    claimed = _claimed_kinds()
+    reported = {event.detail["made"] for event, kind in chains(model) if kind in claimed
+                and any(event.detail["made"] in way for way in ways) and sharings(model, event, kind, root_causes=False)}
+    return all(way & reported for way in ways)
+
+
+def _claimed_kinds() -> frozenset:
+    """The alias-making operations a registered rule reports."""
+    from flake8_tensorcopy.rules import ALL_RULES  # the registry imports the rules, which import this module
+
+    return frozenset(kind for rule in ALL_RULES for kind in getattr(rule, "kinds", ()))
 
 
 def _made_again(alias, write, read) -> bool:
