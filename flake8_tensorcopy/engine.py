@@ -317,24 +317,34 @@ class ModelSite:
         self.lines = source.splitlines()
         self.reports: List[Report] = []
         self._statements: Optional[dict] = None
+        self._resolved: Dict[tuple, dict] = {}
 
     def node_of(self, node: ast.AST) -> Optional[cst.CSTNode]:
         """The LibCST node spanning what the ast ``node`` spans (None: not parsed, or none of
         its type there). ast columns are UTF-8 byte offsets; LibCST's are characters."""
-        wanted = getattr(cst, type(node).__name__, None)
+        name = type(node).__name__
+        wanted = getattr(cst, _CST_NAMES.get(name, name), None)
         pairs = _paired(self.module.body, self.tree.body) or ()
         holder = next((statement for statement, first in pairs
                        if first.lineno <= node.lineno and _last_line(statement, first, self.tree) >= node.end_lineno),
                       None)
         if wanted is None or holder is None:
             return None
-        candidates = [current for current in subtree(holder) if type(current) is wanted]
         start = (node.lineno, self._column(node.lineno, node.col_offset))
         end = (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))
-        for candidate, where in positions_of(self.module, self.tree, candidates).items():
-            if (where.start.line, where.start.column) == start and (where.end.line, where.end.column) == end:
-                return candidate
-        return None
+        return self._spans(holder, wanted).get((start, end))
+
+    def _spans(self, holder: cst.CSTNode, wanted: type) -> dict:
+        """``{(start, end): node}`` of the nodes of one type in a top-level statement, resolved
+        once (rules ask for many nodes of one statement)."""
+        key = (id(holder), wanted)
+        found = self._resolved.get(key)
+        if found is None:
+            candidates = [current for current in subtree(holder) if type(current) is wanted]
+            found = self._resolved[key] = {
+                ((where.start.line, where.start.column), (where.end.line, where.end.column)): candidate
+                for candidate, where in positions_of(self.module, self.tree, candidates).items()}
+        return found
 
     def _column(self, line: int, offset: int) -> int:
         text = self.lines[line - 1] if line <= len(self.lines) else ""
@@ -352,6 +362,11 @@ class ModelSite:
 
     def report(self, code: str, node: cst.CSTNode, message: str, fix=None) -> None:
         self.reports.append(Report(code, node, message, fix))
+
+
+# ast node types whose LibCST counterpart has another name
+_CST_NAMES = {"Compare": "Comparison", "BinOp": "BinaryOperation", "UnaryOp": "UnaryOperation",
+              "BoolOp": "BooleanOperation"}
 
 
 def _last_line(statement: cst.CSTNode, first: ast.stmt, tree: ast.Module) -> int:

@@ -50,7 +50,7 @@ EVENTS = {
                "only after one)",
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
-    "accumulation": "inside a loop, ``acc += v``, ``acc = acc <op> v`` or ``acc.append(v)``",
+    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` or ``acc.append(v)``",
     "in-place write": "a statement that writes in place: ``a[i] = v``, ``a op= v`` (or a call with "
                       "``out=``/``inplace=``); in-place methods are subscribed to as ``calls``",
     "non-blocking copy": "a call with ``non_blocking=True``: an asynchronous copy (the model's "
@@ -163,7 +163,7 @@ class _Collector:
                 self.identity_tests = _identity_test(node)
             elif node_type is ast.AugAssign:
                 self.writes = True
-                self.accumulates = self.accumulates or type(node.target) is ast.Name
+                self.accumulates = True  # into a name, an attribute or an item (``stats["loss"] += v``)
             elif node_type is ast.Assign:
                 if not self.writes:
                     self.writes = any(type(target) is ast.Subscript for target in node.targets)

@@ -34,11 +34,11 @@ EVENT_PROGRAMS = {
     "in-place write": "import torch\n\n\ndef f(buf):\n    buf[0] = 1\n",
     "non-blocking copy": "import torch\n\n\ndef f(x):\n    return x.to('cpu', non_blocking=True)\n",
 }
-EVENT_METHODS = {"sharing": "check_sharing", "identity comparison": "check_comparison",
-                 "accumulation": "check_accumulation", "in-place write": "check_write",
+EVENT_METHODS = {"sharing": "check_sharing", "identity comparison": "query",
+                 "accumulation": "query", "in-place write": "check_write",
                  "non-blocking copy": "query"}
 # The events a rule that queries the model is offered: the model's events of that kind.
-MODEL_EVENTS = {"non-blocking copy": "copy-start"}
+MODEL_EVENTS = {"non-blocking copy": "copy-start", "identity comparison": "compare", "accumulation": "accumulate"}
 
 
 class Spy:
@@ -65,14 +65,6 @@ class Spy:
     def check_sharing(self, event, analysis):
         self.offers.append((self.rule, "events", {"sharing"}, event.write))
         self.rule.check_sharing(event, analysis)
-
-    def check_comparison(self, node, analysis):
-        self.offers.append((self.rule, "events", {"identity comparison"}, node))
-        self.rule.check_comparison(node, analysis)
-
-    def check_accumulation(self, node, accumulator, value, analysis):
-        self.offers.append((self.rule, "events", {"accumulation"}, node))
-        self.rule.check_accumulation(node, accumulator, value, analysis)
 
     def check_write(self, node, target, value, analysis):
         self.offers.append((self.rule, "events", {"in-place write"}, node))

@@ -74,6 +74,24 @@ def check_host_read(model, example):
     assert [event.storages for event in reads] == [_value_after(model, example, "w").storages]
 
 
+def check_retain_grad(model, example):
+    assert "retains_grad" in _value_after(model, example, "r").facts
+
+
+def check_module_container(model, example):
+    held = _value_after(model, example, "r").all_items()
+    assert "module" in _value_after(model, example, "r").kinds and held.storages == _value_after(model, example, "m").storages
+
+
+def check_differentiable(model, example):
+    assert _value_after(model, example, "r").graph and not _value_after(model, example, "w").graph
+
+
+def check_tensor_dict(model, example):
+    item = _value_after(model, example, "r").item("'weight'")
+    assert item.is_tensor and not item.grad
+
+
 def check_shows(model, example):
     check_host_read(model, example)
 
@@ -135,7 +153,8 @@ def check_state_dict(model, example):
 
 
 def check_grad_off(model, example):
-    assert not model.events.find("save") and "!saved" not in model.exit_state()
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and not result.grad and not model.events.find("save") and "!saved" not in model.exit_state()
 
 
 def check_grad_switch(model, example):
@@ -189,7 +208,7 @@ def check_index_result(model, example):
 
 def check_requires_grad(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
-    assert result.grad and w.grad and result.storages == w.storages
+    assert result.grad and not result.graph and w.grad and (result.storages == w.storages or result.fresh)
 
 
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])

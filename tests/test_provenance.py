@@ -235,7 +235,6 @@ def test_backward_calls_are_one_fact_per_function_from_one_walk():
     analysis = Analysis(module, ALL_RULES)
     analysis.run()  # binds the module's imports
     analysis._function = outer  # the query answers for the function being walked
-    assert analysis.provenance.under_backward() == {"loss", "y", "z", "x"}
     assert analysis.provenance.backward_receivers() == {"loss"}
 
 

@@ -81,12 +81,13 @@ def test_every_rule_is_observed_or_listed():
     assert set(OBSERVED) | NOT_OBSERVED == set(harness.available_codes())
 
 
-def run_source(tmp_path, source: str, static: bool = False) -> Monitor:
+def run_source(tmp_path, source: str, static: bool = False, monitor=None) -> Monitor:
     """Run ``source`` as a file under the monitor (its statements readable, as a user's are)."""
     path = tmp_path / "program.py"
     path.write_text(textwrap.dedent(source), encoding="utf-8")
     code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
-    with Monitor(static=static) as monitor:
+    monitor = monitor or Monitor(static=static)
+    with monitor:
         exec(code, {"__name__": "program"})
     return monitor
 
@@ -106,6 +107,8 @@ def run_source(tmp_path, source: str, static: bool = False) -> Monitor:
     "import numpy as np\nimport torch\na = np.zeros(3, dtype=np.uint8)\nt = torch.from_numpy(a).float()\nt.add_(1)\n",
     # the array is written, but the tensor is never read again
     "import torch\nt = torch.ones(3)\narr = t.numpy().copy()\narr *= 2\nprint(t.sum())\n",
+    # NaN is unequal to itself, not a write
+    "import torch\nt = torch.full((3,), float('nan'))\narr = t.numpy()\nprint(t.sum(), arr)\n",
 ])
 def test_clean_programs_stay_silent(tmp_path, source):
     assert run_source(tmp_path, source).reports == []
@@ -156,8 +159,13 @@ def test_a_helper_in_another_module_is_seen_at_the_users_line(tmp_path):
     assert report.related["made"].path.endswith("helpers.py") and report.where.line == 7
 
 
-def test_saved_tensor_write_still_raises_as_torch_would(tmp_path):
-    """The hooks replace torch's own version check: the monitor must raise where torch did."""
+@pytest.mark.parametrize("engine", ["calling thread", "device thread"])
+def test_saved_tensor_write_still_raises_as_torch_would(tmp_path, request, engine):
+    """The hooks replace torch's own version check: the monitor must raise where torch did, and
+    name the write, the save and the backward call wherever autograd's engine runs backward."""
+    if engine == "device thread":
+        request.getfixturevalue("backward_in_a_device_thread")
+    monitor = Monitor(static=False)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         run_source(tmp_path, """\
             import torch
@@ -165,7 +173,11 @@ def test_saved_tensor_write_still_raises_as_torch_would(tmp_path):
             y = torch.sigmoid(x)
             y.mul_(2)
             y.sum().backward()
-            """)
+            """, monitor=monitor)
+    (report,) = monitor.reports
+    assert (report.code, report.where.line) == ("TEN307", 4)
+    assert {label: loc.line for label, loc in report.related.items()} == {"saved": 3, "backward": 5}
+    assert monitor.failures == {}
 
 
 def test_tensorcopy_run_writes_versioned_json_and_keeps_the_exit_status(tmp_path):
@@ -188,6 +200,7 @@ def test_tensorcopy_run_writes_versioned_json_and_keeps_the_exit_status(tmp_path
     assert done.stdout == "3.0\n"
     document = json.loads(out.read_text(encoding="utf-8"))
     assert document["schema_version"] == 1 and document["tool"]["name"] == "tensorcopy-run"
+    assert document["monitor_errors"] == []
     (report,) = document["reports"]
     assert (report["code"], report["line"], report["related"]["made"]["line"]) == ("TEN201", 8, 6)
     assert "tensorcopy: 1 hazard(s) seen: TEN201 x1" in done.stderr
@@ -240,3 +253,164 @@ def test_calls_that_write_nothing_and_alias_nothing_walk_no_stack(monkeypatch):
     assert classified  # a view and a write are still placed
     assert monitor.reports == [] and float(y) == pytest.approx(float(torch.relu(layer(x - 1)).sum()))
     assert view.shape == (4, 2)
+
+
+@pytest.fixture
+def backward_in_a_device_thread(monkeypatch):
+    """Run autograd's engine as it runs for CUDA tensors: in a thread of its own, whose stack holds
+    no Python frame above the hooks it calls (for CPU tensors it runs in the calling thread)."""
+    import _thread
+    import functools
+    import itertools
+
+    run_backward = torch.autograd.Variable._execution_engine.run_backward
+
+    def in_a_device_thread(outputs, *args, **kwargs):
+        done, raised = _thread.allocate_lock(), []
+        done.acquire()
+        # builtins only, so that the thread runs no Python frame: the backward, then the release
+        steps = itertools.chain(itertools.starmap(functools.partial(run_backward, **kwargs), [(outputs, *args)]),
+                                itertools.starmap(done.release, [()]))
+        unraisable = sys.unraisablehook
+        sys.unraisablehook = lambda failure: raised.append(failure.exc_value)
+        try:
+            _thread.start_new_thread(list, (steps,))
+            while not raised and not done.acquire(timeout=0.01):
+                pass
+        finally:
+            sys.unraisablehook = unraisable
+        if raised:
+            raise raised[0]
+        return ()
+
+    monkeypatch.setattr(torch.autograd, "_engine_run_backward", in_a_device_thread)
+
+
+def test_a_write_through_data_is_placed_where_backward_was_called_from_a_device_thread(
+        tmp_path, backward_in_a_device_thread):
+    monitor = run_source(tmp_path, """\
+        import torch
+        x = torch.ones(3, requires_grad=True)
+        y = torch.exp(x)
+        y.data.mul_(2)
+        y.sum().backward()
+        """)
+    (report,) = monitor.reports
+    assert (report.code, report.where.line) == ("TEN301", 4)
+    assert {label: loc.line for label, loc in report.related.items()} == {"saved": 3, "backward": 5}
+    assert monitor.failures == {}
+
+
+def _program_result(tmp_path, monitor=None):
+    namespace = {"__name__": "program"}
+    source = """\
+        import numpy as np
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        y = torch.sigmoid(w * 2)
+        snapshot = w.detach()
+        arr = torch.from_numpy(np.arange(3.0))
+        y.sum().backward()
+        result = (w.grad + snapshot + arr).tolist()
+        """
+    path = tmp_path / "program.py"
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    if monitor is None:
+        exec(code, namespace)
+    else:
+        with monitor:
+            exec(code, namespace)
+    return namespace["result"]
+
+
+@pytest.mark.parametrize("broken", ["before", "after", "_Saved.__init__", "_kept"])
+def test_a_monitor_error_is_recorded_and_the_program_runs_as_it_would_unwatched(tmp_path, monkeypatch, broken):
+    from flake8_tensorcopy.runtime import monitor as module
+
+    unwatched = _program_result(tmp_path)
+
+    def broken_step(*args, **kwargs):
+        raise LookupError("a monitor bug")
+
+    owner, _, name = broken.rpartition(".")
+    monkeypatch.setattr(getattr(module, owner) if owner else module, name, broken_step)
+    monitor = Monitor(static=False)
+    assert _program_result(tmp_path, monitor) == unwatched
+    assert monitor.failures and all(error.startswith("LookupError: a monitor bug") for error in monitor.failures)
+
+
+def test_a_saved_tensor_written_where_the_monitor_does_not_look_still_raises(tmp_path):
+    """A torch mode is per thread: a write made in another thread goes unseen, and backward must
+    still raise as torch would (the hooks replace torch's own version check)."""
+    monitor = Monitor(static=False)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        run_source(tmp_path, """\
+            import threading
+            import torch
+            x = torch.ones(3, requires_grad=True)
+            y = torch.sigmoid(x)
+            writer = threading.Thread(target=y.mul_, args=(2,))
+            writer.start()
+            writer.join()
+            y.sum().backward()
+            """, monitor=monitor)
+    (report,) = monitor.reports
+    assert (report.code, report.where.line, report.related["saved"].line) == ("TEN307", 8, 4)
+
+
+@pytest.fixture
+def copies_in_flight(monkeypatch):
+    """Fake a device whose non_blocking copies from pinned memory run later (CUDA's): the meta
+    device stands for it, every CPU tensor counts as pinned, and its synchronize is a no-op."""
+    from flake8_tensorcopy.runtime import monitor as module
+
+    monkeypatch.setattr(module, "ASYNCHRONOUS_DEVICES", frozenset({"meta"}))
+    monkeypatch.setattr(torch.Tensor, "is_pinned", lambda tensor: tensor.device.type == "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: None)
+
+
+@pytest.mark.parametrize("write, expected", [
+    ("buffer.add_(1)", [("TEN402", 6)]),  # seen as it happens
+    ("staging[:] = 2", [("TEN402", 7)]),  # through NumPy: seen where torch next uses the memory
+    ("print(staging.sum())", []),  # a read
+])
+def test_a_pinned_source_written_while_its_copy_runs_is_ten402_whichever_side_writes(
+        tmp_path, copies_in_flight, write, expected):
+    monitor = run_source(tmp_path, f"""\
+        import torch
+        buffer = torch.zeros(4)
+        staging = buffer.numpy()  # a pinned buffer's array is how it is filled: no TEN201
+        staging[:] = 1
+        sent = buffer[:2].to("meta", non_blocking=True)
+        {write}
+        again = buffer.to("meta", non_blocking=True)
+        """)
+    assert [(report.code, report.where.line) for report in monitor.reports] == expected
+    assert all(report.related["copied"].line == 5 for report in monitor.reports)
+
+
+def test_a_pinned_source_written_through_numpy_is_seen_at_the_synchronization(tmp_path, copies_in_flight):
+    monitor = run_source(tmp_path, """\
+        import torch
+        buffer = torch.zeros(4)
+        staging = buffer.numpy()
+        sent = buffer[:2].to("meta", non_blocking=True)
+        staging[:] = 2
+        torch.cuda.synchronize()
+        staging[:] = 3
+        torch.cuda.synchronize()
+        """)
+    assert [(report.code, report.where.line, report.related["copied"].line) for report in monitor.reports] == [
+        ("TEN402", 6, 4)]
+
+
+def test_a_pinned_source_holding_nan_is_not_taken_for_rewritten(tmp_path, copies_in_flight):
+    monitor = run_source(tmp_path, """\
+        import torch
+        buffer = torch.full((4,), float("nan"))
+        sent = buffer.to("meta", non_blocking=True)
+        again = buffer.to("meta", non_blocking=True)
+        """)
+    assert monitor.reports == []

@@ -156,27 +156,6 @@ _CONTAINERS = frozenset({LIST, TENSOR_SEQ})  # kinds whose items are not views o
 class AliasTracker:
     """Makes, updates and reports alias facts for the walk in ``analysis``."""
 
-    def related_by_alias(self, first: cst.BaseExpression, second: cst.BaseExpression) -> Optional[str]:
-        """The operation by which one expression shares memory with the other as a different
-        object, if the facts say so.
-
-        Either one is an alias-making expression of the other (``x.detach()`` and ``x``), or
-        both are names bound by a live alias fact (not a plain assignment: ``a = b`` is ``b``).
-        """
-        for made, other in ((first, second), (second, first)):
-            alias = self.describe(made)
-            if alias is not None and alias.source == dotted_name(other):
-                return alias.op
-        first_key, second_key = dotted_name(first), dotted_name(second)
-        if first_key is None or second_key is None:
-            return None
-        frame = self.analysis.scope.frame
-        for alias_key, source_key in ((first_key, second_key), (second_key, first_key)):
-            for fact in frame.aliases.get(alias_key, ()):
-                if fact.source_key == source_key and fact.made is not Made.ASSIGNMENT:
-                    return fact.op
-        return None
-
     def __init__(self, analysis, sharing_rules):
         self.analysis = analysis
         self.sharing_rules = sharing_rules  # the rules subscribed to the "sharing" event

@@ -20,7 +20,6 @@ import libcst as cst
 class ClassFacts:
     """What the walk learns about a module class of this file as it walks its methods."""
 
-    stores_graph_tensor: bool = False  # a method stores a grad-requiring non-leaf on self
     methods: dict = field(default_factory=dict)  # name -> FunctionDef of its instance methods
     # attribute -> StateSnapshot for each ``self.best = self.model.state_dict()`` made in any
     # method: a snapshot kept across calls
@@ -358,14 +357,12 @@ class BackwardCalls:
 
     ``receivers``: names ``x`` of its own ``x.backward()`` calls. ``reached``: names read in the
     receivers and arguments of the ``.backward()`` calls in it or in functions nested in it.
-    ``function_calls``: calls there that may be ``torch.autograd.grad/backward`` (resolved by
-    the scope when asked; ``functions_resolved``: ``reached`` with their arguments' names).
+    ``function_calls``: calls there that may be ``torch.autograd.grad/backward``.
     """
 
     receivers: set = field(default_factory=set)
     reached: set = field(default_factory=set)
     function_calls: list = field(default_factory=list)
-    functions_resolved: Optional[frozenset] = None
 
 
 NO_BACKWARD = BackwardCalls()

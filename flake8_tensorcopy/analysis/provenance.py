@@ -170,18 +170,6 @@ class GradProvenance:
         proves ``x`` a graph output that requires grad (use evidence, wherever it comes)."""
         return self._backward_here().receivers
 
-    def under_backward(self) -> frozenset:
-        """Names read in what the function being walked (or a function nested in it) runs
-        backward through: the receivers and arguments of ``.backward()``, the arguments of
-        ``torch.autograd.grad/backward`` however imported."""
-        calls = self._backward_here()
-        if calls.functions_resolved is None:
-            qualname = self.analysis.qualname
-            calls.functions_resolved = frozenset(calls.reached.union(*(
-                names_under(arg.value for arg in call.args)
-                for call in calls.function_calls if qualname(call.func) in BACKWARD_FUNCTIONS)))
-        return calls.functions_resolved
-
     def _find_backward_calls(self) -> None:
         if self._backward_calls is None:
             self._backward_calls, self._backpropagated = find_backward_calls(self.analysis.module)

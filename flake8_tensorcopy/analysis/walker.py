@@ -122,8 +122,6 @@ class Analysis:
                 self.rules_by_call.setdefault(name, []).append(rule)
             for name in rule.attributes:
                 self.rules_by_attribute.setdefault(name, []).append(rule)
-        self.comparison_rules = [rule for rule in rules if "identity comparison" in rule.events]
-        self.accumulation_rules = [rule for rule in rules if "accumulation" in rule.events]
         self.write_rules = [rule for rule in rules if "in-place write" in rule.events]
         self.binding_rules = [rule for rule in rules if rule.binds]
         self.rule_facts: Dict[str, dict] = {}  # a rule's own facts about this module, by code
@@ -727,8 +725,6 @@ class Analysis:
             target = assign_target.target
             target_type = type(target)
             if target_type is cst.Name:
-                if type(value) is cst.BinaryOperation:
-                    self._offer_accumulation(node, target.value, value)
                 self.scope.bind(target.value, Binding(kind, origin=origin, grad=grad, evidence=evidence))
                 aliases.made(target.value, value)
                 self._offer_binding(target, value)
@@ -787,7 +783,6 @@ class Analysis:
         unknown class one too (``layer.aux_loss``), unless a class also stores a non-tensor."""
         stored = self.inference.graph_attributes
         if grad.graph_non_leaf:
-            self._class_facts.stores_graph_tensor = True
             if stored.get(attr, grad) is not None:
                 where = f" in {self._function.name.value}()" if self._function is not None else ""
                 stored[attr] = grad.because(f"a class of this file stores a tensor in a graph in self.{attr}{where}")
@@ -845,8 +840,6 @@ class Analysis:
         self._offer_write(node, target, node.value)
         current = self.kind_of(target)
         added = self.kind_of(node.value)
-        if type(target) is cst.Name:
-            self._offer_accumulation(node, target.value, node.value)
         if current in (TENSOR, NDARRAY) and self.scope.frame.aliases:
             written = self.aliases.root_key(target.value if type(target) is cst.Subscript else target)
             if written is not None:
@@ -900,8 +893,6 @@ class Analysis:
             return
         if method != "insert" and self.scope.frame.aliases:
             self._escape(value.args[-1].value)
-        if method == "append":
-            self._offer_accumulation(value, receiver.value, value.args[-1].value)
         self._join_items(receiver.value, value.args[-1].value, TENSOR_SEQ if method == "extend" else TENSOR)
 
     def _join_items(self, name: str, added: cst.BaseExpression, tensors: str) -> None:
@@ -984,28 +975,6 @@ class Analysis:
     def _offer_write(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         for rule in self.write_rules:
             rule.check_write(node, target, value, self)
-
-    def _offer_comparison(self, node: cst.Comparison) -> None:
-        if self.comparison_rules and _identity_comparison(node):
-            for rule in self.comparison_rules:
-                rule.check_comparison(node, self)
-
-    def _offer_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression) -> None:
-        """``acc += v``, ``acc = acc + v`` or ``acc.append(v)`` inside a loop: the rules that
-        subscribe to accumulations decide what it means (``loops`` says where it happens)."""
-        if not self.accumulation_rules or not self._loops:
-            return
-        if type(value) is cst.BinaryOperation:  # ``acc = acc + v``
-            if type(value.left) is not cst.Name or value.left.value != accumulator:
-                return
-            value = value.right
-        for rule in self.accumulation_rules:
-            rule.check_accumulation(node, accumulator, value, self)
-
-    @property
-    def loops(self) -> List["Loop"]:
-        """The loops around the point of the walk in the function being walked, innermost last."""
-        return self._loops
 
     def returned_names(self) -> frozenset:
         """Names the function returns as they are in its last statement (``return x`` or
@@ -1210,27 +1179,12 @@ class Analysis:
         self.visit(node.left)
         for comparison in node.comparisons:
             self.visit(comparison.comparator)
-        self._offer_comparison(node)
 
     def _visit_named(self, node: cst.NamedExpr) -> None:
         self.visit(node.value)
         bind_target(node.target, self.kind_of(node.value), self.scope, evidence=self.evidence_of(node.value))
 
 
-def _identity_comparison(node: cst.Comparison) -> bool:
-    """``a is b`` between two non-constants, or a comparison with an ``id(...)`` operand (the
-    scan's "identity comparison": the same test on the stdlib ast)."""
-    operands = [node.left] + [comparison.comparator for comparison in node.comparisons]
-    if any(type(operand) is cst.Call and type(operand.func) is cst.Name and operand.func.value == "id"
-           for operand in operands):
-        return True
-    return any(type(comparison.operator) in (cst.Is, cst.IsNot) for comparison in node.comparisons) and not any(
-        type(operand) in _CONSTANTS or (type(operand) is cst.Name and operand.value in ("None", "True", "False"))
-        for operand in operands
-    )
-
-
-_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
 
 
 class Loop:

@@ -6,12 +6,12 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 
 - ``detach``: shares the storage, leaves the graph (``w.detach()``, ``w.data``);
 - ``move``: may return the tensor itself or a copy (``w.to(d)``, ``w.cuda()``): both storages;
-- ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``);
+- ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``); ``differentiable``: a copy
+  autograd records, a non-leaf of a tensor that requires grad (``w.clone()``; a deepcopy is a leaf);
 - ``shares``: the argument's storage under a new object (``torch.from_numpy(a)``,
   ``np.asarray(w)``, ``copy.copy(w)``, ``torch.as_tensor(w)``: the tensor itself);
 - ``index_cast``: a cast mostly used to make indices or masks of floats (``w.long()``): a copy
   there, so not counted as a move that may return the tensor itself;
-- ``state_dict``: a new dict whose values are the module's live parameters;
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
   device tensor: ``w.item()``, ``w.cpu()``);
@@ -30,10 +30,13 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
   writes no tensor;
+- ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``module_container``: a module
+  holding the modules it is given as items (``nn.ModuleList([m])``); ``tensor_dict``: a dict of
+  tensors that do not require grad (``m.state_dict()``);
 - ``parameter``: a leaf that requires grad; ``module_call``: calling a module keeps its input
   for backward and returns a graph tensor.
 - ``grad_off`` / ``grad_switch``: a context (or decorator) under which nothing is recorded for
-  backward (``torch.no_grad()``; ``torch.set_grad_enabled(False)``);
+  backward and what is computed requires no grad (``torch.no_grad()``; ``torch.set_grad_enabled(False)``);
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written
   (``w.chunk(2)``; iterating over a tensor unbinds it);
@@ -43,7 +46,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
 - ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
 - ``index_result``: a tensor of indices, never in a graph (``w.argmax()``);
-- ``requires_grad``: the tensor itself, now a leaf that requires grad (``w.requires_grad_()``).
+- ``requires_grad``: a leaf that requires grad from now on: the tensor itself
+  (``w.requires_grad_()``, ``w.requires_grad = True``) or a new one (``torch.tensor(v, requires_grad=True)``).
 """
 
 from typing import Dict, NamedTuple, Tuple
@@ -78,6 +82,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("contiguous", "method", "move", _W + "r = w.contiguous()"),
     Entry("clone", "method", "copy", _W + "r = w.clone()"),
     Entry("torch.clone", "function", "copy", _W + "r = torch.clone(w)"),
+    Entry("clone", "method", "differentiable", _W + "r = w.clone()"),
+    Entry("torch.clone", "function", "differentiable", _W + "r = torch.clone(w)"),
     Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
     Entry("copy.copy", "function", "shares", _W + "r = copy.copy(w)"),
     Entry("torch.from_numpy", "function", "shares", _W + "r = torch.from_numpy(w.detach().numpy())"),
@@ -87,7 +93,6 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("long", "method", "index_cast", _W + "r = w.long()"),
     Entry("int", "method", "index_cast", _W + "r = w.int()"),
     Entry("bool", "method", "index_cast", _W + "r = w.bool()"),
-    Entry("state_dict", "method", "state_dict", _W + "m = torch.nn.Linear(2, 2)\nr = m.state_dict()"),
     Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
     Entry("item", "method", "value_read", _W + "r = w.item()"),
     Entry("tolist", "method", "value_read", _W + "r = w.tolist()"),
@@ -138,6 +143,7 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("requires_grad", "attribute", "integer", _W + "r = w.requires_grad"),
     Entry("backward", "method", "backward", _W + "w.sum().backward()"),
     Entry("torch.autograd.backward", "function", "backward", _W + "torch.autograd.backward(w.sum())"),
+    Entry("torch.autograd.grad", "function", "backward", _W + "r = torch.autograd.grad(w.sum(), [w])"),
     Entry("step", "method", "step", _W + "opt = torch.optim.SGD([w], lr=0.1)\nopt.step()"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),
     Entry("torch.optim", "package", "optimizer", _W + "r = torch.optim.Adam([w])"),
@@ -147,6 +153,13 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),
+    Entry("retain_grad", "method", "retain_grad", _W + "r = w * 2\nr.retain_grad()"),
+    Entry("requires_grad", "attribute", "requires_grad", "import torch\nw = torch.ones(2)\nw.requires_grad = True\nr = w"),
+    Entry("torch.tensor", "function", "requires_grad", "import torch\nw = torch.ones(2, requires_grad=True)\nr = torch.tensor([1.0], requires_grad=True)"),
+    Entry("state_dict", "method", "tensor_dict", _W + "m = torch.nn.Linear(2, 2)\nr = m.state_dict()"),
+    Entry("torch.nn.ModuleList", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleList([m])"),
+    Entry("torch.nn.ModuleDict", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleDict({'a': m})"),
+    Entry("torch.nn.Sequential", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.Sequential(m)"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
     Entry("requires_grad_", "method", "requires_grad", "import torch\nw = torch.ones(2)\nr = w.requires_grad_()"),
     Entry("inplace=True", "syntax", "inplace", _W + "r = w.detach()\ntorch.nn.functional.relu(r, inplace=True)"),

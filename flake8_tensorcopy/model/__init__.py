@@ -74,6 +74,7 @@ class Model:
         self.module_state: Optional[dict] = None
         self._lines = None
         self._comprehensions = None
+        self._alias_operations: Optional[dict] = None
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -402,6 +403,15 @@ class Model:
         states = copy.function.states
         exit_state = states[1] if states else None
         return exit_state is not None and copy.detail["copy"] in exit_state.get(IN_FLIGHT, EMPTY)
+
+    def alias_operations(self, value: Value) -> Dict[str, str]:
+        """``{"line:col": operation}`` of the new objects sharing memory that ``value`` is (its
+        ``Value.made`` ids as their ``alias`` events spell them: ``detach()``, ``.data``,
+        ``indexing``); a name bound to another (``y = x``) is the same object, not a new one."""
+        if self._alias_operations is None:
+            self._alias_operations = {event.detail["made"]: event.detail["op"] for event in self.events.find("alias")}
+        return {f"{made[0]}:{made[1]}": self._alias_operations[made] for made in value.made
+                if made[2] != "assignment" and made in self._alias_operations}
 
     def called(self) -> frozenset:
         """The names of the file's functions and methods called somewhere in it."""

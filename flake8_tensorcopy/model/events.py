@@ -80,6 +80,28 @@ class EventStore:
             return True
         return second.block in self._reachable(first.function, first.block)
 
+    def innermost_loop(self, event: Event) -> frozenset:
+        """The blocks of the innermost loop holding the event (empty: in no loop): of the loop
+        headers around it, the one whose body (the blocks reaching its back edges from inside
+        it) is smallest."""
+        blocks = event.function.graph.blocks
+        best = frozenset()
+        for header in blocks:
+            if not header.loop or not (header.index == event.block or (
+                    event.block in self._reachable(event.function, header.index)
+                    and header.index in self._reachable(event.function, event.block))):
+                continue
+            # the builder numbers a loop's blocks after its header: a lower index is outside it
+            body, stack = {header.index}, [pred for pred in header.pred if pred > header.index]
+            while stack:
+                index = stack.pop()
+                if index not in body and index > header.index:
+                    body.add(index)
+                    stack.extend(blocks[index].pred)
+            if event.block in body and (not best or len(body) < len(best)):
+                best = frozenset(body)
+        return best
+
     def reads_after_write(self, storage) -> List[tuple]:
         """(write, read) pairs of one storage where the read may run after the write."""
         writes = [event for event in self.events if event.kind == "write" and storage in event.storages]

@@ -12,7 +12,7 @@ import builtins
 from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
-from flake8_tensorcopy.analysis.conventions import training_call
+from flake8_tensorcopy.analysis.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
@@ -106,8 +106,22 @@ class Transfer:
 
     def stmt_Assign(self, node, state):
         value = self.assigned(node.value, self.evaluate(node.value, state), state)
+        self.accumulated(node, value, state)
         for target in node.targets:
             self.assign(target, value, state, node)
+
+    def accumulated(self, node: ast.Assign, value: Value, state) -> None:
+        """``acc = acc + v``: an ``accumulate`` event of the sum, as ``acc += v`` records one of
+        ``v`` (its ``added`` detail: the operand the accumulator did not hold)."""
+        target, expression = node.targets[0], node.value
+        if len(node.targets) != 1 or type(expression) is not ast.BinOp or not self.recording:
+            return
+        place = place_of(target)
+        sides = (expression.left, expression.right)
+        held = [side for side in sides if place is not None and place_of(side) == place]
+        if held:
+            added = sides[1] if held[0] is sides[0] else sides[0]
+            self.record("accumulate", node, place, value, state, old=state.get(place, UNKNOWN), added=added)
 
     def stmt_AnnAssign(self, node, state):
         if node.value is not None:
@@ -117,6 +131,7 @@ class Transfer:
     def stmt_AugAssign(self, node, state):
         old = self.evaluate(node.target, state)
         other = self.evaluate(node.value, state)
+        self.record("accumulate", node, place_of(node.target), other, state, old=old, added=node.value)
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad, statement=node)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
@@ -174,8 +189,12 @@ class Transfer:
             self.assign(item.optional_vars, value, state, item.context_expr)
 
     def op_with_end(self, op, state):
-        if state.get(NO_GRAD):
-            state[NO_GRAD] = state[NO_GRAD] - {_site(op[1].context_expr)}
+        """Leaving a ``with`` block normally: a context it entered that turned grad off ends."""
+        left = state.get(NO_GRAD, EMPTY) - {_site(op[1].context_expr)}
+        if left:
+            state[NO_GRAD] = left
+        else:
+            state.pop(NO_GRAD, None)
 
     def op_except(self, op, state):
         handler = op[1]
@@ -227,6 +246,11 @@ class Transfer:
                 self.evaluate(target.value, state)
                 self.record("escape", target, None, value, state)
                 return
+            if kind is ast.Attribute and self.recording:
+                self.attribute_store(target, value, state)
+            owner = place_of(target.value) if kind is ast.Attribute else None
+            if owner in state and "requires_grad" in k.role_of("attribute", target.attr):  # ``x.requires_grad = True``
+                self.requires_grad(state[owner], owner, node.value if type(node) is ast.Assign else None, state)
             self.forget(place, state)
             state[place] = value
             self.record("bind", target, place, value, state)
@@ -305,7 +329,10 @@ class Transfer:
     # ----- expressions
     def evaluate(self, node, state: dict) -> Value:
         handler = _EXPRESSIONS.get(type(node))
-        return handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
+        value = handler(self, node, state) if handler is not None else self.evaluate_children(node, state)
+        if state.get(NO_GRAD) and (value.graph or value.grad_from) and type(node) in _OPERATIONS:
+            return value._replace(grad=False, graph=False, grad_from=EMPTY)  # made with grad disabled
+        return value
 
     def evaluate_children(self, node, state) -> Value:
         for child in ast.iter_child_nodes(node):
@@ -331,7 +358,44 @@ class Transfer:
                 self.record("read", node, place, value, state)
             return value._replace(fresh=False) if value.fresh else value
         base = self.evaluate(node.value, state)
-        return self.attribute_of(base, node.attr, node, state)
+        return self.tensor_attribute(node, base, self.attribute_of(base, node.attr, node, state), state)
+    def tensor_attribute(self, node: ast.Attribute, base: Value, value: Value, state) -> Value:
+        """A tensor's attribute read (``x.data``, ``x.grad``) as an ``attribute`` event; a
+        detached alias (``x.data``) remembers where it was made, so that a write through it (or
+        a comparison of it) names that spot."""
+        if not base.is_tensor:
+            return value
+        if "detach" in k.role_of("attribute", node.attr) and base.grad:  # its gradient stops here: what
+            # is computed from it carries the fact
+            value = value._replace(facts=value.facts | {f"dropped@{node.lineno}:{node.col_offset}"})
+        self.record("attribute", node, place_of(node), value, state, base=base, attribute=node.attr, store=False)
+        return value
+
+    def carry_dropped(self, result: Value, operands, node, state) -> Value:
+        """What is computed from a detached read of a tensor requiring grad carries its
+        ``dropped@`` fact, up to the operation that puts it in a graph: a ``graph_mix`` event
+        there (that graph gets no gradient for the detached tensor)."""
+        dropped = frozenset().union(*(frozenset(fact for fact in operand.facts if fact.startswith("dropped@"))
+                                      for operand in operands if operand is not None))
+        if not dropped:
+            return result
+        reached = frozenset().union(*(operand.storages for operand in operands if operand is not None and operand.grad))
+        if result.graph:  # not where the gradient may reach the tensor through another operand (``p - p.data``)
+            grads = [operand for operand in operands if operand is not None and operand.grad]
+            if not state.get(NO_GRAD) and all(operand.storages for operand in grads) and not any(
+                    operand.storages & reached for operand in operands if operand is not None and not operand.grad):
+                self.record("graph_mix", node, None, result, state, dropped=dropped)
+            return result
+        return result._replace(facts=result.facts | dropped)
+
+    def attribute_store(self, target: ast.Attribute, value: Value, state) -> None:
+        """``x.data = v`` on a tensor: an ``attribute`` event (the base read records nothing)."""
+        self.recording = False
+        base = self.evaluate(target.value, state)
+        self.recording = True
+        if base.is_tensor:
+            self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
+                        store=True)
 
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
@@ -467,6 +531,8 @@ class Transfer:
 
     def compare(self, node, state) -> Value:
         values = [self.evaluate(node.left, state)] + [self.evaluate(item, state) for item in node.comparators]
+        if len(node.ops) == 1 and _identity_test(node):
+            self.record("compare", node, None, BOOL, state, operands=tuple(values))
         if any(value.is_tensor for value in values) and not any(
             type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops
         ):
@@ -498,7 +564,7 @@ class Transfer:
                 grad_from=left.grad_from | right.grad_from,
             )
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node)
-            return result
+            return self.carry_dropped(result, (left, right), node, state)
         if left.kind_from or right.kind_from:
             return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
                          kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
@@ -606,7 +672,13 @@ class Transfer:
         else:
             callee = self.evaluate(func, state)
         arguments, keywords = self.arguments(node, state)
-        return self.call_value(callee, arguments, keywords, node, state)
+        if not _runs_forward(callee):
+            return self.call_value(callee, arguments, keywords, node, state)
+        place = place_of(func)
+        result = self.call_value(callee, arguments, keywords, node, state, receiver_place=place)
+        if place is not None and "[" not in place:  # a may-fact: its place goes when the name is rebound
+            state[f"{place}.{FORWARD_RAN}"] = NONE
+        return result
 
     def arguments(self, node: ast.Call, state):
         arguments = [self.evaluate(argument, state) for argument in node.args]
@@ -628,12 +700,16 @@ class Transfer:
                 forward = self.model.method_of(kind[7:], "forward") or self.model.method_of(kind[7:], "__call__")
                 if forward is not None:
                     self.feeds_gradients(callee, state)
-                    return self.apply(forward, [callee] + arguments, keywords, node, state)
+                    return self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
         if "module" in callee.kinds:
             self.feeds_gradients(callee, state)
+            if "parameter_free" in callee.facts:  # its output requires grad where its input does
+                return self.module_output(arguments, node, state, callee.qual, grad=any(value.grad for value in arguments))
+            self.save_parameters(callee, state)
             return self.module_output(arguments, node, state, callee.qual)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
-            result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from)
+            result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from,
+                           grad_from=callee.kind_from)  # a module passed in makes a graph tensor
             self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
             return result
         if qual:
@@ -648,13 +724,20 @@ class Transfer:
         self.record("call", node, None, UNKNOWN, state, callee=name, arguments=tuple(arguments))
         return UNKNOWN
 
-    def module_output(self, arguments, node, state, layer: str = "") -> Value:
-        """A module's output is a graph tensor. What it saves for backward: for a torch layer,
-        what the torch tables say; for a module the model cannot see into, its inputs (its
-        parameters' gradients need them); nothing under ``torch.no_grad()``."""
+    def save_parameters(self, module: Value, state) -> None:
+        """Calling a module saves its parameters for backward (their gradients need the input,
+        the input's need them); they go by the module's storages (``parameters()``, ``.weight``)."""
+        if module.storages and not state.get(NO_GRAD):
+            state[SAVED] = state.get(SAVED, EMPTY) | module.storages
+
+    def module_output(self, arguments, node, state, layer: str = "", grad: bool = True) -> Value:
+        """A module's output is a graph tensor (of a layer without parameters, where its input
+        is). What it saves for backward: for a torch layer, what the torch tables say; for a
+        module the model cannot see into, its inputs (its parameters' gradients need them);
+        nothing under ``torch.no_grad()``."""
         for argument, value in zip(node.args, arguments):
             self.host_read(argument, value, state, "module_call")
-        result = Value(TENSOR, grad=True, graph=True, storages=frozenset((_site(node),)), fresh=True,
+        result = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
                        device=arguments[0].device if arguments else EMPTY,
                        why=_why(Evidence.MODULE_CALL, "kind", "grad"))
         if layer in k.SAVED_FOR_BACKWARD or not layer:
@@ -684,7 +767,9 @@ class Transfer:
             self.record("sync", node, None, NONE, state)
             result = NONE
         elif "copy" in roles:
-            result = _copied(first, node)
+            result = _differentiable(_copied(first, node), roles)
+            if _constant(_keyword(node, "requires_grad")) is True:  # ``torch.tensor(v, requires_grad=True)``
+                result = result._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
         elif "shares" in roles and node.args:
             result = self.shared(qual, node, first, state)
         elif "backward" in roles:
@@ -702,7 +787,11 @@ class Transfer:
                                        or "optimizer" in k.role_of("package", package)):
                 kind = "module" if "module" in k.role_of("package", package) else "optimizer"
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
-                               why=_why(Evidence.TORCH_API, "kind"), items=_held_parameters(kind, keywords.get("params", first)), qual=qual)
+                               why=_why(Evidence.TORCH_API, "kind"), qual=qual,
+                               items=_held_parameters(kind, keywords.get("params", first)),
+                               facts=frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
+                if "module_container" in roles:
+                    result = result._replace(items=_held_modules(arguments))
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
                 result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
@@ -714,7 +803,7 @@ class Transfer:
         return result
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
-        tensors = [value for value in arguments if value.is_tensor or value.kind_from]
+        tensors = [value for value in arguments if value.is_tensor or value.kind_from or value.grad_from]
         grad = any(value.grad for value in tensors)
         requires = keywords.get("requires_grad")
         leaf_grad = requires is not None and _constant(_keyword(node, "requires_grad")) is True
@@ -736,7 +825,7 @@ class Transfer:
         if "index_result" in k.role_of("function", qual):
             result = result._replace(grad=False, graph=False, grad_from=EMPTY)
         self.save(qual, arguments, result, state, node)
-        return result
+        return self.carry_dropped(result, arguments, node, state)
 
     def builtin(self, name: str, arguments, keywords, node, state) -> Value:
         first = arguments[0] if arguments else UNKNOWN
@@ -746,7 +835,9 @@ class Transfer:
                 self.host_read(argument, value, state, name, sure="shows" in roles)
         if name in ("len", "int", "round", "hash", "id", "ord"):
             result = INTEGER
-        elif name in ("float", "abs", "pow", "divmod"):
+        elif name == "float":  # a Python number, whatever it converts: no graph
+            result = NUMBER
+        elif name in ("abs", "pow", "divmod"):
             result = NUMBER if not first.is_tensor else first._replace(fresh=True)
         elif name in ("isinstance", "bool", "callable", "hasattr", "issubclass"):
             result = BOOL
@@ -813,6 +904,8 @@ class Transfer:
                 return NONE
         if "registers" in roles and "module" in receiver.kinds:
             return self.register(receiver_place, node, arguments, state)
+        if "tensor_dict" in roles and not receiver.is_tensor and receiver.items is None:
+            return self.tensor_dict(receiver, arguments, node, state, method)
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
         if not receiver.is_tensor and "?" in receiver.kinds and method in TENSOR_ONLY_METHODS | {"backward"}:
@@ -842,6 +935,18 @@ class Transfer:
             self.steps_unseen_optimizer(node, state)
         return self.unknown_call(arguments, keywords, node, state, method)
 
+    def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
+        """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory
+        (a module's: its live parameters, an alias made here), none requiring grad."""
+        weights = Value(TENSOR, why=_why(Evidence.TORCH_API, "kind"))
+        if "module" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
+            weights = weights._replace(storages=self.module_storages(receiver))
+            if not arguments:
+                weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
+        result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
+        self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
+        return result
+
     def module_method(self, receiver, method, arguments, node, state) -> Value:
         if method == "step":
             self.step_writes(receiver, node, state)
@@ -853,8 +958,6 @@ class Transfer:
             return _module_tensors(receiver._replace(storages=self.module_storages(receiver)), method)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             return receiver
-        if "state_dict" in k.role_of("method", method) and not arguments:
-            return self.state_dict(receiver, node, state)
         if method == "forward":
             self.feeds_gradients(receiver, state)
             return self.module_output(arguments, node, state, receiver.qual)
@@ -864,17 +967,22 @@ class Transfer:
                       node, state) -> Value:
         site = frozenset((_site(node),))
         any_grad = receiver.grad or any(value.grad for value in arguments)
+        if "retain_grad" in roles:
+            return self.retain_grad(receiver, receiver_place, state)
+        if "requires_grad" in roles:
+            return self.requires_grad(receiver, receiver_place, node.args[0] if node.args else _keyword(
+                node, "requires_grad"), state)
         if "backward" in roles:
             self.record("backward", node, receiver_place, receiver, state)
             frees_saved(node, state)
             backpropagates(state)
             if self.summary_mode:
                 state["!backward"] = NONE
+            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+                state[receiver_place] = receiver._replace(grad=True, graph=True)  # only a graph output has one
             return NONE
         if "pin" in roles:
             return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None, made=EMPTY)
-        if "requires_grad" in roles:
-            return self.requires_grad(receiver, receiver_place, node, state)
         if "value_read" in roles:
             self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
@@ -887,7 +995,7 @@ class Transfer:
             detached = receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY)
             return self.aliased(node, receiver_node, detached, "detach", "detach()", state) if method == "detach" else detached
         if "copy" in roles:
-            return _copied(receiver, node)
+            return _differentiable(_copied(receiver, node), roles)
         if "move" in roles:
             return self.move(receiver, method, roles, receiver_node, arguments, keywords, node, state)
         if method in k.INPLACE_METHODS:
@@ -913,10 +1021,17 @@ class Transfer:
             self.save(function, [receiver] + arguments, result, state, node)
             if view:
                 result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state)
+            result = self.carry_dropped(result, [receiver] + arguments, node, state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
             return result
         return UNKNOWN
+
+    def retain_grad(self, receiver: Value, receiver_place: Optional[str], state) -> Value:
+        """``y.retain_grad()``: backward fills the non-leaf's ``.grad`` from now on."""
+        if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            state[receiver_place] = receiver._replace(facts=receiver.facts | {"retains_grad"})
+        return NONE
 
     def move(self, receiver, method, roles, receiver_node, arguments, keywords, node, state) -> Value:
         """``to``/``cuda``/``float``...: the tensor itself when nothing changes, else a copy;
@@ -957,10 +1072,13 @@ class Transfer:
             self.record("bind", node, place, arguments[1], state)
         return NONE
 
-    def requires_grad(self, receiver: Value, receiver_place, node, state) -> Value:
-        """``x.requires_grad_()``: ``x`` itself, now a leaf that requires grad (unless ``False``)."""
-        flag = _constant(node.args[0]) if node.args else _constant(_keyword(node, "requires_grad"))
-        result = receiver._replace(grad=flag is not False, fresh=False)
+    def requires_grad(self, receiver: Value, receiver_place: Optional[str], flag, state) -> Value:
+        """``x.requires_grad_()`` / ``x.requires_grad = True``: ``x`` itself, from now on a tensor
+        that requires grad (``flag``, the setting's expression, a constant False: not, unless it
+        is in a graph)."""
+        wanted = flag is None or _constant(flag) is not False
+        result = receiver._replace(grad=wanted or receiver.graph, fresh=False,
+                                   why=receiver.why + _why(Evidence.TORCH_API, "grad"))
         if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
             state[receiver_place] = result
         return result
@@ -978,6 +1096,7 @@ class Transfer:
                 state[receiver_place] = receiver._replace(items=tuple(items.items()))
                 if method not in ("extend", "update"):
                     self.record("bind", node, receiver_place + "[*]", added, state)
+            self.record("accumulate", node, receiver_place, added, state, old=receiver, added=node.args[-1])
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))
@@ -1159,12 +1278,6 @@ class Transfer:
             self.write(node, Value(TENSOR, grad=True, storages=stepped, why=_why(Evidence.MODULE_CALL, "kind")),
                        state, node)
 
-    def state_dict(self, module: Value, node, state: dict) -> Value:
-        """``model.state_dict()``: a new dict whose values are the model's live parameter tensors."""
-        weights = Value(TENSOR, grad=False, storages=self.module_storages(module), why=_why(Evidence.MODULE_CALL, "kind"))
-        weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
-        return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
-
 
 _MODULE_TENSORS = frozenset(("parameters", "buffers", "named_parameters", "named_buffers"))
 # the parameters of a module a caller passed in: any two such modules may be one model, so a
@@ -1219,6 +1332,31 @@ def _view_kind(method: str) -> str:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+FORWARD_RAN = "!forward"  # ``m.!forward``: a place whose module may have run its forward here
+
+
+def _runs_forward(callee: Value) -> bool:
+    return "module" in callee.kinds or any(kind.startswith("object:") for kind in callee.kinds)
+
+
+def _held_modules(arguments) -> tuple:
+    """The items of ``nn.ModuleList([a, b])`` / ``nn.ModuleDict({...})`` (its one argument's) or
+    of ``nn.Sequential(a, b)`` (its arguments)."""
+    if len(arguments) == 1 and arguments[0].items is not None:
+        return arguments[0].items
+    return tuple((str(index), value) for index, value in enumerate(arguments))
+
+
+_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new tensor: none requires grad under no_grad
+
+
+def _identity_test(node: ast.Compare) -> bool:
+    """``a is b`` between two non-constants, or ``id(a) == id(b)`` (scan's "identity comparison")."""
+    operands = (node.left, node.comparators[0])
+    if type(node.ops[0]) in (ast.Eq, ast.NotEq):
+        return all(type(operand) is ast.Call and type(operand.func) is ast.Name and operand.func.id == "id"
+                   for operand in operands)
+    return type(node.ops[0]) in (ast.Is, ast.IsNot) and not any(type(operand) is ast.Constant for operand in operands)
 
 
 def _on_device(value: Value) -> bool:
@@ -1250,6 +1388,11 @@ def _first_operand(node):
     if kind is ast.Subscript or kind is ast.Attribute:
         return node.value
     return None
+
+
+def _differentiable(copy: Value, roles) -> Value:
+    """A copy autograd records (``w.clone()``): a non-leaf where its source requires grad."""
+    return copy._replace(graph=copy.graph or copy.grad) if "differentiable" in roles else copy
 
 
 def _copied(value: Value, node) -> Value:

@@ -24,10 +24,11 @@ A value is a product of components, each joined on its own:
   handed it its storages, as ``(line, column, operation)`` ids: places holding one storage with
   and without an id are the two sides of that alias (TEN2xx).
 
-A state is a dict from place to value plus two sets: ``IN_FLIGHT`` (copies not yet synced; in a
-function, ``ENTRY`` stands for those in flight when it was called) and ``SAVED`` (storages
-autograd keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()``
-contexts that may be in effect: nothing is saved there). ``join_states`` and ``widen_states`` are the
+A state is a dict from place to value plus three sets: ``IN_FLIGHT`` (copies not yet synced; in
+a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` (storages autograd
+keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()`` contexts that
+may be in effect: operations there record nothing and make no graph). ``join_states`` and
+``widen_states`` are the
 only ways two states meet.
 """
 

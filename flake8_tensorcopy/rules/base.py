@@ -21,9 +21,9 @@ class Rule:
     - ``calls``: the last part of the dotted names of the calls it inspects (``tensor`` for
       ``torch.tensor``, import aliases resolved), offered to ``check_call``;
     - ``attributes``: attribute names, offered to ``check_attribute``;
-    - ``events``: names from ``scan.EVENTS`` ("sharing": ``check_sharing``, "identity
-      comparison": ``check_comparison``, "accumulation": ``check_accumulation``, "in-place
-      write": ``check_write``);
+    - ``events``: names from ``scan.EVENTS`` ("sharing": ``check_sharing``, "in-place write":
+      ``check_write``; "identity comparison", "accumulation" and "non-blocking copy" are the
+      model's ``compare``, ``accumulate`` and ``copy-start`` events, for ``query``);
     - ``query``, where a rule overrides it, is called once per file it wants with the model
       (``flake8_tensorcopy.model``: values and events of one abstract interpreter, built from
       the stdlib ast only for files some such rule wants) and a ``ModelSite`` (engine.py) that
@@ -106,12 +106,6 @@ class Rule:
 
     def check_sharing(self, event, analysis) -> None:
         """Called for every ``facts.SharingObserved`` of an alias fact made for this rule ("sharing")."""
-
-    def check_comparison(self, node: cst.Comparison, analysis) -> None:
-        """Called for every identity comparison ("identity comparison")."""
-
-    def check_accumulation(self, node: cst.CSTNode, accumulator: str, value: cst.BaseExpression, analysis) -> None:
-        """Called for every accumulation inside a loop ("accumulation")."""
 
     def check_write(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression, analysis) -> None:
         """Called for a statement ``node`` writing ``target`` in place (``a[i] = value``, ``a += value``)

@@ -6,7 +6,7 @@ import json
 import os
 import runpy
 import sys
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from flake8_tensorcopy import __version__, install_hint
 
@@ -24,7 +24,15 @@ def summary(reports) -> str:
     return f"tensorcopy: {len(reports)} hazard(s) seen: {listed}"
 
 
-def document(reports, argv: List[str]) -> dict:
+def failures_note(failures: Dict[str, int]) -> Optional[str]:
+    """The monitor's own errors, caught and gone past (the program ran as it would unwatched)."""
+    if not failures:
+        return None
+    listed = "; ".join(f"{error} (x{count})" for error, count in failures.items())
+    return f"tensorcopy: the monitor's own error(s), ignored (please report them): {listed}"
+
+
+def document(reports, argv: List[str], failures: Dict[str, int]) -> dict:
     """The versioned JSON document (``schema_version``), one object per report."""
     from flake8_tensorcopy.runtime.reports import JSON_SCHEMA_VERSION
 
@@ -33,6 +41,7 @@ def document(reports, argv: List[str]) -> dict:
         "tool": {"name": "tensorcopy-run", "version": __version__},
         "argv": argv,
         "reports": [report.as_json() for report in reports],
+        "monitor_errors": [{"error": error, "count": count} for error, count in failures.items()],
     }
 
 
@@ -71,11 +80,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _finish(monitor, options) -> None:
+    note = failures_note(monitor.failures)
+    if note:
+        print(note, file=sys.stderr)
     print(summary(monitor.reports), file=sys.stderr)
     if options.json:
         tmp = f"{options.json}.tmp"
         with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(document(monitor.reports, [options.script, *options.args]), handle, indent=2)
+            json.dump(document(monitor.reports, [options.script, *options.args], monitor.failures), handle, indent=2)
         os.replace(tmp, options.json)
 
 

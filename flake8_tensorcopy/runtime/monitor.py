@@ -6,8 +6,9 @@
 - ``saved_tensors_hooks`` keep, for every tensor saved for backward, its version and storage;
   when backward unpacks it, a changed version is TEN307 (and raises as torch would), a write
   seen through ``.data`` (no version bump) is TEN301.
-- Thin wrappers where torch has no hook: ``torch.from_numpy``, ``copy.copy`` and the CUDA
-  synchronization calls.
+- Thin wrappers where torch has no hook: ``torch.from_numpy``, ``copy.copy``, the CUDA
+  synchronization calls, and ``torch.autograd.backward``/``grad`` (backward may run in a device
+  thread with no user frame: its reports are placed at that call).
 
 An alias counts (TEN2xx) only where the operation that made it is meant as a copy: ``detach()``
 and ``.data`` (TEN203), ``.numpy()``/``np.asarray`` (TEN201), ``from_numpy``/``as_tensor``
@@ -22,7 +23,9 @@ reads it, or when the monitor stops while both sides are alive.
 
 import copy
 import functools
+import os
 import sys
+import traceback
 import weakref
 from typing import Callable, Dict, List, Optional
 
@@ -50,6 +53,8 @@ METADATA = frozenset({
     "__reduce_ex__", "__setstate__", "backward", "pin_memory", "share_memory_", "dim_order", "ndimension",
 })
 STATE_DICT_FRAMES = ("state_dict", "_save_to_state_dict")
+# the devices whose non_blocking copies the monitor follows: it wraps their synchronize calls
+ASYNCHRONOUS_DEVICES = frozenset({"cuda"})
 # calls that can make an alias whatever their schema says (or that have none)
 ALIAS_MAKING = MOVES | COPY_MEANT_VIEWS | NUMPY_VIEWS | FROM_NUMPY | DETACHING | MULTI_OUTPUT_VIEWS | {
     "__getitem__", "__get__:data"}
@@ -171,6 +176,12 @@ def elements_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.isin(offsets(a), offsets(b)).any())
 
 
+def same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two tensors hold the same bytes (``torch.equal`` tells a NaN from itself)."""
+    return a.shape == b.shape and torch.equal(a.detach().reshape(-1).contiguous().view(torch.uint8),
+                                              b.detach().reshape(-1).contiguous().view(torch.uint8))
+
+
 class ObjectMap(dict):
     """A map keyed by object identity holding its keys weakly (a WeakKeyDictionary would compare
     tensors with ``==``, which is elementwise); a dict underneath, so that testing whether it is
@@ -277,7 +288,33 @@ class Alias:
         tensor = self.watched()
         if self.snapshot is None or tensor is None:
             return False
-        return not torch.equal(tensor.detach(), self.snapshot)
+        return not same_bytes(tensor, self.snapshot)
+
+
+class _PinnedCopy:
+    """A non_blocking copy from pinned host memory to a device, not yet synchronized: where it was
+    made and the values it was meant to send. The memory is reached through the tensor that owns
+    it (a sliced source is often a temporary); once that is gone no one can write it."""
+
+    __slots__ = ("copied", "extent", "owner", "geometry", "sent")
+
+    def __init__(self, source: torch.Tensor, copied: Location):
+        self.copied = copied
+        self.extent = extent(source)
+        base = source._base
+        owner = base if base is not None and base.dtype == source.dtype else source
+        self.owner = weakref.ref(owner)
+        self.geometry = (source.shape, source.stride(), source.storage_offset())
+        self.sent = source.detach().clone()
+
+    def alive(self) -> bool:
+        return self.owner() is not None
+
+    def rewritten(self) -> bool:
+        """Whether the memory no longer holds the values sent (written where torch does not look,
+        e.g. through a NumPy view)."""
+        owner = self.owner()
+        return owner is not None and not same_bytes(owner.detach().as_strided(*self.geometry), self.sent)
 
 
 class _Saved:
@@ -302,6 +339,7 @@ class Monitor:
     def __init__(self, on_report: Optional[Callable[[Report], None]] = None, static: bool = True,
                  saved: bool = True):
         self.reports: List[Report] = []
+        self.failures: Dict[str, int] = {}  # the monitor's own errors, caught: what and where, how often
         self.on_report = on_report
         self.static = StaticFindings() if static else None
         self.busy = False
@@ -310,7 +348,7 @@ class Monitor:
         self.from_data = ObjectMap()
         self.multi_output = ObjectMap()
         self.pending_host = ObjectMap()  # TEN401
-        self.pending_pinned: List[tuple] = []  # TEN402: (extent, copied at, sync epoch, source ref)
+        self.pending_pinned: List[_PinnedCopy] = []  # TEN402
         self.sync_epoch = 0
         self._seen = set()
         self._mode = _Mode(self)
@@ -339,7 +377,18 @@ class Monitor:
         for owner, name, original in reversed(self._patches):
             setattr(owner, name, original)
         self._patches.clear()
-        self._check_numpy_writes_at_exit()
+        try:
+            self._check_numpy_writes_at_exit()
+        except Exception as error:
+            self.failed(error)
+
+    def failed(self, error: Exception) -> None:
+        """Record an error of the monitor's own and go on: a monitor bug must not change what the
+        program does (the summary lists them)."""
+        where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+        place = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
+        key = f"{type(error).__name__}: {error}{place}"
+        self.failures[key] = self.failures.get(key, 0) + 1
 
     # ------------------------------------------------------------------ reporting
     def report(self, code: str, message: str, where: Optional[Location], **related: Optional[Location]) -> None:
@@ -347,9 +396,9 @@ class Monitor:
         if report.key in self._seen:
             return
         self._seen.add(report.key)
+        self.reports.append(report)
         if self.static is not None:
             self.static.confirm(report)
-        self.reports.append(report)
         if self.on_report is not None:
             self.on_report(report)
 
@@ -366,9 +415,12 @@ class Monitor:
             @functools.wraps(original)
             def wrapper(array, *args, **kwargs):
                 result = original(array, *args, **kwargs)
-                made = frames.user_location(2)
-                if not monitor.busy and made is not None and _kept(made, "from_numpy"):
-                    monitor._numpy_alias("TEN202", made, array, result, array_is_source=True)
+                try:
+                    made = frames.user_location(2)
+                    if not monitor.busy and made is not None and _kept(made, "from_numpy"):
+                        monitor._numpy_alias("TEN202", made, array, result, array_is_source=True)
+                except Exception as error:
+                    monitor.failed(error)
                 return result
             return wrapper
 
@@ -382,10 +434,13 @@ class Monitor:
                     result = original(value)
                 finally:
                     monitor.busy = False
-                made = frames.user_location(2)
-                if (isinstance(result, torch.Tensor) and result is not value and made is not None
-                        and overlaps(extent(result), extent(value)) and _kept(made, "copy")):
-                    monitor._alias("TEN207", made, value, result)
+                try:
+                    made = frames.user_location(2)
+                    if (isinstance(result, torch.Tensor) and result is not value and made is not None
+                            and overlaps(extent(result), extent(value)) and _kept(made, "copy")):
+                        monitor._alias("TEN207", made, value, result)
+                except Exception as error:
+                    monitor.failed(error)
                 return result
             return wrapper
 
@@ -393,44 +448,84 @@ class Monitor:
             @functools.wraps(original)
             def wrapper(*args, **kwargs):
                 result = original(*args, **kwargs)
-                monitor._synchronized()
+                try:
+                    monitor._synchronized(lambda: frames.user_location(3))
+                except Exception as error:
+                    monitor.failed(error)
                 return result
+            return wrapper
+
+        def starting_backward(original):
+            """Backward may run in autograd's device threads: what it shows is placed here."""
+            @functools.wraps(original)
+            def wrapper(*args, **kwargs):
+                try:
+                    started = frames.user_location(2)
+                except Exception as error:
+                    monitor.failed(error)
+                    started = None
+                with frames.starting_work(started):
+                    return original(*args, **kwargs)
             return wrapper
 
         self._patch(torch, "from_numpy", from_numpy)
         self._patch(copy, "copy", shallow_copy)
+        self._patch(torch.autograd, "backward", starting_backward)
+        self._patch(torch.autograd, "grad", starting_backward)
         if torch.cuda.is_available():
             self._patch(torch.cuda, "synchronize", synchronizing)
             self._patch(torch.cuda.Stream, "synchronize", synchronizing)
             self._patch(torch.cuda.Event, "synchronize", synchronizing)
 
-    def _synchronized(self) -> None:
+    def _synchronized(self, place: Callable[[], Optional[Location]]) -> None:
+        """A synchronization: copies still pending are done; a pinned source rewritten meanwhile
+        outside torch's sight is TEN402, placed at the synchronization that ends the window."""
         self.sync_epoch += 1
-        self.pending_pinned.clear()
+        pending, self.pending_pinned = self.pending_pinned, []
+        for copy_ in pending:
+            if copy_.rewritten():
+                self._pinned_rewritten(copy_, place(), "before this synchronization")
+
+    def _pinned_rewritten(self, copy_: _PinnedCopy, where: Optional[Location], seen: str) -> None:
+        self.report("TEN402", "a pinned buffer was written outside torch (e.g. through a NumPy view) while its "
+                    f"non_blocking copy to the device may still run (seen {seen})", where, copied=copy_.copied)
 
     # ------------------------------------------------------------------ saved for backward
     def _pack(self, tensor):
-        saved = _Saved(tensor, None)
-        saved.saved = frames.user_location(2)
-        self.saved.append(weakref.ref(saved))
-        return saved
+        try:
+            saved = _Saved(tensor, frames.user_location(2))
+            self.saved.append(weakref.ref(saved))
+            return saved
+        except Exception as error:
+            self.failed(error)
+            return tensor  # unpacked as it is, unchecked
 
-    def _unpack(self, saved: _Saved):
+    def _unpack(self, saved):
+        """The saved tensor back for backward, from whichever thread runs it (CUDA's backward runs in
+        a device thread: its reports are placed where the user called backward). The hooks replace
+        torch's version check, so a changed version raises torch's error here, seen or not."""
+        if not isinstance(saved, _Saved):
+            return saved
         tensor = saved.tensor
-        if saved.written is not None:
-            backward = frames.user_location(2)
-            if tensor._version != saved.version:
+        if tensor._version != saved.version:
+            try:
+                backward = frames.user_location(2)
                 self.report("TEN307", "a tensor saved for backward was written in place before backward used it",
-                            saved.written, saved=saved.saved, backward=backward)
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{tensor.type()} {list(tensor.shape)}] is at version {tensor._version}; expected "
-                    f"version {saved.version} instead (seen by the tensorcopy monitor: TEN307, written at "
-                    f"{saved.written})")
-            if saved.through_data:
+                            saved.written or backward, saved=saved.saved, backward=backward)
+            except Exception as error:
+                self.failed(error)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{tensor.type()} {list(tensor.shape)}] is at version {tensor._version}; expected "
+                f"version {saved.version} instead (seen by the tensorcopy monitor: TEN307, written at "
+                f"{saved.written or 'a place it did not see'})")
+        if saved.through_data:
+            try:
                 self.report("TEN301", "a tensor saved for backward was written through .data (no version bump): "
                             "backward computes wrong gradients", saved.written, saved=saved.saved,
-                            backward=backward)
+                            backward=frames.user_location(2))
+            except Exception as error:
+                self.failed(error)
         return tensor
 
     def _saved_written(self, tensor, written_extent, place: Callable[[], Optional[Location]]) -> None:
@@ -587,7 +682,8 @@ class _Place:
                 frame = frame.f_back
             self.location = None if frame is None else Location(frame.f_code.co_filename, frame.f_lineno)
             self.caller = None
-        return self.location
+        # no user frame in this thread: where the user started the work it runs (a backward)
+        return self.location or frames.started_at()
 
 
 class _Mode(TorchFunctionMode):
@@ -601,29 +697,39 @@ class _Mode(TorchFunctionMode):
         monitor = self.monitor
         if monitor.busy:
             return func(*args, **kwargs)
-        plan = _PLANS.get(func) or _plan(func)
-        if (plan.quiet and not monitor.aliases and not monitor.pending_host and plan.keywords.isdisjoint(kwargs)
-                and (plan.hazard is None or not plan.hazard(args))):
+        # the monitor's own failures are recorded, never raised: the call runs once, as it would unwatched
+        try:
+            plan = _PLANS.get(func) or _plan(func)
             # fast path: nothing to check before the call, and after it only an alias it made
-            result = func(*args, **kwargs)
-            # only an alias-making call's result, or a view, can be an alias meant as a copy
-            if not plan.may_alias or not (plan.alias_making or isinstance(result, torch.Tensor) and result._is_view()):
-                return result
-            place = _Place(_caller())
-            after(monitor, plan, args, kwargs, _arguments_tensors(args, kwargs), (), result, place)
-            return result
-        place = _Place(_caller())
-        tensors = _arguments_tensors(args, kwargs)
-        written = plan.written(args, kwargs) if tensors else ()
-        before(monitor, plan, args, kwargs, tensors, written, place)
+            fast = (plan.quiet and not monitor.aliases and not monitor.pending_host
+                    and plan.keywords.isdisjoint(kwargs) and (plan.hazard is None or not plan.hazard(args)))
+            if not fast:
+                place = _Place(_caller())
+                tensors = _arguments_tensors(args, kwargs)
+                written = plan.written(args, kwargs) if tensors else ()
+                before(monitor, plan, args, kwargs, tensors, written, place)
+        except Exception as error:
+            monitor.failed(error)
+            return func(*args, **kwargs)
         result = func(*args, **kwargs)
-        after(monitor, plan, args, kwargs, tensors, written, result, place)
+        try:
+            if not fast:
+                after(monitor, plan, args, kwargs, tensors, written, result, place)
+            # only an alias-making call's result, or a view, can be an alias meant as a copy
+            elif plan.may_alias and (plan.alias_making or isinstance(result, torch.Tensor) and result._is_view()):
+                after(monitor, plan, args, kwargs, _arguments_tensors(args, kwargs), (), result, _Place(_caller()))
+        except Exception as error:
+            monitor.failed(error)
         return result
 
 
 def _caller():
-    """The frame that called the torch function (past torch's own Python entry points)."""
-    frame = sys._getframe(2)
+    """The frame that called the torch function (past torch's own Python entry points); None
+    where nothing in Python did (a hook that one of autograd's device threads runs)."""
+    try:
+        frame = sys._getframe(2)
+    except ValueError:
+        return None
     while frame is not None and frame.f_code.co_filename.endswith(_ENTRY_FILES):
         frame = frame.f_back
     return frame
@@ -660,14 +766,16 @@ def before(monitor: Monitor, plan: _Plan, args, kwargs, tensors, written, place:
                            f"{'requires grad' if args[0].requires_grad else 'is not on the CPU'}", where)
     if not tensors:
         return
+    if monitor.pending_pinned:
+        _check_pinned_sources(monitor, tensors, place)
     for target in written:
         _check_write(monitor, name, target, args, kwargs, place)
     if monitor.pending_host:
         for tensor in tensors:
             _check_host_read(monitor, tensor, place)
     if name in BLOCKING_READS or (name in ("cpu", "to") and not kwargs.get("non_blocking")):
-        if any(t.device.type == "cuda" for t in tensors):
-            monitor._synchronized()
+        if any(t.device.type in ASYNCHRONOUS_DEVICES for t in tensors):
+            monitor._synchronized(place)
 
 
 def _tensor_construct(monitor: Monitor, data, where) -> None:
@@ -706,10 +814,22 @@ def _check_write(monitor: Monitor, name: str, target, args, kwargs, place: _Plac
             continue
         if overlaps(extent(source), target_span) and not _same_view(source, region) and elements_overlap(source, region):
             monitor.report("TEN210", "a write whose source overlaps the memory it writes", place())
-    for span, copied, _, _ in monitor.pending_pinned:
-        if overlaps(span, target_span):
+    for copy_ in list(monitor.pending_pinned):
+        if overlaps(copy_.extent, target_span):
+            monitor.pending_pinned.remove(copy_)  # one report per copy
             monitor.report("TEN402", "a pinned buffer was written while its non_blocking copy to the device may "
-                           "still run", place(), copied=copied)
+                           "still run", place(), copied=copy_.copied)
+
+
+def _check_pinned_sources(monitor: Monitor, tensors, place: _Place) -> None:
+    """A call using memory of a pinned copy's source: written since the copy where torch did not
+    look (through NumPy), it is TEN402, seen here."""
+    for tensor in tensors:
+        span = extent(tensor)
+        for copy_ in list(monitor.pending_pinned):
+            if overlaps(copy_.extent, span) and copy_.rewritten():
+                monitor.pending_pinned.remove(copy_)
+                monitor._pinned_rewritten(copy_, place(), "where torch next used the memory")
 
 
 def _same_view(a, b) -> bool:
@@ -787,10 +907,11 @@ def _asynchronous_copy(monitor: Monitor, name, args, result, where) -> None:
     target = args[0] if name == "copy_" else result
     if not isinstance(source, torch.Tensor) or not isinstance(target, torch.Tensor) or target is source:
         return
-    if source.device.type == "cuda" and target.device.type == "cpu":
+    if source.device.type in ASYNCHRONOUS_DEVICES and target.device.type == "cpu":
         monitor.pending_host[target] = (where, monitor.sync_epoch)
-    elif source.device.type == "cpu" and target.device.type == "cuda" and source.is_pinned():
-        monitor.pending_pinned.append((extent(source), where, monitor.sync_epoch, weakref.ref(source)))
+    elif source.device.type == "cpu" and target.device.type in ASYNCHRONOUS_DEVICES and source.is_pinned():
+        monitor.pending_pinned = [copy_ for copy_ in monitor.pending_pinned if copy_.alive()]
+        monitor.pending_pinned.append(_PinnedCopy(source, where))
 
 
 def _made_alias(monitor: Monitor, name, args, kwargs, result, where, direct: bool) -> bool:
@@ -799,7 +920,10 @@ def _made_alias(monitor: Monitor, name, args, kwargs, result, where, direct: boo
         monitor.from_data[result] = True
     source = args[0] if args and isinstance(args[0], torch.Tensor) else None
     if name in NUMPY_VIEWS and isinstance(result, np.ndarray) and source is not None:
-        if direct and overlaps(extent(result), extent(source)) and (name != "numpy" or _kept(where, name, True)):
+        # pinned host memory is a staging area for device copies: an array over it is how it is
+        # filled, meant as a view (its hazard is a write while a copy from it runs: TEN402)
+        if (direct and overlaps(extent(result), extent(source)) and (name != "numpy" or _kept(where, name, True))
+                and not source.is_pinned()):
             monitor._numpy_alias("TEN201", where, result, source, array_is_source=False)
             return True
         return False

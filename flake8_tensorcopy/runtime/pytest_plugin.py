@@ -43,11 +43,14 @@ class _Watch:
                 pytest.fail(STRICT_MESSAGE.format(count=len(seen), reports=rendered), pytrace=False)
 
     def pytest_terminal_summary(self, terminalreporter):
-        from flake8_tensorcopy.runtime.command import summary
+        from flake8_tensorcopy.runtime.command import failures_note, summary
 
         terminalreporter.section("tensorcopy")
         for nodeid, reports in self.by_test.items():
             terminalreporter.write_line(nodeid)
             for report in reports:
                 terminalreporter.write_line("  " + report.render().replace("\n", "\n  "))
+        note = failures_note(self.monitor.failures)
+        if note:
+            terminalreporter.write_line(note)
         terminalreporter.write_line(summary(self.monitor.reports))

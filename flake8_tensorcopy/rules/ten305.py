@@ -1,0 +1,157 @@
+"""TEN305: ``copy.deepcopy`` of a non-leaf that requires grad, or of a module whose forward
+stored one on ``self``."""
+
+from typing import List, Optional
+
+import libcst as cst
+
+from flake8_tensorcopy.fixes import Fix, detached_copy, keep_parentheses
+from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.transfer import FORWARD_RAN
+from flake8_tensorcopy.model.values import Evidence, Value, kinds
+from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
+
+_ADVICE = "; store .detach() there or copy before running it"
+
+
+def _stores_graph(value) -> bool:
+    return value.graph or any(_stores_graph(item) for _, item in value.items or ())
+
+
+def storing_classes(model, value, seen=()) -> List[str]:
+    """The classes of the file an object may be or hold (through its attributes and container
+    items) whose methods store a non-leaf requiring grad on ``self``."""
+    found = []
+    for kind in sorted(value.kinds):
+        name = kind[7:] if kind.startswith("object:") else None
+        info = model.classes.get(name) if name is not None and name not in seen else None
+        if info is None:
+            continue
+        model.read_class(info)
+        if any(_stores_graph(attribute) for attribute in info.attributes.values()):
+            found.append(name)
+        for attribute in info.attributes.values():
+            found += storing_classes(model, attribute, seen + (name,))
+    for _, item in value.items or ():
+        found += storing_classes(model, item, seen)
+    return list(dict.fromkeys(found))
+
+
+def _module_classes_storing_graph(model) -> List[str]:
+    return [name for name, info in model.classes.items()
+            if model.class_is_module(info) and name in storing_classes(model, Value(kinds("object:" + name)))]
+
+
+class DeepcopyOfGraphTensor(Rule):
+    """
+    ## What it does
+    Flags `copy.deepcopy(t)` of a tensor that may be a non-leaf requiring grad (a forward
+    output, arithmetic on parameters, what a helper of the file returns), and
+    `copy.deepcopy(model)` after a forward pass of a module whose class (or a module it holds,
+    in an attribute or a container) stores such a tensor on `self`.
+
+    ## Why is this bad?
+    It raises "Only Tensors created explicitly by the user (graph leaves) support the
+    deepcopy protocol at the moment."
+
+    ## Example
+    ```python
+    import copy
+
+    from torch import nn
+
+    def keep(layer: nn.Linear, x):
+        out = layer(x)
+        return copy.deepcopy(out)
+    ```
+
+    ## Use instead
+    ```python
+    from torch import nn
+
+    def keep(layer: nn.Linear, x):
+        out = layer(x)
+        return out.detach().clone()
+    ```
+
+    ## Fix safety
+    Unsafe: the copy is detached from the graph (deepcopy could not have kept it anyway).
+    """
+
+    code = "TEN305"
+    summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
+    calls = ("deepcopy",)
+
+    def query(self, model, site) -> None:
+        for event in model.events.find("call"):
+            if event.detail.get("callee") != "copy.deepcopy" or len(event.node.args) != 1:
+                continue
+            value = event.detail["arguments"][0]
+            call = site.node_of(event.node)
+            if call is None:
+                continue
+            if value.graph:
+                self._tensor(site, call)
+            else:
+                message = self._module(model, event, value)
+                if message is not None:
+                    site.report(self.code, call, f"copy.deepcopy({short_source(site, call.args[0].value)}) {message}")
+
+    def _tensor(self, site, call: cst.Call) -> None:
+        argument = call.args[0].value
+        copy = detached_copy(argument)
+        site.report(self.code, call,
+                    f"copy.deepcopy({short_source(site, argument)}) raises: it may be a non-leaf that requires grad "
+                    f"(it was computed from tensors that require grad); use {suggestion(site, copy, argument)}",
+                    Fix(keep_parentheses(call, copy), safe=False))
+
+    def _module(self, model, event, value) -> Optional[str]:
+        """Why a deepcopy of a module raises: its forward may have run here (or in the caller
+        that passed it) and stored a non-leaf on ``self``."""
+        place = place_of(event.node.args[0])
+        if place is None or not ("module" in value.kinds or storing_classes(model, value)):
+            return None
+        known = storing_classes(model, value)
+        if known:
+            if _forward_ran(model, event.line, place):
+                held = "its forward stores" if known[0] in {kind[7:] for kind in value.kinds} else \
+                    f"it holds {known[0]} modules, whose forward stores"
+                return f"raises after a forward pass: {held} a non-leaf that requires grad on self{_ADVICE}"
+            return None
+        if any(kind.startswith("object:") for kind in value.kinds) or value.evidence("kind") is Evidence.TORCH_API:
+            return None  # a torch.nn class keeps no activation on self
+        storing = _module_classes_storing_graph(model)
+        if not storing:
+            return None
+        text = (f"raises after a forward pass if '{place}' holds {storing[0]} modules (a class of this file "
+                f"that stores a non-leaf requiring grad on self)")
+        if _forward_ran(model, event.line, place):
+            return f"{text}: {place}'s forward ran above{_ADVICE}"
+        caller = _caller_after_forward(model, event, value)
+        if caller is not None:
+            return f"{text}: the call on line {caller[0]} passes {caller[1]} after running its forward{_ADVICE}"
+        return None
+
+
+def _forward_ran(model, line: int, place: str) -> bool:
+    return f"{place}.{FORWARD_RAN}" in model.state_before(line)
+
+
+def _caller_after_forward(model, event, value):
+    """(line, argument) of a call of the deepcopy's function passing, for the parameter
+    copied, a module whose forward ran before the call."""
+    function = event.function
+    indexes = [storage[1] for storage in value.storages if storage[:1] == ("param",) and storage[2] == function.name]
+    for call in model.events.find("call"):
+        if call.detail.get("callee") != function.name:
+            continue
+        for index in indexes:
+            position = index - function.receiver_offset
+            argument = call.node.args[position] if 0 <= position < len(call.node.args) else None
+            place = place_of(argument) if argument is not None else None
+            if place is not None and _forward_ran(model, call.line, place):
+                return call.line, place
+    return None
+
+
+RULES = (DeepcopyOfGraphTensor(),)

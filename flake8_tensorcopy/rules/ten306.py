@@ -1,0 +1,190 @@
+"""TEN306: a tensor that requires grad kept by an accumulator across loop iterations."""
+
+import ast
+import builtins
+from typing import Optional
+
+import libcst as cst
+
+from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.fixes import Fix, method
+from flake8_tensorcopy.model.places import split_items
+from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _storages(value) -> frozenset:
+    """The storages a value holds, its container items' included."""
+    found = set(value.storages)
+    for _, item in value.items or ():
+        found |= _storages(item)
+    return frozenset(found)
+
+
+def _converts(name: str) -> bool:
+    """A builtin or method making a Python value of a tensor (``float``, ``print``, ``.item()``)."""
+    roles = k.role_of("function", "builtins." + name) | k.role_of("method", name)
+    return bool(roles & {"host_read", "shows", "value_read"}) or name in ("len", "round")
+
+
+def _as_number(call) -> bool:
+    """A call that reads its arguments' values (``float(total)``), keeping no graph."""
+    return _converts(str(call.detail.get("callee")))
+
+
+class GraphKeptAcrossIterations(Rule):
+    """
+    ## What it does
+    Flags a tensor that requires grad (a loss, an output) accumulated or stored across loop
+    iterations (`total += loss`, `total = total + loss`, `losses.append(loss)`) where the loop
+    itself runs `backward()` or an optimizer step (whatever is done with the total later), or
+    where the total is later read as a number (`float(total)`) and never handed on as a
+    tensor. A `backward()` through the accumulator (gradient accumulation on purpose) keeps it
+    silent.
+
+    ## Why is this bad?
+    Each stored tensor keeps its whole autograd graph alive until the accumulator dies:
+    memory grows every iteration, often until the GPU runs out.
+
+    ## Example
+    ```python
+    import torch.nn.functional as F
+    from torch import nn
+
+    def epoch(model: nn.Module, batches):
+        total = 0.0
+        for x, y in batches:
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            total += loss
+        return float(total) / len(batches)
+    ```
+
+    ## Use instead
+    ```python
+    import torch.nn.functional as F
+    from torch import nn
+
+    def epoch(model: nn.Module, batches):
+        total = 0.0
+        for x, y in batches:
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            total += loss.item()
+        return total / len(batches)
+    ```
+
+    ## Fix safety
+    Unsafe: the accumulator holds numbers (or detached tensors) instead of graph tensors.
+    """
+
+    code = "TEN306"
+    summary = "a loss kept across loop iterations keeps every graph alive; use `loss.item()`/`.detach()`"
+    events = ("accumulation",)
+
+    def query(self, model, site) -> None:
+        by_function: dict = {}
+        for event in model.events.events:
+            by_function.setdefault(id(event.function), []).append(event)
+        for event in model.events.find("accumulate"):
+            same = by_function[id(event.function)]
+            if (event.value.graph or _proved_graph(event, same)) and self._kept_across(model, event, same):
+                self._report(site, event)
+
+    def _kept_across(self, model, event, same: list) -> bool:
+        """Whether the accumulator outlives the iterations of a loop holding the event and keeps
+        the graphs for nothing: the loop trains, or only the total's value is used later; and
+        no backward runs through it."""
+        events = model.events
+        loop = events.innermost_loop(event)
+        if not loop:
+            return False
+        in_loop = [other for other in same if other.block in loop]
+        root = split_items(event.place or "")[0]  # ``stats['loss'] += loss`` lives in ``stats``
+        binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
+        if any(bind in in_loop and not event.node.lineno <= bind.line <= event.node.end_lineno for bind in binds):
+            return False  # reset every iteration
+        if not any(bind not in in_loop for bind in binds):
+            return False  # bound elsewhere (a parameter): nothing says it outlives the loop
+        own = _storages(event.detail["old"]) - event.value.storages  # the accumulator's, not this step's
+        held = own | event.value.storages
+        for other in same:
+            if other.kind == "backward" and other.value is not None and _storages(other.value) & (
+                    own if other in in_loop else held):
+                return False  # backward through what it kept: on purpose
+        if any(other.kind in ("backward", "step") and events.innermost_loop(other) == loop for other in in_loop):
+            return True  # each iteration trains: what it keeps is spent
+        later = [other for other in same if events.after(event, other)]
+        return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
+                    and _storages(other.value) & held for other in later)
+                and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
+
+    def _report(self, site, event) -> None:
+        statement = site.node_of(event.node)
+        value = _added(statement) if statement is not None else None
+        if value is None:
+            return
+        item, detached = (suggestion(site, method(value, name), value) for name in ("item", "detach"))
+        site.report(self.code, statement,
+                    f"'{event.place}' keeps {short_source(site, value)} and its whole autograd graph alive across "
+                    f"iterations; accumulate {item} (or {detached})",
+                    Fix(statement.deep_replace(value, method(value, "detach")), safe=False))
+
+
+def _proved_graph(event, same: list) -> bool:
+    """``running += loss`` then ``loss.backward()`` later in the same block, with ``loss`` not
+    rebound in between: backward runs only on a graph output, so that value was one."""
+    place = event.detail.get("added")
+    name = place.id if type(place) is ast.Name else None
+    if name is None or "?" not in event.value.kinds:
+        return False
+    later = [other for other in same if other.block == event.block and other.order > event.order
+             and other.place == name]
+    for other in sorted(later, key=lambda found: found.order):
+        if other.kind == "bind":
+            return False
+        if other.kind == "backward":
+            return True
+    return False
+
+
+def _holds_any(call, held: frozenset) -> bool:
+    """Whether a call is given what the accumulator holds."""
+    return any(_storages(argument) & held for argument in call.detail.get("arguments", ()))
+
+
+def _kept_as_tensor(model, event, held: frozenset) -> bool:
+    """Whether an event hands on what the accumulator holds as a tensor: returned, given to
+    code the model cannot see, or to a call other than a number conversion (of a function of
+    the file: one whose summary runs backward or returns what it was given)."""
+    if event.kind in ("return", "escape"):
+        return bool(_storages(event.value) & held) if event.value is not None else False
+    if event.kind != "call" or _as_number(event) or not _holds_any(event, held):
+        return False
+    if event.detail.get("callee") in _BUILTINS:  # ``getattr(total, "requires_grad")``: what it makes is all
+        return event.value.graph or bool(_storages(event.value) & held)
+    function = model.functions_by_name.get(event.detail.get("callee"))
+    summary = model.summary(function) if function is not None else None
+    if summary is None:
+        return True
+    returned = summary.returns
+    return summary.backward or returned is not None and bool(
+        returned.kind_from or returned.grad_from or any(storage[:1] == ("param",) for storage in returned.storages))
+
+
+def _added(statement: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The expression an accumulation adds: ``acc += v``, ``acc = acc + v``, ``acc.append(v)``."""
+    if type(statement) is cst.AugAssign:
+        return statement.value
+    if type(statement) is cst.Call:
+        return statement.args[-1].value if statement.args else None
+    if type(statement) is cst.Assign and type(statement.value) is cst.BinaryOperation:
+        target = statement.targets[0].target
+        left, right = statement.value.left, statement.value.right
+        return right if left.deep_equals(target) else left
+    return None
+
+
+RULES = (GraphKeptAcrossIterations(),)
