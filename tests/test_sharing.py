@@ -126,3 +126,25 @@ def test_a_write_through_a_reported_alias_is_that_finding_only():
     assert [(finding.code, finding.line) for finding in lint_source(HELPER.replace(
         "bumped = {bumped}\n        bumped.view", "t.view").replace("score(bumped)", "score(t)"))] == [
         ("TEN203", 14)]
+
+
+TEMPORARY = '''import torch
+
+
+def rescale(t: torch.Tensor, factor: float):
+    t.mul_(factor)
+    return t.sum()
+
+
+def shrink(w: torch.Tensor):
+    {call}
+    return w
+'''
+
+
+def test_an_alias_made_as_a_discarded_calls_argument_is_the_helpers_receiver():
+    # the helper's write through an alias no place holds is what the call is for, w is meant to change
+    assert lint_source(TEMPORARY.format(call="rescale(w.detach(), 0.5)")) == []
+    # the helper's result kept: the call was made for it, the write through the alias is a side effect
+    assert [(finding.code, finding.line) for finding in lint_source(TEMPORARY.format(
+        call="total = rescale(w.detach(), 0.5)"))] == [("TEN203", 10)]

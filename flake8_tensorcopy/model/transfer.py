@@ -79,6 +79,7 @@ class Transfer:
         self.block = 0
         self.order = 0
         self.store: EventStore = model.events
+        self.discarded = None
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
@@ -102,6 +103,7 @@ class Transfer:
                     self.evaluate(child, state)
 
     def stmt_Expr(self, node, state):
+        self.discarded = node.value  # a call made for what it does, its result unused
         self.evaluate(node.value, state)
 
     def stmt_Assign(self, node, state):
@@ -426,7 +428,7 @@ class Transfer:
         if "module" in base.kinds and name in ("weight", "bias"):  # the module's parameters: its storages
             return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)),
                          why=_why(Evidence.MODULE_CALL, "kind"))
-        return UNKNOWN
+        return _attribute_of_parameter(base, name)
 
     def subscript(self, node: ast.Subscript, state) -> Value:
         base = self.evaluate(node.value, state)
@@ -1144,7 +1146,8 @@ class Transfer:
         for index in summary.writes:
             written = instance.actual(index)
             if written.storages:
-                self.write(node, written, state, node, through=summary.written_through.get(index, EMPTY))
+                self.write(node, written, state, node, through=summary.written_through.get(index, EMPTY),
+                           temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
         for index in summary.stepped:
             self.step_writes(instance.actual(index), node, state)
         if summary.in_flight:
@@ -1316,6 +1319,25 @@ def _tensors_in(value: Value) -> Optional[Value]:
         if tensor is not None:
             found = tensor if found is None else join(found, tensor)
     return found
+
+
+def _made_by_arguments(call: ast.Call, value: Value) -> frozenset:
+    """The aliases ``value`` is that an argument expression of ``call`` made itself
+    (``scale_(w.data, 2.0)``): no place holds them and the call's result goes unused, so the
+    helper's write through one is the call's purpose, as a method's on its receiver chain
+    (``w.data.mul_(2.0)``)."""
+    spots = {(argument.lineno, argument.col_offset) for argument in call.args + [keyword.value for keyword in call.keywords]}
+    return frozenset(made for made in value.made if made[:2] in spots)
+
+
+def _attribute_of_parameter(base: Value, name: str) -> Value:
+    """``me.weight`` of a parameter the model knows nothing of: an object of its own that the
+    caller still holds through the parameter (a storage per path), so that an alias of it and a
+    write through that alias relate."""
+    if "?" not in base.kinds or not base.storages or not all(
+            type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
+        return UNKNOWN
+    return Value(kinds("?"), storages=frozenset(("attribute", storage, name) for storage in base.storages))
 
 
 def _operand(node):

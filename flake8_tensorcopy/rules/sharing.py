@@ -111,8 +111,11 @@ def alias_place(model, alias) -> Optional[str]:
 
 
 def _through_receiver(alias, write) -> bool:
-    """``p.detach().mul_(d)``, ``p.data += d``, ``p.data[0] = d``: the chain is the write's
+    """``p.detach().mul_(d)``, ``p.data += d``, ``p.data[0] = d``, ``scale_(p.data, d)`` (an
+    alias no place holds, handed straight to a helper that writes it): the chain is the write's
     receiver, the update is the intent."""
+    if alias.detail["made"] in write.detail.get("temporaries", ()):
+        return True
     node = write.node
     if type(node) is ast.Call:
         receiver = node.func.value if type(node.func) is ast.Attribute else None
