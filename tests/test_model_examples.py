@@ -442,3 +442,135 @@ def test_a_move_under_a_negated_equality_always_copies():
                 return y
     """)
     assert not model.value_at(6, "y").storages & model.value_at(6, "x").storages
+
+
+# ----- module parameters (TEN2xx): an annotated module, its named parameters, a caller's model
+
+def test_a_parameter_annotated_as_a_module_is_one_and_its_parameters_are_its_storages():
+    model = solve("""
+        import torch
+        from torch import nn
+        def drift(net: nn.Module, lr: float):
+            for name, p in net.named_parameters():
+                p.sub_(lr)
+    """)
+    assert "module" in model.value_at(6, "net").kinds
+    assert model.value_at(6, "p").is_tensor and model.value_at(6, "name").kinds == {"str"}
+    [write] = model.events.find("write", line=6)
+    assert model.value_at(6, "net").storages < write.storages
+
+
+def test_two_functions_given_a_model_may_write_the_same_parameters_but_not_a_model_built_here():
+    model = solve("""
+        import torch
+        from torch import nn
+        def keep(net: nn.Module):
+            return [p.detach() for p in net.parameters()]
+        def train(net: nn.Module):
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            opt.step()
+        def local():
+            opt = torch.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1)
+            opt.step()
+    """)
+    [kept] = model.events.find("alias", line=5)
+    [trained] = model.events.find("write", line=8)
+    [built] = model.events.find("write", line=11)
+    assert kept.value.storages & trained.storages
+    assert not kept.value.storages & built.storages
+
+
+def test_an_item_appended_is_bound_as_the_containers_items():
+    model = solve("""
+        import torch
+        def keep(w: torch.Tensor):
+            kept = []
+            kept.append(w.detach())
+            return kept
+    """)
+    [bind] = model.events.find("bind", line=5)
+    assert bind.place == "kept[*]" and bind.value.storages == model.value_at(5, "w").storages
+
+
+# ----- optimizers given by callers (TEN2xx): what the optimizer holds travels with it
+
+def _written_by_step(model, line):
+    return frozenset().union(*(event.storages for event in model.events.find("write", line=line)))
+
+
+def test_an_optimizer_a_caller_built_from_a_model_writes_that_model_passed_beside_it():
+    model = solve("""
+        import torch
+        from torch import nn
+        def train_step(net, opt):
+            before = net.weight.detach()
+            opt.step()
+            return before
+        def other(net, opt):
+            opt.step()
+        def main():
+            net, probe = nn.Linear(2, 2), nn.Linear(2, 2)
+            train_step(net, torch.optim.SGD(net.parameters(), lr=0.1))
+            other(probe, torch.optim.SGD(params=[{"params": net.parameters()}], lr=0.1))
+    """)
+    assert model.value_at(6, "before").storages <= _written_by_step(model, 6)
+    assert not model.value_at(9, "net").storages & _written_by_step(model, 9)  # probe is not what opt holds
+
+
+def test_a_helper_that_steps_its_optimizer_parameter_writes_at_each_call_what_that_optimizer_holds():
+    model = solve("""
+        import torch
+        from torch import nn
+        def update(opt):
+            opt.step()
+        def make(net):
+            return torch.optim.SGD(filter(lambda p: p.requires_grad, net.parameters()), lr=0.1)
+        def main():
+            net = nn.Linear(2, 2)
+            kept = net.weight.detach()
+            update(make(net))
+            return kept
+    """)
+    assert model.value_at(11, "kept").storages <= _written_by_step(model, 11)
+
+
+def test_an_optimizer_given_to_init_is_held_by_the_attribute_and_steps_the_model_kept_beside_it():
+    model = solve("""
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+                self.scale = nn.Parameter(torch.ones(1))
+        class Trainer:
+            def __init__(self, model, opt):
+                self.model, self.opt = model, opt
+            def fit(self):
+                snap = (self.model.fc.weight.detach(), self.model.scale.detach())
+                self.opt.step()
+                return snap
+        def main():
+            net = Net()
+            Trainer(net, torch.optim.SGD(net.parameters(), lr=0.1)).fit()
+    """)
+    [alias_fc, alias_scale] = sorted(model.events.find("alias", line=13), key=lambda event: event.node.col_offset)
+    assert alias_fc.value.storages | alias_scale.value.storages <= _written_by_step(model, 14)
+
+
+def test_a_call_named_as_training_writes_the_modules_it_is_given_and_items_pairs_keep_the_values():
+    model = solve("""
+        import torch
+        from torch import nn
+        from mylib import train_one_epoch, evaluate
+        def main():
+            net = nn.Linear(2, 2)
+            start = {k: v for k, v in net.state_dict().items()}
+            evaluate(net)
+            train_one_epoch(net)
+            return start
+    """)
+    assert model.value_at(10, "start").item("*").storages
+    assert not model.events.find("write", line=8)
+    [write] = model.events.find("write", line=9)
+    assert write.detail["training"] and model.value_at(10, "start").item("*").storages <= write.storages

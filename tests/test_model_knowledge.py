@@ -118,6 +118,10 @@ def check_optimizer(model, example):
     assert _value_after(model, example, "r").kinds == {"optimizer"}
 
 
+def check_scheduler(model, example):
+    assert _value_after(model, example, "r").kinds == {"scheduler"} and not model.events.find("write")
+
+
 def check_parameter(model, example):
     result = _value_after(model, example, "r")
     assert result.is_tensor and result.grad and not result.graph
@@ -131,6 +135,23 @@ def check_module_call(model, example):
 def check_inplace(model, example):
     [write] = model.events.find("write", line=_last_line(example))
     assert write.storages == _value_after(model, example, "w").storages and write.detail["holders"] == ("w",)
+
+
+def check_shares(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    [alias] = [event for event in model.events.find("alias", line=_last_line(example)) if event.place in ("w", None)][-1:]
+    assert result.storages == w.storages and alias.detail["made"] in result.made and not w.made
+
+
+def check_index_cast(model, example):
+    result = _value_after(model, example, "r")
+    assert not result.made and not model.events.find("alias", line=_last_line(example))
+
+
+def check_state_dict(model, example):
+    result, m = _value_after(model, example, "r"), _value_after(model, example, "m")
+    weights = result.item("*")
+    assert weights.is_tensor and weights.storages == m.storages and weights.made and not result.storages & m.storages
 
 
 def check_grad_off(model, example):
@@ -214,7 +235,7 @@ def check_module_parameter(model, example):
     result, module = _value_after(model, example, "r"), _value_after(model, example, "m")
     again = model.value_at(_last_line(example), "m.weight" if "weight" in example else "m.bias")
     assert result.is_tensor and result.grad and not result.graph and result.storages == again.storages
-    assert not result.storages & module.storages
+    assert result.storages == module.storages  # the module's tensors (parameters(), what its optimizer steps)
 
 
 def check_module_narrowing(model, example):

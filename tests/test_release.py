@@ -1,6 +1,6 @@
 """What a release is made of: one version everywhere and a changelog entry for it, install lines
-that work while there is no release on the package index, the GitHub Action, and (``-m slow``)
-the built wheel and sdist, installed into a fresh virtualenv and run through both entry points."""
+that work while there is no release on the package index, the GitHub Action, and the built
+wheel and sdist, installed into a fresh virtualenv and run through both entry points."""
 
 import os
 import re
@@ -76,7 +76,6 @@ def test_the_action_installs_its_own_checkout_and_annotates_findings(tmp_path):
                                                "warns; use t.detach().clone()\n")
 
 
-@pytest.mark.slow  # builds, installs and runs the distribution: 10 to 20 s on two shared cores
 def test_the_wheel_and_sdist_install_and_run_both_entry_points(tmp_path):
     dist, checkout = tmp_path / "dist", tmp_path / "flake8-tensorcopy"
     shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(  # the build writes beside the sources

@@ -8,6 +8,10 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``move``: may return the tensor itself or a copy (``w.to(d)``, ``w.cuda()``): both storages;
 - ``copy``: always a new storage (``w.clone()``, ``copy.deepcopy(w)``); ``differentiable``: a copy
   autograd records, a non-leaf of a tensor that requires grad (``w.clone()``; a deepcopy is a leaf);
+- ``shares``: the argument's storage under a new object (``torch.from_numpy(a)``,
+  ``np.asarray(w)``, ``copy.copy(w)``, ``torch.as_tensor(w)``: the tensor itself);
+- ``index_cast``: a cast mostly used to make indices or masks of floats (``w.long()``): a copy
+  there, so not counted as a move that may return the tensor itself;
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
   device tensor: ``w.item()``, ``w.cpu()``);
@@ -24,12 +28,14 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
 - ``backward`` / ``step``: runs autograd / changes parameters in place;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
+- ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
+  writes no tensor;
 - ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``module_container``: a module
   holding the modules it is given as items (``nn.ModuleList([m])``); ``tensor_dict``: a dict of
   tensors that do not require grad (``m.state_dict()``);
 - ``constructs``: a new leaf tensor from any data (a tensor, a list, a number), detached unless
   ``requires_grad=True`` (``torch.tensor(data)``);
-- ``module_parameter``: a parameter a module holds (``m.weight``), the same storage at every read;
+- ``module_parameter``: a parameter a module holds (``m.weight``): the module's storages, at every read;
 - ``module_buffer``: a tensor a module holds that does not require grad (``bn.running_mean``);
   ``module_narrowing``: ``isinstance(m, nn.BatchNorm2d)`` held, so ``m`` is a module;
 - ``like_buffer``: a fresh buffer shaped on its argument (``torch.empty_like(w)``): filled from
@@ -95,7 +101,14 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("clone", "method", "differentiable", _W + "r = w.clone()"),
     Entry("torch.clone", "function", "differentiable", _W + "r = torch.clone(w)"),
     Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
-    Entry("copy.copy", "function", "copy", _W + "r = copy.copy(w)"),
+    Entry("copy.copy", "function", "shares", _W + "r = copy.copy(w)"),
+    Entry("torch.from_numpy", "function", "shares", _W + "r = torch.from_numpy(w.detach().numpy())"),
+    Entry("torch.as_tensor", "function", "shares", _W + "r = torch.as_tensor(w)"),
+    Entry("torch.asarray", "function", "shares", _W + "r = torch.asarray(w)"),
+    Entry("numpy.asarray", "function", "shares", "import numpy\n" + _W + "r = numpy.asarray(w)"),
+    Entry("long", "method", "index_cast", _W + "r = w.long()"),
+    Entry("int", "method", "index_cast", _W + "r = w.int()"),
+    Entry("bool", "method", "index_cast", _W + "r = w.bool()"),
     Entry("torch.tensor", "function", "copy", _W + "r = torch.tensor(w)"),
     Entry("torch.tensor", "function", "constructs", _W + "r = torch.tensor(w)"),
     Entry("torch.no_grad", "syntax", "grad_off_decorator", "import torch\n@torch.no_grad()\ndef f(w: torch.nn.Parameter):\n    r = w * 2\n    return r"),
@@ -163,6 +176,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("step", "method", "step", _W + "opt = torch.optim.SGD([w], lr=0.1)\nopt.step()"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),
     Entry("torch.optim", "package", "optimizer", _W + "r = torch.optim.Adam([w])"),
+    Entry("torch.optim.lr_scheduler", "package", "scheduler",
+          _W + "m = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(w).sum().backward()\n"
+          "r = torch.optim.lr_scheduler.StepLR(opt, 1)\nr.step()"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),

@@ -23,12 +23,13 @@ from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
-from flake8_tensorcopy.model.transfer import TENSOR, Transfer, grad_disabled_by
+from flake8_tensorcopy.model.transfer import TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
 
@@ -77,6 +78,8 @@ class Model:
         self.module_state: Optional[dict] = None
         self._lines = None
         self._rebound: Optional[Dict[int, set]] = None
+        self._comprehensions = None
+        self._alias_operations: Optional[dict] = None
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -218,8 +221,9 @@ class Model:
         for index, value in enumerate(actuals):
             if value is None:
                 continue
-            kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device,
-                         qual=value.qual, why=tuple((c, Evidence.CALLERS) for c, _ in value.why))
+            kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
+                         qual=value.qual, why=tuple((c, Evidence.CALLERS) for c, _ in value.why),
+                         items=self.held_by_passed_optimizer(function, value, actuals))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
 
@@ -238,6 +242,18 @@ class Model:
         for index, argument in enumerate(nodes):
             if argument is not None and disputes(argument, values[index] if index < len(values) else None, caller):
                 function.disputed.add(index)
+
+    @staticmethod
+    def held_by_passed_optimizer(function: FunctionInfo, value: Value, actuals: List[Optional[Value]]):
+        """An optimizer a caller passes holds, inside the callee, the parameters of each module
+        the same call passes beside it (``train(model, opt)`` with ``opt`` built from ``model``):
+        its ``step()`` there writes that parameter's tensors."""
+        held = value.all_items() if "optimizer" in value.kinds and value.items is not None else None
+        if held is None or not held.storages:
+            return None
+        passed_beside = frozenset(("param", index, function.name) for index, other in enumerate(actuals)
+                                  if other is not None and other is not value and other.storages & held.storages)
+        return (("*", held._replace(storages=held.storages | passed_beside, made=EMPTY)),)
 
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
@@ -332,6 +348,8 @@ class Model:
             saved=exit_state.get(SAVED, EMPTY),
             backward="!backward" in exit_state,
             steps="!steps" in exit_state,
+            stepped=exit_state.get("!stepped", EMPTY),
+            written_through=_written_through(exit_state.get(WRITTEN_THROUGH, EMPTY)),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:
@@ -360,21 +378,32 @@ class Model:
         self.module.states = solve(self.module.graph, transfer, {})
         self.module_state = self.module.states[1] or {}
         record(self.module.graph, transfer, self.module.states)
-        for info in self.classes.values():  # again, now that the callers of ``__init__`` are known
-            info.attributes = {}
-            for method in info.methods.values():
-                if isinstance(method.summary, Summary):
-                    self._fold_stores(method, method.summary)
         done = set()
         for _ in range(2):  # callers first; a second round for callees whose callers' join grew
+            refolded = self._refold_classes()
             pending = [info for info in reversed(list(self.functions.values()))
-                       if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed)]
+                       if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed
+                                                          or info.owner in refolded)]
             for info in pending:
                 if id(info) in done:
                     self.events.events = [event for event in self.events.events if event.function is not info]
                 done.add(id(info))
                 self.solve_function(info)
         return self
+
+    def _refold_classes(self) -> List[ClassInfo]:
+        """Join the classes' attributes again from their methods' stores, now that more callers
+        of ``__init__`` are known (the module's code, then the functions); the classes whose
+        attributes changed."""
+        changed = []
+        for info in self.classes.values():
+            before, info.attributes = info.attributes, {}
+            for method in info.methods.values():
+                if isinstance(method.summary, Summary):
+                    self._fold_stores(method, method.summary)
+            if info.attributes != before:
+                changed.append(info)
+        return changed
 
     # ----- queries
     def _ops_by_line(self) -> Dict[int, tuple]:
@@ -409,6 +438,13 @@ class Model:
         transfer = Transfer(self, info, summary_mode=False)
         return transfer.evaluate(ast.parse(place, mode="eval").body, state)
 
+    @property
+    def comprehensions(self) -> List[ast.AST]:
+        """The file's comprehensions (each builds one container item by item)."""
+        if self._comprehensions is None:
+            self._comprehensions = [node for node in ast.walk(self.tree) if type(node) in _COMPREHENSIONS]
+        return self._comprehensions
+
     def event_guards_copies(self, owner: ClassInfo, attribute: str) -> bool:
         """Whether ``self.<attribute>`` is None only before the class's first copy: only
         ``__init__`` stores None there (and leaves no copy in flight), and every other method
@@ -433,6 +469,15 @@ class Model:
         states = copy.function.states
         exit_state = states[1] if states else None
         return exit_state is not None and copy.detail["copy"] in exit_state.get(IN_FLIGHT, EMPTY)
+
+    def alias_operations(self, value: Value) -> Dict[str, str]:
+        """``{"line:col": operation}`` of the new objects sharing memory that ``value`` is (its
+        ``Value.made`` ids as their ``alias`` events spell them: ``detach()``, ``.data``,
+        ``indexing``); a name bound to another (``y = x``) is the same object, not a new one."""
+        if self._alias_operations is None:
+            self._alias_operations = {event.detail["made"]: event.detail["op"] for event in self.events.find("alias")}
+        return {f"{made[0]}:{made[1]}": self._alias_operations[made] for made in value.made
+                if made[2] != "assignment" and made in self._alias_operations}
 
     def called(self) -> frozenset:
         """The names of the file's functions and methods called somewhere in it."""
@@ -566,3 +611,13 @@ def _imports(tree: ast.Module) -> Dict[str, str]:
 
 def build_model(tree: ast.Module) -> Model:
     return Model(tree).build()
+
+
+def _written_through(writes: frozenset) -> dict:
+    """Per parameter, the aliases (``Value.made`` ids) each write of it went through, one set
+    per write (``copy.copy(x)`` then ``+=`` inside the helper); none where one write went
+    through no alias."""
+    found = {}
+    for index, made in writes:
+        found[index] = found.get(index, frozenset()) | {made}
+    return {index: made for index, made in found.items() if all(made)}

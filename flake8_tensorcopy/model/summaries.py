@@ -26,6 +26,8 @@ class Summary(NamedTuple):
     saved: frozenset  # storages autograd keeps for backward (symbols included)
     backward: bool
     steps: bool
+    stepped: frozenset = frozenset()  # parameter indices of the optimizers it steps
+    written_through: Dict[int, frozenset] = {}  # parameter index -> per write of it, the aliases it went through
 
 
 def parameter_index(storage, function: str) -> Optional[int]:
@@ -65,6 +67,13 @@ class Instantiation:
         mine = [index for name, index in symbols if name == self.function]
         return mine, frozenset(symbol for symbol in symbols if symbol[0] != self.function)
 
+    def inherited_items(self, kind_from) -> Optional[tuple]:
+        """What a parameter passed on as it is holds: the one actual's items (an optimizer's
+        parameters, a list's tensors)."""
+        if len(kind_from) != 1:
+            return None
+        return self.actual(kind_from[0]).items
+
     def value(self, value: Value) -> Value:
         if value is None:
             return None
@@ -87,7 +96,8 @@ class Instantiation:
             kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device,
             storages=self.storages(value.storages), kind_from=other_kinds, grad_from=other_grads, called=other_calls,
             why=why if why else ((("kind", Evidence.SUMMARY),) if "tensor" in kinds else ()),
-            items=None if value.items is None else tuple((key, self.value(item)) for key, item in value.items),
+            items=self.inherited_items(kind_from) if value.items is None else tuple(
+                (key, self.value(item)) for key, item in value.items),
         )
         for index in called:
             made = self.call_value(self.actual(index))

@@ -12,7 +12,7 @@ import builtins
 from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
-from flake8_tensorcopy.analysis.conventions import parameter_free_layer
+from flake8_tensorcopy.analysis.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
@@ -81,6 +81,7 @@ class Transfer:
         self.order = 0
         self.store: EventStore = model.events
         self.zero_dim_nodes: set = set()  # operations whose last result was 0-d
+        self.discarded = None
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
@@ -105,10 +106,11 @@ class Transfer:
                     self.evaluate(child, state)
 
     def stmt_Expr(self, node, state):
+        self.discarded = node.value  # a call made for what it does, its result unused
         self.evaluate(node.value, state)
 
     def stmt_Assign(self, node, state):
-        value = self.evaluate(node.value, state)
+        value = self.assigned(node.value, self.evaluate(node.value, state), state)
         self.accumulated(node, value, state)
         for target in node.targets:
             self.assign(target, value, state, node)
@@ -302,6 +304,8 @@ class Transfer:
                 index = parameter_index(storage, self.function.name)
                 if index is not None:
                     state["!writes"] = state.get("!writes", EMPTY) | {index}
+                    state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
+                        (index, value.made | _written_name(target, state).made)}
 
     def host_read(self, node, value: Value, state: dict, how: str, items: bool = False, sure: bool = False) -> None:
         """A tensor's values read on the host (what a copy still in flight spoils); with
@@ -431,7 +435,7 @@ class Transfer:
                 self.record("read", node, place, value, state)
             return value._replace(fresh=False) if value.fresh else value
         base = self.evaluate(node.value, state)
-        value = self.attribute_of(base, node.attr, node)
+        value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
         return self.tensor_attribute(node, base, value, state)
 
@@ -441,10 +445,9 @@ class Transfer:
         a comparison of it) names that spot."""
         if not base.is_tensor:
             return value
-        if "detach" in k.role_of("attribute", node.attr):
-            value = _aliased(value, "." + node.attr, node)
-            if base.grad:  # its gradient stops here: what is computed from it carries the fact
-                value = value._replace(facts=value.facts | {f"dropped@{node.lineno}:{node.col_offset}"})
+        if "detach" in k.role_of("attribute", node.attr) and base.grad:  # its gradient stops here: what
+            # is computed from it carries the fact
+            value = value._replace(facts=value.facts | {f"dropped@{node.lineno}:{node.col_offset}"})
         self.record("attribute", node, place_of(node), value, state, base=base, attribute=node.attr, store=False)
         return value
 
@@ -474,7 +477,7 @@ class Transfer:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
 
-    def attribute_of(self, base: Value, name: str, node) -> Value:
+    def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
         for kind in base.kinds:
@@ -485,29 +488,34 @@ class Transfer:
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
-                return base._replace(grad=False, graph=False, fresh=False, items=None,
-                                     facts=base.facts | (UNVERSIONED if "unversioned" in roles else EMPTY))
+                detached = base._replace(grad=False, graph=False, fresh=False, items=None,
+                                         facts=base.facts | (UNVERSIONED if "unversioned" in roles else EMPTY))
+                return self.aliased(node, _operand(node), detached, "detach", "." + name, state)
             if "integer" in roles:
                 return INTEGER
             if name in k.ATTRIBUTES_RETURNING_TENSOR:
                 storages = base.storages if name in k.VIEW_ATTRIBUTES else frozenset((_site(node),))
                 grad = base.grad and name != "grad"
-                return Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
-                             why=_why(Evidence.TENSOR_METHOD, "kind"),
-                             grad_from=base.grad_from if name != "grad" else EMPTY,
-                             facts=view_facts(roles, name, f".{name}"))
+                result = Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
+                               why=_why(Evidence.TENSOR_METHOD, "kind"),
+                               grad_from=base.grad_from if name != "grad" else EMPTY, made=base.made,
+                               facts=view_facts(roles, name, f".{name}"))
+                if name in k.VIEW_ATTRIBUTES:
+                    return self.aliased(node, _operand(node), result, "view", "." + name, state)
+                return result._replace(made=EMPTY)
         held = "module" in base.kinds and "?" not in base.kinds  # surely a module (a class of the file, too)
         if held and "module_buffer" in k.role_of("attribute", name):
             return self.module_buffer(base, name, node)
-        if held and "module_parameter" in k.role_of("attribute", name):
-            return self.module_buffer(base, name, node)._replace(grad=True)
+        if held and "module_parameter" in k.role_of("attribute", name):  # the module's tensors: its storages
+            return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)), device=base.device,
+                         why=_why(Evidence.MODULE_CALL, "kind"))
         return self.attribute_by_name(base, name)
 
     def attribute_by_name(self, base: Value, name: str) -> Value:
         """``layer.aux_loss`` of an unknown object where one class of the file, and only one,
         stores a graph tensor in ``self.aux_loss``: that, by weak evidence (duck typing)."""
         if base.kinds != UNKNOWN.kinds or base.kind_from:
-            return UNKNOWN
+            return _attribute_of_parameter(base, name)
         found = []
         for info in self.model.classes.values():
             self.model.read_class(info)
@@ -523,7 +531,12 @@ class Transfer:
         index = self.evaluate(node.slice, state)
         if base.items is not None:
             key = key_of(node.slice)
-            item = base.item(key) if key != "*" and "dict" in base.kinds else items_join(base)
+            joined = items_join(base)
+            item = base.item(key) if key != "*" else joined
+            if item is None:  # a position the model does not follow (``xs[-1]``)
+                item = joined
+            elif joined is not None and "dict" not in base.kinds:  # a position may shift: as well known as every item
+                item = item._replace(kinds=joined.kinds, why=joined.why)
             value = item._replace(fresh=False) if item is not None else UNKNOWN  # the container holds it
             if value.storages:
                 self.record("read", node, place_of(node), value, state)
@@ -531,9 +544,11 @@ class Transfer:
         if base.is_tensor:
             self.host_read(node.value, base, state, "index")
             storages = base.storages if not index.is_tensor else frozenset((_site(node),))
-            result = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
-                                   items=None, facts=EMPTY)
-            return _aliased(result, "indexing", node) if base.storages & storages else result
+            item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
+                                 items=None, facts=EMPTY)
+            if index.is_tensor:
+                return item._replace(made=EMPTY)
+            return self.aliased(node, node.value, item, "partial_view", "indexing", state)
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
                      if base.kind_from else EMPTY)
 
@@ -838,8 +853,10 @@ class Transfer:
             if kind.startswith("object:"):
                 forward = self.model.method_of(kind[7:], "forward") or self.model.method_of(kind[7:], "__call__")
                 if forward is not None:
+                    self.feeds_gradients(callee, state)
                     return self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
         if "module" in callee.kinds:
+            self.feeds_gradients(callee, state)
             return self.output_of_module(callee, arguments, node, state)
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
             result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from,
@@ -854,16 +871,15 @@ class Transfer:
         for value in list(arguments) + list(keywords.values()):
             if value.storages:
                 self.record("escape", node, None, value, state)
+        self.training_writes(name, list(arguments) + list(keywords.values()), node, state)
         self.record("call", node, None, UNKNOWN, state, callee=name, arguments=tuple(arguments))
         return UNKNOWN
 
     def save_parameters(self, module: Value, state) -> None:
         """Calling a module saves its parameters for backward (their gradients need the input,
-        the input's need them); they go by the module's storages (``parameters()``) and by the
-        storage of each parameter it names (``.weight``, role ``module_parameter``)."""
+        the input's need them); they go by the module's storages (``parameters()``, ``.weight``)."""
         if module.storages and not state.get(NO_GRAD):
-            named = frozenset((storage, name) for storage in module.storages for name in _PARAMETER_NAMES)
-            state[SAVED] = state.get(SAVED, EMPTY) | module.storages | named
+            state[SAVED] = state.get(SAVED, EMPTY) | module.storages
 
     def module_output(self, arguments, node, state, layer: str = "", grad: bool = True) -> Value:
         """A module's output is a graph tensor (of a layer without parameters, where its input
@@ -918,6 +934,7 @@ class Transfer:
         if "host_read" in roles or "host_read" in k.role_of("package", qual.split(".")[0]):
             for argument, value in zip(node.args, arguments):
                 self.host_read(argument, value, state, qual, items=True)
+        self.function_writes(qual, node, arguments, keywords, state)
         if "event" in roles:
             result = Value(kinds("event"))
         elif "device" in roles:
@@ -933,19 +950,25 @@ class Transfer:
             result = self.constructed(first, node)
         elif "copy" in roles:
             result = _differentiable(_copied(first, node), roles)
+        elif "shares" in roles and node.args:
+            result = self.shared(qual, node, first, state)
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
             frees_saved(node, state)
+            backpropagates(state)
             result = NONE
         elif "parameter" in roles:
             result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
         else:
             package, _, last = qual.rpartition(".")
-            if last[:1].isupper() and ("module" in k.role_of("package", package)
+            if last[:1].isupper() and "scheduler" in k.role_of("package", package):
+                result = Value(kinds("scheduler"), storages=frozenset((_site(node),)), fresh=True, qual=qual)
+            elif last[:1].isupper() and ("module" in k.role_of("package", package)
                                        or "optimizer" in k.role_of("package", package)):
                 kind = "module" if "module" in k.role_of("package", package) else "optimizer"
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                                why=_why(Evidence.TORCH_API, "kind"), qual=qual,
+                               items=_held_parameters(kind, keywords.get("params", first)),
                                facts=frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
                 if "module_container" in roles:
                     result = result._replace(items=_held_modules(arguments))
@@ -962,8 +985,6 @@ class Transfer:
         return result
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
-        if node.args and "inplace" in k.role_of("syntax", "inplace=True") and _constant(_keyword(node, "inplace")) is True:
-            self.write(node.args[0], first, state, node, method=qual)  # ``F.relu(x, inplace=True)`` writes ``x``
         tensors = [value for value in arguments if value.is_tensor or value.kind_from or value.grad_from]
         grad = any(value.grad for value in tensors)
         requires = keywords.get("requires_grad")
@@ -1007,6 +1028,9 @@ class Transfer:
         elif name in ("list", "tuple", "set", "sorted", "reversed", "iter", "frozenset"):
             result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
                            storages=frozenset((_site(node),)), fresh=True, items=(("*", self.element(first)),))
+        elif name == "filter" and len(arguments) == 2:  # some of the iterable's items
+            result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True,
+                           items=(("*", self.element(arguments[1])),))
         elif name == "dict":
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
                            items=first.items if first.items is not None and first.kinds == kinds("dict") else None)
@@ -1025,7 +1049,7 @@ class Transfer:
             if name == "sum" and result.is_tensor:
                 result = result._replace(storages=frozenset((_site(node),)), graph=result.grad, fresh=True)
         elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
-            result = self.attribute_of(first, str(node.args[1].value), node)
+            result = self.attribute_of(first, str(node.args[1].value), node, state)
         else:
             return self.unknown_call(arguments, keywords, node, state, name)
         self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments))
@@ -1078,13 +1102,16 @@ class Transfer:
         if receiver.is_tensor:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
-            if method not in k.INPLACE_METHODS and result.storages & receiver.storages:
-                result = _aliased(result, f"{method}()", node)
             self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments),
                         keywords=keywords)
             return result
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, node, state)
+        if receiver.kind_from and self.summary_mode and "step" in roles:  # a parameter used as an optimizer
+            self.steps_parameter(receiver, state)
+            return NONE
+        if receiver.kind_from and self.summary_mode and method in _MODULE_TENSORS:  # a parameter used as a module
+            return _module_tensors(receiver, method)
         if receiver.kind_from and self.summary_mode:  # a parameter: tensor semantics, kind left symbolic
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
@@ -1092,13 +1119,19 @@ class Transfer:
                 return result._replace(kinds=kinds("?"), kind_from=receiver.kind_from,
                                        grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
             return result
+        if "step" in roles and "?" in receiver.kinds:
+            self.steps_unseen_optimizer(node, state)
         return self.unknown_call(arguments, keywords, node, state, method)
 
     def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
-        """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory,
-        none requiring grad."""
-        tensor = Value(TENSOR, storages=receiver.storages, why=_why(Evidence.TORCH_API, "kind"))
-        result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", tensor),))
+        """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory
+        (a module's: its live parameters, an alias made here), none requiring grad."""
+        weights = Value(TENSOR, why=_why(Evidence.TORCH_API, "kind"))
+        if "module" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
+            weights = weights._replace(storages=self.module_storages(receiver))
+            if not arguments:
+                weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
+        result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
         self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
         return result
 
@@ -1137,20 +1170,17 @@ class Transfer:
 
     def module_method(self, receiver, method, arguments, node, state) -> Value:
         if method == "step":
+            self.step_writes(receiver, node, state)
             self.record("step", node, None, receiver, state)
             if self.summary_mode:
                 state["!steps"] = NONE
             return NONE
-        if method in ("parameters", "buffers"):
-            weight = Value(TENSOR, grad=method == "parameters", storages=receiver.storages, why=_why(Evidence.MODULE_CALL, "kind"))
-            return Value(kinds("list"), items=(("*", weight),))
-        if method in ("named_parameters", "named_buffers"):
-            weight = Value(TENSOR, grad=method == "named_parameters", storages=receiver.storages,
-                           why=_why(Evidence.MODULE_CALL, "kind"))
-            return Value(kinds("list"), items=(("*", Value(kinds("tuple"), items=(("0", STRING), ("1", weight)))),))
+        if method in _MODULE_TENSORS:
+            return _module_tensors(receiver._replace(storages=self.module_storages(receiver)), method)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             return receiver
         if method == "forward":
+            self.feeds_gradients(receiver, state)
             return self.module_output(arguments, node, state, receiver.qual)
         return self.unknown_call(arguments, {}, node, state, method)
 
@@ -1166,23 +1196,26 @@ class Transfer:
         if "backward" in roles:
             self.record("backward", node, receiver_place, receiver, state)
             frees_saved(node, state)
+            backpropagates(state)
             if self.summary_mode:
                 state["!backward"] = NONE
             if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
                 state[receiver_place] = receiver._replace(grad=True, graph=True)  # only a graph output has one
             return NONE
         if "pin" in roles:
-            return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None)
+            return receiver._replace(storages=site, fresh=True, pinned=True, pending=EMPTY, items=None, made=EMPTY)
         if "value_read" in roles:
             self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
-                return receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+                array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+                return self.aliased(node, receiver_node, array, "numpy", "numpy()", state)
             return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
             return INTEGER
         if "detach" in roles:  # only a tensor has it: the result is one for sure
-            return receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY, why=(
+            detached = receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY, why=(
                 ("kind", Evidence.USE),) + tuple(pair for pair in receiver.why if pair[0] != "kind"))
+            return self.aliased(node, receiver_node, detached, "detach", "detach()", state) if method == "detach" else detached
         if "copy" in roles:
             return _differentiable(_copied(receiver, node), roles)
         if "move" in roles:
@@ -1209,6 +1242,8 @@ class Transfer:
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
             self.save(function, [receiver] + arguments, result, state, node)
+            if view:
+                result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state)
             result = self.carry_dropped(result, [receiver] + arguments, node, state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
@@ -1246,6 +1281,10 @@ class Transfer:
         )
         if "async_copy" in roles and _non_blocking(node) and (to_host or receiver.pinned):
             result = result._replace(pending=self.start_copy(node, receiver, to_host, state), pinned=to_host)
+        if copies:
+            return result._replace(made=EMPTY)
+        if "index_cast" not in roles and _keyword(node, "non_blocking") is None and (method != "type" or node.args):
+            return self.aliased(node, receiver_node, result, "move", method + "()", state)
         return result
 
     def register(self, receiver_place, node, arguments, state) -> Value:
@@ -1280,6 +1319,8 @@ class Transfer:
                 items["*"] = join(items["*"], added) if "*" in items else added
             if receiver_place is not None and "[" not in receiver_place:
                 state[receiver_place] = receiver._replace(items=tuple(items.items()))
+                if method not in ("extend", "update"):
+                    self.record("bind", node, receiver_place + "[*]", added, state)
             self.record("accumulate", node, receiver_place, added, state, old=receiver, added=node.args[-1])
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
@@ -1291,7 +1332,7 @@ class Transfer:
                 return receiver._replace(storages=frozenset((_site(node),)), fresh=True)
             if method in ("pop", "popitem"):
                 return element
-            if method == "items":
+            if method == "items":  # (key, value) pairs
                 element = Value(kinds("tuple"), items=(("0", UNKNOWN), ("1", element)))
             return Value(kinds("list"), items=(("*", element if method != "keys" else UNKNOWN),))
         return self.unknown_call(arguments, {}, node, state, method)
@@ -1329,11 +1370,15 @@ class Transfer:
         for index in summary.writes:
             written = instance.actual(index)
             if written.storages:
-                self.write(node, written, state, node)
+                self.write(node, written, state, node, through=summary.written_through.get(index, EMPTY),
+                           temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
+        for index in summary.stepped:
+            self.step_writes(instance.actual(index), node, state)
         if summary.in_flight:
             state[IN_FLIGHT] = state.get(IN_FLIGHT, EMPTY) | summary.in_flight
         if summary.backward:
             frees_saved(None, state)
+            backpropagates(state)
         if summary.saved and not state.get(NO_GRAD):
             kept = instance.storages(summary.saved)
             state[SAVED] = state.get(SAVED, EMPTY) | kept
@@ -1353,9 +1398,186 @@ class Transfer:
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
+    # ----- aliases (TEN2xx)
+    def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict) -> Value:
+        """``value`` shares its storages with ``source_node``'s value, made by ``node``
+        (spelled ``op``): tagged with the operation's id and recorded as an ``alias`` event."""
+        if not value.storages or state is None:
+            return value
+        made = (node.lineno, node.col_offset, kind)
+        value = value._replace(made=value.made | {made})
+        self.record("alias", node, place_of(source_node), value, state, made=made, operation=kind, op=op,
+                    source_node=source_node)
+        return value
+
+    def assigned(self, expression, value: Value, state: dict) -> Value:
+        """``y = x`` of a tensor or an array: one object under two names (an alias made by assignment)."""
+        here = (expression.lineno, expression.col_offset)
+        if any(made[:2] == here for made in value.made):  # ``w.data``, ``w.T``: made by the attribute itself
+            return value
+        if type(expression) in (ast.Name, ast.Attribute) and (value.is_tensor or "ndarray" in value.kinds):
+            return self.aliased(expression, expression, value, "assignment", "assignment", state)
+        return value
+
+    def shared(self, qual: str, node, first: Value, state: dict) -> Value:
+        """``torch.from_numpy(a)``, ``torch.as_tensor(x)``, ``np.asarray(t)``: the argument's
+        memory under the other library's type (a tensor given to ``as_tensor`` is itself)."""
+        to_array = qual.startswith("numpy.")
+        if to_array and first.is_tensor:
+            value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+            return self.aliased(node, node.args[0], value, "numpy", "np.asarray()", state)
+        if not to_array and "ndarray" in first.kinds:
+            value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"))
+            return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
+        if qual == "copy.copy" and first.is_tensor:
+            return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
+        if not to_array and first.is_tensor:
+            return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
+        kind = kinds("ndarray") if to_array else TENSOR
+        return Value(kind, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+
+    def function_writes(self, qual: str, node, arguments, keywords, state: dict) -> None:
+        """A torch function that writes a tensor in place: its first argument (``nn.init.zeros_(w)``,
+        ``torch.sigmoid_(w)``, ``F.relu(w, inplace=True)``) or its ``out=`` tensor."""
+        last = qual.rsplit(".", 1)[-1]
+        if not qual.startswith("torch.") or "inplace" in k.role_of("function", qual):
+            return
+        inplace = "inplace" in k.role_of("syntax", "inplace=True") and _constant(_keyword(node, "inplace")) is True
+        if node.args and (last.endswith("_") and not last.endswith("__") or inplace):
+            self.write(node.args[0], arguments[0], state, node, method=qual)
+        if "out" in keywords and keywords["out"].storages:
+            self.write(_keyword(node, "out"), keywords["out"], state, node, method=qual)
+
+    def training_writes(self, name: str, arguments, node, state: dict) -> None:
+        """A call the model cannot see into whose name says it trains (``train_one_epoch(model,
+        ...)``, ``trainer.fit(model)``: the project's conventions) writes the parameters of the
+        modules it is given, as a training write (weak evidence: what snapshots follow)."""
+        if not name or not training_call(name.rsplit(".", 1)[-1]):
+            return
+        for value in arguments:
+            if "module" in value.kinds and value.storages:
+                self.write(node, value._replace(storages=self.module_storages(value)), state, node, training=True)
+
+    def steps_parameter(self, optimizer: Value, state: dict) -> None:
+        """``opt.step()`` on a parameter, in a summary: each call site's optimizer writes the
+        tensors it holds there."""
+        state["!steps"] = NONE
+        indices = {parameter_index(storage, self.function.name) for storage in optimizer.storages} - {None}
+        state["!stepped"] = state.get("!stepped", EMPTY) | indices
+
+    def step_writes(self, optimizer: Value, node, state: dict) -> None:
+        """``opt.step()`` writes in place the parameters the optimizer was built from."""
+        parameters = optimizer.all_items() if "optimizer" in optimizer.kinds else None
+        if parameters is not None and parameters.storages:
+            self.write(node, parameters, state, node)
+
+    def module_storages(self, module: Value) -> frozenset:
+        """The storages of a module's tensors: its own, and those of the submodules and
+        parameters an instance of a class of the file keeps (``self.fc = nn.Linear(...)``:
+        ``model.parameters()`` holds ``model.fc.weight``)."""
+        storages, seen, pending = set(module.storages), set(), [module]
+        while pending:
+            for kind in pending.pop().kinds:
+                info = self.model.classes.get(kind[7:]) if kind.startswith("object:") else None
+                if info is None or kind in seen:
+                    continue
+                seen.add(kind)
+                for value in info.attributes.values():
+                    if "module" in value.kinds:
+                        storages.update(value.storages)
+                        pending.append(value)
+                    elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
+                        storages.update(value.storages)
+        return frozenset(storages)
+
+    def feeds_gradients(self, module: Value, state: dict) -> None:
+        """A module called: its parameters get gradients from a backward later on the path."""
+        parameters = _module_tensors(module._replace(storages=self.module_storages(module)), "parameters")
+        state[CALLED_MODULES] = state.get(CALLED_MODULES, EMPTY) | parameters.item("*").storages
+
+    def steps_unseen_optimizer(self, node, state: dict) -> None:
+        """``opt.step()`` on what may be an optimizer the model cannot see into (a parameter
+        nobody in the file passes, ``self.opt`` of unknown origin), after a backward: an
+        optimizer steps exactly the parameters that got gradients, those of the modules called
+        before that backward (a scheduler, known by its constructor, is not one)."""
+        stepped = state.get(BACKPROPAGATED, EMPTY)
+        if stepped:
+            self.write(node, Value(TENSOR, grad=True, storages=stepped, why=_why(Evidence.MODULE_CALL, "kind")),
+                       state, node)
+
+
+_MODULE_TENSORS = frozenset(("parameters", "buffers", "named_parameters", "named_buffers"))
+# the parameters of a module a caller passed in: any two such modules may be one model, so a
+# write to one's parameters (an optimizer step in another function) may write the other's
+CALLERS_PARAMETERS = ("parameters", "of a caller's module")
+
+
+def _module_tensors(module: Value, method: str) -> Value:
+    """``m.parameters()`` / ``m.named_parameters()``: the module's tensors (its storages), as
+    items or as ``(name, tensor)`` pairs."""
+    storages = module.storages
+    if not any(type(storage[0]) is int for storage in storages):  # not built in the file
+        storages = storages | {CALLERS_PARAMETERS}
+    weight = Value(TENSOR, grad=method.endswith("parameters"), storages=storages, why=_why(Evidence.MODULE_CALL, "kind"))
+    if method.startswith("named_"):
+        weight = Value(kinds("tuple"), items=(("0", STRING), ("1", weight)))
+    return Value(kinds("list"), items=(("*", weight),))
+
+
+def _held_parameters(kind: str, params: Value):
+    """What an optimizer holds: the tensors it is built from (``model.parameters()``, a list of
+    them, parameter groups: dicts whose ``"params"`` hold them)."""
+    if kind != "optimizer":
+        return None
+    parameters = _tensors_in(params)
+    return (("*", parameters),) if parameters is not None else None
+
+
+def _tensors_in(value: Value) -> Optional[Value]:
+    """The join of the tensors ``value`` is or holds, at any depth."""
+    if value.is_tensor:
+        return value
+    found = None
+    for _, item in value.items or ():
+        tensor = _tensors_in(item)
+        if tensor is not None:
+            found = tensor if found is None else join(found, tensor)
+    return found
+
+
+def _made_by_arguments(call: ast.Call, value: Value) -> frozenset:
+    """The aliases ``value`` is that an argument expression of ``call`` made itself
+    (``scale_(w.data, 2.0)``): no place holds them and the call's result goes unused, so the
+    helper's write through one is the call's purpose, as a method's on its receiver chain
+    (``w.data.mul_(2.0)``)."""
+    spots = {(argument.lineno, argument.col_offset) for argument in call.args + [keyword.value for keyword in call.keywords]}
+    return frozenset(made for made in value.made if made[:2] in spots)
+
+
+def _attribute_of_parameter(base: Value, name: str) -> Value:
+    """``me.weight`` of a parameter the model knows nothing of: an object of its own that the
+    caller still holds through the parameter (a storage per path), so that an alias of it and a
+    write through that alias relate."""
+    if "?" not in base.kinds or not base.storages or not all(
+            type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
+        return UNKNOWN
+    return Value(kinds("?"), storages=frozenset(("attribute", storage, name) for storage in base.storages))
+
+
+def _operand(node):
+    """What an attribute is read from: ``w`` in ``w.data`` and in ``getattr(w, "data")``."""
+    return node.value if type(node) is ast.Attribute else node.args[0]
+
+
+_PARTIAL_VIEWS = frozenset(("narrow", "select", "diagonal", "unfold", "as_strided"))
+
+
+def _view_kind(method: str) -> str:
+    """A view of part of a tensor (a slice, a chunk) or of all of it (``view``, ``t()``)."""
+    return "partial_view" if method in _PARTIAL_VIEWS or method in k.METHODS_RETURNING_TENSOR_SEQUENCE else "view"
+
 
 _NUMERIC = frozenset(("number", "int", "bool"))
-_PARAMETER_NAMES = tuple(entry.name for entry in k.HAND_TABLE if entry.role == "module_parameter")
 FORWARD_RAN = "!forward"  # ``m.!forward``: a place whose module may have run its forward here
 
 
@@ -1385,17 +1607,11 @@ def _identity_test(node: ast.Compare) -> bool:
     return type(node.ops[0]) in (ast.Is, ast.IsNot) and not any(type(operand) is ast.Constant for operand in operands)
 
 
-def _aliased(value: Value, operation: str, node) -> Value:
-    """A new object sharing memory with another carries the fact ``alias:<operation>@line:col``:
-    what made it and where (an identity test between the two, a write through it)."""
-    return value._replace(facts=value.facts | {f"alias:{operation}@{node.lineno}:{node.col_offset}"})
-
-
 LIKE = "like:"  # a fact: a fresh ``*_like`` buffer shaped on the tensor a place held (``like:t:<its storages>``)
 
 
 def like_fact(place: str, source: Value) -> str:
-    return f"{LIKE}{place}:{sorted(source.storages)}"
+    return f"{LIKE}{place}:{sorted(source.storages, key=repr)}"
 
 
 def shaped_like(result: Value, source_node, source: Value) -> Value:
@@ -1411,8 +1627,6 @@ def backpropagated(value: Value) -> Value:
     """An unknown value bound to a name some path calls ``.backward()`` on: a graph tensor
     from its binding on (a use after the site proves what the site held)."""
     return value._replace(kinds=TENSOR, grad=True, graph=True, why=_why(Evidence.USE, "kind", "grad"))
-
-
 
 
 def _on_device(value: Value) -> bool:
@@ -1457,7 +1671,7 @@ def _copied(value: Value, node) -> Value:
     if value.items is not None:
         items = tuple((key, _copied(item, node)) for key, item in value.items)
     return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
-                          items=items, facts=EMPTY, pinned=False)
+                          items=items, facts=EMPTY, pinned=False, made=EMPTY)
 
 
 def weakest_kind(why: tuple, *operands: Value) -> tuple:
@@ -1529,6 +1743,32 @@ def grad_disabled_by(model, context) -> bool:
     if "grad_switch" in roles:
         return bool(arguments) and _constant(arguments[0]) is False
     return False
+
+
+# state keys: the parameters of the modules called so far on the path, and of those a backward
+# reached (they have gradients an optimizer step applies)
+CALLED_MODULES = "!called_modules"
+# state key, in a summary: (parameter index, the aliases a write of it went through) pairs
+WRITTEN_THROUGH = "!written_through"
+BACKPROPAGATED = "!backpropagated"
+
+
+def _written_name(target, state: dict) -> Value:
+    """The named value a write goes through: ``b`` in ``b.view(-1)[i] += d`` (its aliases are
+    the write's, the view of it made on the spot too)."""
+    node = target
+    while type(node) in (ast.Subscript, ast.Call, ast.Attribute) and place_of(node) not in state:
+        node = node.func.value if type(node) is ast.Call and type(node.func) is ast.Attribute else getattr(
+            node, "value", None)
+    found = state.get(place_of(node)) if node is not None and place_of(node) else None
+    return found if isinstance(found, Value) else NONE
+
+
+def backpropagates(state: dict) -> None:
+    """A backward gives gradients to the parameters of the modules called before it."""
+    called = state.get(CALLED_MODULES, EMPTY)
+    if called:
+        state[BACKPROPAGATED] = state.get(BACKPROPAGATED, EMPTY) | called
 
 
 def frees_saved(node, state: dict) -> None:

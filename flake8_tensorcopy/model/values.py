@@ -19,7 +19,10 @@ A value is a product of components, each joined on its own:
 - ``qual``: what a name refers to (``"torch.nn"``, ``"copy.deepcopy"``, ``"local:f"``);
 - ``facts``: what narrowing proved (``"!=:dtype"``: its dtype differs from ``dtype``);
 - ``pinned``: it is a host tensor in page-locked memory on every path (``.pin_memory()``, a
-  ``pin_memory=True`` allocation, a view of one): only there do copies run asynchronously.
+  ``pin_memory=True`` allocation, a view of one): only there do copies run asynchronously;
+- ``made``: the alias-making operations (``detach()``, a view, ``numpy()``, ``y = x``...) that
+  handed it its storages, as ``(line, column, operation)`` ids: places holding one storage with
+  and without an id are the two sides of that alias (TEN2xx).
 
 A state is a dict from place to value plus three sets: ``IN_FLIGHT`` (copies not yet synced; in
 a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` (storages autograd
@@ -82,6 +85,7 @@ class Value(NamedTuple):
     qual: str = ""
     facts: frozenset = EMPTY
     pinned: bool = False
+    made: frozenset = EMPTY
 
     @property
     def is_tensor(self) -> bool:
@@ -178,6 +182,7 @@ def join(a: Value, b: Value) -> Value:
         a.qual if a.qual == b.qual else "",
         a.facts & b.facts,
         a.pinned and b.pinned,
+        a.made | b.made,
     )
 
 

@@ -255,52 +255,6 @@ class FromNumpyShares(AliasRule):
         return _unsafe(node, method(bare(node), "clone"))
 
 
-class DetachShares(AliasRule):
-    """
-    ## What it does
-    Flags `t.detach()` and `t.data` kept as a separate value while `t` or the result is
-    written in place.
-
-    ## Why is this bad?
-    `detach()` only cuts the graph: the result shares t's storage. A "backup" taken with it
-    follows every optimizer step, so restoring it restores nothing.
-
-    ## Example
-    ```python
-    import torch
-
-    def step(w: torch.Tensor, g: torch.Tensor):
-        backup = w.detach()
-        w.sub_(g)
-        return backup
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def step(w: torch.Tensor, g: torch.Tensor):
-        backup = w.detach().clone()
-        w.sub_(g)
-        return backup
-    ```
-
-    ## Fix safety
-    Unsafe: the result becomes a copy, which changes code that wanted to write through it.
-    """
-
-    code = "TEN203"
-    made_by = (Made.DETACH,)
-    summary = "`t.detach()`/`t.data` shares storage with `t`, then one side is written; use `.detach().clone()`"
-    use_instead = "{source}.detach().clone()"
-
-    def fix(self, fact, analysis) -> Optional[Fix]:
-        node = fact.node
-        if type(node) is cst.Attribute and node.attr.value == "data":
-            return _unsafe(node, detached_copy(node.value))
-        return _unsafe(node, method(bare(node), "clone"))
-
-
 class ViewShares(AliasRule):
     """
     ## What it does
@@ -503,58 +457,6 @@ class AssignmentShares(AliasRule):
         return _unsafe(fact.node, method(bare(fact.node), "clone"))
 
 
-class ShallowCopyShares(AliasRule):
-    """
-    ## What it does
-    Flags `copy.copy(t)` of a tensor when one side is then written in place and the other
-    observed.
-
-    ## Why is this bad?
-    `copy.copy` of a tensor is a new Python object over the same storage: writes show through.
-
-    ## Example
-    ```python
-    import copy
-
-    import torch
-
-    def keep(x: torch.Tensor):
-        kept = copy.copy(x)
-        x.mul_(0)
-        return kept
-    ```
-
-    ## Use instead
-    ```python
-    import copy
-
-    import torch
-
-    def keep(x: torch.Tensor):
-        kept = x.detach().clone()
-        x.mul_(0)
-        return kept
-    ```
-
-    ## Fix safety
-    Unsafe: the copy is detached (use `t.clone()` where the graph must be kept).
-    """
-
-    code = "TEN207"
-    made_by = (Made.SHALLOW_COPY,)
-    summary = "`copy.copy(t)` shares t's storage, then one side is written; use `t.detach().clone()`"
-    use_instead = "{source}.detach().clone()"
-
-    def fix(self, fact, analysis) -> Optional[Fix]:
-        node = fact.node
-        if type(node) is not cst.Call or len(node.args) != 1:
-            return None
-        source = bare(node.args[0].value)
-        # Keep the graph where the tensor requires grad (copy.copy kept it too).
-        new = chain(source, "clone") if analysis.grad_of(source) else detached_copy(source)
-        return _unsafe(node, new)
-
-
 class StateDictSnapshot(AliasRule):
     """
     ## What it does
@@ -653,10 +555,8 @@ def _state_dict_call(node: cst.BaseExpression) -> Optional[cst.Call]:
 RULES = (
     NumpyShares(),
     FromNumpyShares(),
-    DetachShares(),
     ViewShares(),
     MoveMayShare(),
     AssignmentShares(),
-    ShallowCopyShares(),
     StateDictSnapshot(),
 )

@@ -15,9 +15,9 @@ def data_reads(model) -> Dict[str, object]:
             if event.detail["attribute"] == "data"}
 
 
-def marks(value, prefix: str) -> list:
-    """The ``line:col`` of the facts ``<prefix>...@line:col`` a value carries."""
-    return [fact.rpartition("@")[2] for fact in value.facts if fact.startswith(prefix)]
+def data_aliases(model, value) -> list:
+    """The ``line:col`` of the ``.data`` reads a value is an alias made by."""
+    return [where for where, operation in model.alias_operations(value).items() if operation == ".data"]
 
 
 def detached_fix(site, node: cst.Attribute, assigned: bool):
@@ -89,7 +89,7 @@ class DataAttribute(Rule):
         found: Dict[int, tuple] = {}
         for write in model.events.find("write"):
             hazard = _write_hazard(model, write) if write.detail["grad_mode"] else None
-            for where in marks(write.value, "alias:.data@") if hazard else ():
+            for where in data_aliases(model, write.value) if hazard else ():
                 attribute = reads.get(where)
                 if attribute is not None:
                     found.setdefault(id(attribute.node), (attribute, hazard, _assigned_through(write, attribute)))

@@ -8,22 +8,12 @@ from flake8_tensorcopy.fixes import Fix, bare, chain, keep_parentheses
 from flake8_tensorcopy.rules.base import Rule, short_source
 
 
-def alias_marks(value) -> dict:
-    """``{"line:col": operation}`` of the aliases a value is (``alias:detach()@3:8``)."""
-    found = {}
-    for fact in value.facts:
-        if fact.startswith("alias:"):
-            operation, _, where = fact[6:].rpartition("@")
-            found[where] = operation
-    return found
-
-
-def _alias_between(left, right) -> Optional[str]:
+def _alias_between(model, left, right) -> Optional[str]:
     """The operation that made one of two values from the other: they share memory, and one
     is an alias the other is not (different objects)."""
     if not (left.storages & right.storages):
         return None
-    mine, theirs = alias_marks(left), alias_marks(right)
+    mine, theirs = model.alias_operations(left), model.alias_operations(right)
     different = [mine[where] for where in mine.keys() - theirs.keys()] + [
         theirs[where] for where in theirs.keys() - mine.keys()]
     return sorted(different)[0] if different else None
@@ -86,13 +76,13 @@ class IdentityAsSharingTest(Rule):
                 compared.update(id(operand) for operand in operands)
             else:
                 continue
-            operation = _alias_between(*values)
+            operation = _alias_between(model, *values)
             node = site.node_of(event.node) if operation is not None else None
             if node is not None:
                 self._comparison(site, node, operation, identity)
         for key, event in ids.items():
             if key not in compared:
-                self._temporary(site, event)
+                self._temporary(model, site, event)
 
     def _comparison(self, site, node: cst.Comparison, operation: str, identity: bool) -> None:
         left, right = node.left, node.comparisons[0].comparator
@@ -109,10 +99,10 @@ class IdentityAsSharingTest(Rule):
                     "compare .untyped_storage().data_ptr() instead",
                     Fix(keep_parentheses(node, fixed), safe=False))
 
-    def _temporary(self, site, event) -> None:
+    def _temporary(self, model, site, event) -> None:
         """``id(x.detach())``: the id of an alias made right there, freed right after."""
         argument = event.node.args[0]
-        operation = alias_marks(event.detail["arguments"][0]).get(f"{argument.lineno}:{argument.col_offset}")
+        operation = model.alias_operations(event.detail["arguments"][0]).get(f"{argument.lineno}:{argument.col_offset}")
         call = site.node_of(event.node) if operation is not None else None
         if call is None:
             return

@@ -1,7 +1,7 @@
 """TEN901 (opinionated): every other ``.data`` on a tensor, a legacy spelling."""
 
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
-from flake8_tensorcopy.rules.ten301 import data_reads, detached_fix, marks
+from flake8_tensorcopy.rules.ten301 import data_aliases, data_reads, detached_fix
 
 
 class DataAttributeStyle(Rule):
@@ -53,7 +53,7 @@ class DataAttributeStyle(Rule):
             return
         # written through the expression itself (``x.data.mul_(2)``, ``x.data[i] = 0``, ``x.data += 1``):
         # no call can replace it; passed to a function that writes it, ``.detach()`` can
-        written = {where for write in model.events.find("write") for where in marks(write.value, "alias:.data@")
+        written = {where for write in model.events.find("write") for where in data_aliases(model, write.value)
                    if reads.get(where) is not None and reads[where].line == write.line
                    and write.place is not None and write.place == reads[where].place}
         for where, attribute in reads.items():

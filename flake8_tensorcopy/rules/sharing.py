@@ -1,0 +1,339 @@
+"""What the TEN2xx rules that query the model share: when an alias is observable.
+
+The model tags every value an alias-making operation hands out with the operation's id
+(``Value.made``) and records an ``alias`` event where it runs. For one such operation, the places
+holding its storage with the id are the alias side, those without it the source side. The alias
+is observable when a ``write`` event writes one side and the other side is observed afterwards:
+a ``read`` event of it later in the flow graph (a later loop iteration counts), or at the write a
+holder that outlives the function (a parameter, an attribute of one or of ``self``), or an alias
+whose name says it keeps an earlier value. A chain (``t.detach().numpy()``) is one alias, decided
+by its outermost operation unless it crosses between torch and numpy.
+"""
+
+import ast
+from typing import Iterator, List, NamedTuple, Optional
+
+from flake8_tensorcopy.analysis.conventions import inplace_named, snapshot_named
+from flake8_tensorcopy.fixes import Fix, keep_parentheses
+from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.rules.base import Rule, suggestion
+
+_CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
+
+
+class Sharing(NamedTuple):
+    alias: object  # the outermost ``alias`` event of the chain
+    kind: str  # the deciding operation's kind
+    write: object  # the ``write`` event
+    written_alias: bool  # the write goes through the alias side
+    observed: str  # the place observed
+    observation: str  # how: "read on line 9", "outlives the function (a parameter)"
+
+
+def _inside(inner: ast.AST, outer: ast.AST) -> bool:
+    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and (
+        inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
+def _side(value, storages: frozenset, made) -> Optional[bool]:
+    """Whether ``value`` holds one of ``storages`` as the alias (True), as the source (False), or not at all."""
+    if value.storages & storages:
+        return made in value.made
+    for _, item in value.items or ():
+        found = _side(item, storages, made)
+        if found is not None:
+            return found
+    return None
+
+
+def chains(model) -> Iterator[tuple]:
+    """(outermost alias event, deciding kind) for every alias-making chain of the file."""
+    by_id = {}
+    for event in model.events.find("alias"):
+        by_id.setdefault(event.detail["made"], event)
+    inner = set()
+    for made, event in by_id.items():
+        inner.update(other for other in event.value.made
+                     if other != made and other in by_id and _inside(by_id[other].node, event.node))
+        iterated = _iterated_alias(model, event, by_id)
+        if iterated is not None:  # ``{k: v.detach() for k, v in m.state_dict().items()}``: one snapshot
+            inner.add(made)
+    for made, event in by_id.items():
+        if made in inner:
+            continue
+        kinds = [by_id[other].detail["operation"] for other in event.value.made
+                 if other in by_id and _inside(by_id[other].node, event.node)]
+        crossing = [kind for kind in _CROSSING if kind in kinds]
+        yield event, crossing[0] if crossing else event.detail["operation"]
+
+
+def _iterated_alias(model, event, by_id) -> Optional[object]:
+    """The alias a comprehension iterates whose item ``event`` (in its element) aliases again:
+    the comprehension's container is one chain, decided by what it iterates."""
+    comprehension = comprehension_of(model, event.node)
+    if comprehension is None:
+        return None
+    for other in event.value.made:
+        found = by_id.get(other)
+        if found is not None and found is not event and any(
+                _inside(found.node, generator.iter) for generator in comprehension.generators):
+            return found
+    return None
+
+
+def comprehension_of(model, node) -> Optional[ast.AST]:
+    """The innermost comprehension whose element ``node`` is part of: the container it builds
+    holds the alias, item by item."""
+    found = None
+    for comprehension in model.comprehensions:
+        parts = (comprehension.key, comprehension.value) if type(comprehension) is ast.DictComp else (comprehension.elt,)
+        if any(_inside(node, part) for part in parts) and (found is None or _inside(comprehension, found)):
+            found = comprehension
+    return found
+
+
+def alias_place(model, alias) -> Optional[str]:
+    """The place first bound to the alias after it is made (``b``, ``d['a']``, the list a
+    comprehension builds of it), if any."""
+    made = alias.detail["made"]
+    whole = comprehension_of(model, alias.node) is not None
+    for event in model.events.find("bind"):
+        if event.value is None or event.place is None or event.function is not alias.function:
+            continue
+        if event.line != alias.line and not model.events.after(alias, event):
+            continue
+        if made in event.value.made:
+            return event.place
+        for key, item in event.value.items or ():
+            if made in item.made:
+                return event.place if whole else f"{event.place}[{key}]"
+    return None
+
+
+def _through_receiver(alias, write) -> bool:
+    """``p.detach().mul_(d)``, ``p.data += d``, ``p.data[0] = d``, ``scale_(p.data, d)`` (an
+    alias no place holds, handed straight to a helper that writes it): the chain is the write's
+    receiver, the update is the intent."""
+    if alias.detail["made"] in write.detail.get("temporaries", ()):
+        return True
+    node = write.node
+    if type(node) is ast.Call:
+        receiver = node.func.value if type(node.func) is ast.Attribute else None
+        while _returns_receiver(receiver):  # ``p.data.mul_(d).add_(u)``: in-place calls return their receiver
+            receiver = receiver.func.value
+        return receiver is alias.node
+    return (node.target if type(node) is ast.AugAssign else getattr(node, "value", None)) is alias.node
+
+
+def _returns_receiver(node) -> bool:
+    """An in-place method call (``t.mul_(d)``): it returns its receiver."""
+    return (type(node) is ast.Call and type(node.func) is ast.Attribute
+            and node.func.attr.endswith("_") and not node.func.attr.endswith("__"))
+
+
+def writes_arguments(function) -> bool:
+    """A function that says it writes its arguments: its name (``normalize_``, ``inplace_scale``)
+    or an ``inplace`` parameter (the project's conventions)."""
+    name = getattr(function.node, "name", "")
+    return inplace_named(name.rsplit(".", 1)[-1]) or any(inplace_named(parameter) for parameter in function.names)
+
+
+def _outliving(function, place: str) -> Optional[str]:
+    head = place.split(".", 1)[0].split("[", 1)[0]
+    if head not in function.names:
+        return None
+    if place == head:
+        return "a parameter"
+    return "an attribute" if function.receiver_offset and head == function.names[0] else "an attribute of a parameter"
+
+
+def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]:
+    """Every (write, observation) of one alias chain, the write first by line; with
+    ``root_causes``, not the writes made through another alias that is reported itself."""
+    made = alias.detail["made"]
+    storages = alias.value.storages
+    events = model.events
+    name = alias_place(model, alias)
+    found = []
+    # a container read to take one item (``out["a"]``) is not a read of its other items
+    indexed = {id(event.node.value) for event in events.find("read") if type(event.node) is ast.Subscript}
+    for write in events.find("write"):
+        if _through_receiver(alias, write) or root_causes and _through_reported(model, write, alias):
+            continue
+        through_alias = made in write.value.made
+        arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
+        if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
+                   and events.after(arrival, write) for arrival in arrivals):
+            kept = None if through_alias or not write.storages & storages else _kept_on_object(
+                model, alias, write.storages)
+            if kept is not None:
+                found.append(Sharing(alias, kind, write, False, *kept))
+            continue
+        if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)):
+            continue
+        observed = None
+        for read in events.events:
+            if read.kind != "read" or read.value is None or not events.after(write, read):
+                continue
+            value = read.value._replace(items=None) if id(read.node) in indexed else read.value
+            side = _side(value, write.storages, made)
+            if side is None or side == through_alias or side and _made_again(alias, write, read):
+                continue
+            later = " in a later iteration" if read.line < write.line else ""
+            observed = (read.place or "it", f"read on line {read.line}{later}")
+            break
+        if observed is None:
+            observed = _held(model, write, through_alias, made, name, alias)
+        if observed is not None:
+            found.append(Sharing(alias, kind, write, through_alias, *observed))
+    return sorted(found, key=lambda sharing: (sharing.write.line, sharing.write.node.col_offset))
+
+
+def _through_reported(model, write, alias) -> bool:
+    """A call whose helper writes its parameter only through aliases it made (``through``, one
+    set per write) that a rule reports there: fixing those aliases removes the write, so it is
+    their finding's, not one more for this chain. (A local write's ``made`` joins every path's
+    aliases, so it cannot say which one it went through.)"""
+    ways = [made - alias.value.made for made in write.detail.get("through") or ()]
+    if not ways or not all(ways):
+        return False
+    claimed = _claimed_kinds()
+    reported = {event.detail["made"] for event, kind in chains(model) if kind in claimed
+                and any(event.detail["made"] in way for way in ways) and sharings(model, event, kind, root_causes=False)}
+    return all(way & reported for way in ways)
+
+
+def _claimed_kinds() -> frozenset:
+    """The alias-making operations a registered rule reports."""
+    from flake8_tensorcopy.rules import ALL_RULES  # the registry imports the rules, which import this module
+
+    return frozenset(kind for rule in ALL_RULES for kind in getattr(rule, "kinds", ()))
+
+
+def _made_again(alias, write, read) -> bool:
+    """The alias is made anew between the write and the read on every path (earlier in the
+    read's block, not followed by the write there): the read sees the new one, not the one
+    the write changed (``x.add_(1); cur = x.detach(); print(cur)`` in a loop)."""
+    return (alias.function is read.function and alias.block == read.block and alias.order < read.order
+            and not (write.block == alias.block and alias.order < write.order))
+
+
+def _keeps_references(alias, write) -> bool:
+    """A class writing, in another method, through the aliases one of its methods made: it
+    keeps them as references on purpose (``self.targets[k].lerp_(p, rate)``)."""
+    owner = alias.function.owner
+    return owner is not None and write.function is not alias.function and write.function.owner is owner
+
+
+def _storages_made(value, made) -> frozenset:
+    """The storages ``value`` (or an item of it) holds as the alias ``made``."""
+    found = value.storages if made in value.made else frozenset()
+    for _, item in value.items or ():
+        found |= _storages_made(item, made)
+    return found
+
+
+def _arrivals(events, made, function) -> list:
+    """Where an alias made in another function reaches ``function``: its events whose value
+    holds it (``b, _ = snap(w)``: the call of the helper that returns it)."""
+    return [event for event in events.events if event.function is function and event.value is not None
+            and _storages_made(event.value, made)]
+
+
+def _kept_on_object(model, alias, storages: frozenset) -> Optional[tuple]:
+    """An alias a method kept on ``self``, seen by a write of its source in another function
+    (another method, a training loop given the same model); not where a method of the class
+    writes through what it keeps: it keeps references on purpose."""
+    owner = alias.function.owner
+    if owner is None or not alias.function.receiver_offset:
+        return None
+    made = alias.detail["made"]
+    if any(write.function.owner is owner and made in write.value.made for write in model.events.find("write")):
+        return None
+    receiver = alias.function.names[0]
+    for attribute, value in sorted(owner.attributes.items()):
+        if _side(value, storages, made):
+            return f"{receiver}.{attribute}", "outlives the function (an attribute)"
+    return None
+
+
+def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -> Optional[tuple]:
+    """The unwritten side held where it outlives the function when ``write`` runs, or an alias
+    kept as a snapshot by its name."""
+    if not through_alias and name is not None and snapshot_named(name) and write.function is alias.function:
+        return name, "is kept as a snapshot (its name says so)"
+    try:
+        state = model.state_before(write.line)
+    except (KeyError, TypeError):
+        return None
+    source = alias.place if alias.place is not None and alias.place not in state else None
+    for place in write.detail.get("holders", ()) + ((source,) if source else ()):
+        value = state.get(place) if place is not source else model.value_at(write.line, place)
+        if value is None or type(value) is frozenset:
+            continue
+        side = _side(value, write.storages, made)
+        if side is None or side == through_alias:
+            continue
+        holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
+        if holder is not None:
+            return place, f"outlives the function ({holder})"
+    return None
+
+
+class AliasRule(Rule):
+    """A TEN2xx rule on the model: the chains its operation decides, observable ones reported at
+    the expression that made the alias, with the lines of the write and of the observation.
+    Every fix replaces that expression with a copy: unsafe, it removes an alias on purpose."""
+
+    events = ("sharing",)
+    # an alias returned by a helper is written by its caller; one kept on self is written in another method
+    reads = ("summaries", "stores on self", "callers")
+    kinds = ()
+
+    def query(self, model, site) -> None:
+        for alias, kind in chains(model):
+            if kind not in self.kinds:
+                continue
+            found = [sharing for sharing in sharings(model, alias, kind) if self.hazard(model, sharing)]
+            node = site.node_of(alias.node) if found else None
+            if node is None:
+                continue
+            first = found[0]
+            fix = self.fix(node, alias, site)
+            advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else self.use_instead)
+            name = alias_place(model, alias) or site.source_of(node)
+            source = self.source_of(model, alias)
+            written = first.write.place or (name if first.written_alias else source)
+            site.report(self.code, node, (
+                f"'{name}' shares memory with '{source}' ({alias.detail['op']} does not copy): '{written}' is "
+                f"written in place on line {first.write.line} and '{first.observed}' {first.observation}; {advice}"),
+                fix)
+
+    def source_of(self, model, alias) -> str:
+        """The innermost named place of the chain: ``w`` for ``w.view(-1).detach()``."""
+        chain = [event for event in model.events.find("alias") if event.place is not None
+                 and event.detail["made"] in alias.value.made and _inside(event.node, alias.node)]
+        if not chain:
+            return alias.place or "?"
+        return _iterated(model, min(chain, key=lambda event: (event.node.end_lineno, event.node.end_col_offset)))
+
+    def hazard(self, model, sharing: Sharing) -> bool:
+        return True
+
+    def fix(self, node, alias, site) -> Optional[Fix]:
+        return None
+
+    use_instead = "a copy"
+
+
+def _iterated(model, alias) -> str:
+    """The alias's source, a comprehension's variable named by what it iterates (``params[*]``)."""
+    comprehension = comprehension_of(model, alias.node)
+    for generator in comprehension.generators if comprehension is not None else ():
+        if type(generator.target) is ast.Name and generator.target.id == alias.place and place_of(generator.iter):
+            return place_of(generator.iter) + "[*]"
+    return alias.place
+
+
+def unsafe(node, new) -> Optional[Fix]:
+    return Fix(keep_parentheses(node, new), safe=False) if new is not None else None

@@ -1,0 +1,56 @@
+"""TEN203: ``t.detach()`` / ``t.data`` kept while one side is written, as a query of the model."""
+
+from typing import Optional
+
+import libcst as cst
+
+from flake8_tensorcopy.fixes import Fix, bare, detached_copy, method
+from flake8_tensorcopy.rules.sharing import AliasRule, unsafe
+
+
+class DetachShares(AliasRule):
+    """
+    ## What it does
+    Flags `t.detach()` and `t.data` kept as a separate value while `t` or the result is
+    written in place.
+
+    ## Why is this bad?
+    `detach()` only cuts the graph: the result shares t's storage. A "backup" taken with it
+    follows every optimizer step, so restoring it restores nothing.
+
+    ## Example
+    ```python
+    import torch
+
+    def step(w: torch.Tensor, g: torch.Tensor):
+        backup = w.detach()
+        w.sub_(g)
+        return backup
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def step(w: torch.Tensor, g: torch.Tensor):
+        backup = w.detach().clone()
+        w.sub_(g)
+        return backup
+    ```
+
+    ## Fix safety
+    Unsafe: the result becomes a copy, which changes code that wanted to write through it.
+    """
+
+    code = "TEN203"
+    kinds = ("detach",)
+    summary = "`t.detach()`/`t.data` shares storage with `t`, then one side is written; use `.detach().clone()`"
+    use_instead = "a .detach().clone() of it"
+
+    def fix(self, node, alias, site) -> Optional[Fix]:
+        if type(node) is cst.Attribute and node.attr.value == "data":
+            return unsafe(node, detached_copy(node.value))
+        return unsafe(node, method(bare(node), "clone"))
+
+
+RULE = DetachShares()

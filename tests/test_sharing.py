@@ -1,0 +1,150 @@
+"""TEN2xx queries on whole small programs (what the one-file fixtures cannot isolate: there any
+function training a caller's model writes every caller's parameters), and the torch behaviour
+behind them."""
+
+import pytest
+
+from flake8_tensorcopy.engine import lint_source
+
+torch = pytest.importorskip("torch")
+
+KEEPER = '''import torch
+from torch import nn
+
+
+class Keeper:
+    def __init__(self, net: nn.Module):
+        self.net = net
+        self.kept = {}
+
+    def keep(self):
+        for name, p in self.net.named_parameters():
+            self.kept[name] = p.{alias}
+
+    def moved(self) -> float:
+        return sum(float((p - self.kept[name]).abs().sum()) for name, p in self.net.named_parameters())
+
+
+'''
+
+STEPS = {
+    "a parameter nobody passes": '''def train(net: nn.Module, opt, batches, keeper: Keeper) -> float:
+    keeper.keep()
+    for inputs, targets in batches:
+        loss = (net(inputs) - targets).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return keeper.moved()
+''',
+    "self.opt of unknown origin": '''class Trainer:
+    def __init__(self, net: nn.Module, opt, keeper: Keeper):
+        self.net, self.opt, self.keeper = net, opt, keeper
+
+    def run(self, batches) -> float:
+        self.keeper.keep()
+        for inputs, targets in batches:
+            self.opt.zero_grad()
+            self.net(inputs).sub(targets).abs().mean().backward()
+            self.opt.step()
+        return self.keeper.moved()
+''',
+}
+
+CLEAN_STEPS = {
+    "only a scheduler steps": '''def train(net: nn.Module, opt, batches, keeper: Keeper) -> float:
+    keeper.keep()
+    schedule = torch.optim.lr_scheduler.StepLR(opt, step_size=2)
+    for inputs, targets in batches:
+        (net(inputs) - targets).pow(2).mean().backward()
+        schedule.step()
+    return keeper.moved()
+''',
+    "no backward reaches the step": '''def train(net: nn.Module, opt, batches, keeper: Keeper) -> float:
+    keeper.keep()
+    for inputs, _ in batches:
+        net(inputs)
+        opt.step()
+    return keeper.moved()
+''',
+    "the backward comes after the step": '''def train(net: nn.Module, opt, inputs, keeper: Keeper) -> float:
+    keeper.keep()
+    opt.step()
+    net(inputs).sum().backward()
+    return keeper.moved()
+''',
+}
+
+
+@pytest.mark.parametrize("step", STEPS.values(), ids=list(STEPS))
+def test_an_unseen_optimizer_steps_the_parameters_its_backward_reached(step):
+    source = KEEPER.replace("{alias}", "detach()") + step
+    assert [(finding.code, finding.line) for finding in lint_source(source)] == [("TEN203", 12)]
+    assert lint_source(KEEPER.replace("{alias}", "detach().clone()") + step) == []
+
+
+@pytest.mark.parametrize("step", CLEAN_STEPS.values(), ids=list(CLEAN_STEPS))
+def test_no_optimizer_step_after_a_backward_writes_nothing(step):
+    assert lint_source(KEEPER.replace("{alias}", "detach()") + step) == []
+
+
+def test_an_optimizer_step_moves_what_a_detached_alias_of_a_parameter_sees():
+    net = torch.nn.Linear(3, 1)
+    kept = net.weight.detach()
+    before = net.weight.detach().clone()
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    net(torch.ones(2, 3)).sum().backward()
+    with pytest.warns(UserWarning):  # a scheduler alone changes no weight (torch warns of the order)
+        torch.optim.lr_scheduler.StepLR(opt, step_size=1).step()
+    assert torch.equal(kept, before)
+    opt.step()
+    assert torch.equal(kept, net.weight) and not torch.equal(kept, before)
+
+
+HELPER = '''import copy
+import torch
+
+
+def nudge_each(score, t: torch.Tensor, step: float = 0.1):
+    out = []
+    for i in range(t.numel()):
+        bumped = {bumped}
+        bumped.view(-1)[i] += step
+        out.append(score(bumped))
+    return out
+
+
+def compare(score, t: torch.Tensor):
+    return nudge_each(score, t.detach())
+'''
+
+
+def test_a_write_through_a_reported_alias_is_that_finding_only():
+    assert [(finding.code, finding.line) for finding in lint_source(HELPER.replace("{bumped}", "copy.copy(t)"))] == [
+        ("TEN207", 8)]
+    # written through no alias of its own, the helper's write is the caller's detach() finding
+    assert [(finding.code, finding.line) for finding in lint_source(HELPER.replace(
+        "bumped = {bumped}\n        bumped.view", "t.view").replace("score(bumped)", "score(t)"))] == [
+        ("TEN203", 14)]
+
+
+TEMPORARY = '''import torch
+
+
+def rescale(t: torch.Tensor, factor: float):
+    t.mul_(factor)
+    return t.sum()
+
+
+def shrink(w: torch.Tensor):
+    {call}
+    return w
+'''
+
+
+def test_an_alias_made_as_a_discarded_calls_argument_is_the_helpers_receiver():
+    # the helper's write through an alias no place holds is what the call is for, w is meant to change
+    assert lint_source(TEMPORARY.format(call="rescale(w.detach(), 0.5)")) == []
+    # the helper's result kept: the call was made for it, the write through the alias is a side effect
+    assert [(finding.code, finding.line) for finding in lint_source(TEMPORARY.format(
+        call="total = rescale(w.detach(), 0.5)"))] == [("TEN203", 10)]
