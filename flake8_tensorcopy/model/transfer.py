@@ -509,13 +509,14 @@ class Transfer:
         if held and "module_parameter" in k.role_of("attribute", name):  # the module's tensors: its storages
             return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)), device=base.device,
                          why=_why(Evidence.MODULE_CALL, "kind"))
-        return self.attribute_by_name(base, name)
+        by_name = self.attribute_by_name(base, name)
+        return by_name if by_name is not None else _attribute_of_parameter(base, name)
 
-    def attribute_by_name(self, base: Value, name: str) -> Value:
+    def attribute_by_name(self, base: Value, name: str) -> Optional[Value]:
         """``layer.aux_loss`` of an unknown object where one class of the file, and only one,
-        stores a graph tensor in ``self.aux_loss``: that, by weak evidence (duck typing)."""
+        stores a graph tensor in ``self.aux_loss``: that, by weak evidence (duck typing); else None."""
         if base.kinds != UNKNOWN.kinds or base.kind_from:
-            return _attribute_of_parameter(base, name)
+            return None
         found = []
         for info in self.model.classes.values():
             self.model.read_class(info)
@@ -523,7 +524,7 @@ class Transfer:
             if stored is not None:
                 found.append(stored)
         if len(found) != 1 or not (found[0].is_tensor and found[0].graph):
-            return UNKNOWN  # only a graph tensor kept on self (``self.aux_loss = ...`` in forward)
+            return None  # only a graph tensor kept on self (``self.aux_loss = ...`` in forward)
         return found[0]._replace(storages=EMPTY, fresh=False, why=_why(Evidence.ATTRIBUTE_NAME, "kind", "grad"))
 
     def subscript(self, node: ast.Subscript, state) -> Value:
