@@ -5,6 +5,7 @@ the two faces (``tensorcopy-run``, ``pytest --tensorcopy``) work end to end."""
 
 import json
 import linecache
+import runpy
 import subprocess
 import sys
 import textwrap
@@ -413,4 +414,15 @@ def test_a_pinned_source_holding_nan_is_not_taken_for_rewritten(tmp_path, copies
         sent = buffer.to("meta", non_blocking=True)
         again = buffer.to("meta", non_blocking=True)
         """)
+    assert monitor.reports == []
+
+
+def test_setting_a_tensor_attribute_reads_none_of_its_values(tmp_path):
+    """``w.grad = None`` (what ``zero_grad`` does) is no read of ``w``: an alias written before it
+    is observed by nothing there."""
+    path = tmp_path / "setter.py"
+    path.write_text("import torch\nw = torch.ones(3, requires_grad=True)\nsnap = w.detach()\nsnap.mul_(2.0)\n"
+                    "w.grad = None\n", encoding="utf-8")
+    with Monitor(static=False) as monitor:
+        runpy.run_path(str(path), run_name="__main__")
     assert monitor.reports == []

@@ -859,7 +859,7 @@ def after(monitor: Monitor, plan: _Plan, args, kwargs, tensors, written, result,
     if where is None:
         return
     made = _made_alias(monitor, name, args, kwargs, result, where, direct)
-    if monitor.aliases and name not in METADATA and not name.startswith("__get__") and not made:
+    if monitor.aliases and name not in METADATA and not name.startswith(("__get__", "__set__")) and not made:
         written_ids = {id(t) for t in written}
         for tensor in tensors:
             if id(tensor) not in written_ids:
