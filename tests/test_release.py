@@ -105,8 +105,10 @@ def test_the_wheel_and_sdist_install_and_run_both_entry_points(tmp_path):
     Path(site, "test_environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     env = dict(os.environ, PATH=os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")]))
     env.pop("PYTHONPATH", None)
+    # --ignore-installed: the test environment's own copy of this version, seen through the .pth
+    # above (a CI install that is not editable), would otherwise count as already installed
     installed = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps",
-                                str(dist / wheel_name)], capture_output=True, text=True, env=env)
+                                "--ignore-installed", str(dist / wheel_name)], capture_output=True, text=True, env=env)
     assert installed.returncode == 0, installed.stderr
     project = tmp_path / "project"
     project.mkdir()
