@@ -123,7 +123,6 @@ class Analysis:
                 self.rules_by_attribute.setdefault(name, []).append(rule)
         self.write_rules = [rule for rule in rules if "in-place write" in rule.events]
         self.binding_rules = [rule for rule in rules if rule.binds]
-        self.rule_facts: Dict[str, dict] = {}  # a rule's own facts about this module, by code
         self.aliases = AliasTracker(self, [rule for rule in rules if "sharing" in rule.events])
         self.provenance = GradProvenance(self)
         self.inference.provenance = self.provenance
@@ -166,17 +165,6 @@ class Analysis:
     def function(self) -> Optional[cst.FunctionDef]:
         """The function being walked (None at module and class level)."""
         return self._function
-
-    def facts_for(self, code: str) -> dict:
-        """A rule's own store of facts for this module (empty at first)."""
-        return self.rule_facts.setdefault(code, {})
-
-    def offer_calls(self, name: str, rule) -> None:
-        """Offer the calls named ``name`` from here on to ``rule`` too (a fact about a function's
-        parameter waits for the function's callers)."""
-        offered = self.rules_by_call.setdefault(name, [])
-        if rule not in offered:
-            offered.append(rule)
 
     def source_of(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -136,17 +136,6 @@ def argument(call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseEx
     return None
 
 
-def fix_evidence(analysis, node: cst.BaseExpression) -> Tuple[bool, str]:
-    """(safe?, what the message adds) for a fix rewriting ``node`` as a tensor. RULES.md: safe
-    only on strong evidence (a torch API made it, or a use proved it), never on an annotation
-    alone; the message then says what the finding rests on."""
-    evidence = analysis.evidence_of(node)
-    if evidence is not None and evidence.strong:
-        return True, ""
-    reason = evidence.value if evidence is not None else "no proof"
-    return False, f" ('{short_source(analysis, node)}' is a tensor by weak evidence, {reason}: the fix is unsafe)"
-
-
 def short_source(analysis, node: cst.CSTNode, limit: int = 40) -> str:
     """The node's source on one line, shortened for a message after a space (else after a dot
     or an opening bracket), so no name, number or string is cut in two where it can be helped."""
