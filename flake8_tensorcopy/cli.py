@@ -20,7 +20,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 import pathspec
 
 from flake8_tensorcopy import __version__, output
-from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
+from flake8_tensorcopy.knowledge.conventions import configure as configure_conventions
 from flake8_tensorcopy.cache import DIRECTORY_NAME, Cache
 from flake8_tensorcopy.codes import selects
 from flake8_tensorcopy.config import Config, load_config, unknown_codes

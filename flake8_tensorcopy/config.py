@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from flake8_tensorcopy.analysis.conventions import Conventions
+from flake8_tensorcopy.knowledge.conventions import Conventions
 from flake8_tensorcopy.rules import ALL_RULES
 
 try:

@@ -8,7 +8,7 @@ for that file and every other file is checked as usual: the plugin never raises 
 from typing import Tuple
 
 from flake8_tensorcopy import __version__
-from flake8_tensorcopy.analysis.conventions import Conventions, configure
+from flake8_tensorcopy.knowledge.conventions import Conventions, configure
 from flake8_tensorcopy.codes import OPINIONATED_PREFIX, selects
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, scan_statements
 

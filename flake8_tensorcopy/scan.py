@@ -9,7 +9,7 @@ neither LibCST nor torch (the flake8 plugin imports the engine only when a file 
 import ast
 from typing import Dict, FrozenSet, Iterator, Optional, Set, Tuple
 
-from flake8_tensorcopy.analysis.conventions import any_loss_named, training_call
+from flake8_tensorcopy.knowledge.conventions import any_loss_named, training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
 
 _ARRAY_LIBRARIES = frozenset({"torch", "numpy"})

@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from flake8_tensorcopy import __version__, install_hint
-from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
+from flake8_tensorcopy.knowledge.conventions import configure as configure_conventions
 from flake8_tensorcopy.cli import Options, options_for
 from flake8_tensorcopy.config import find_pyproject, load_config
 from flake8_tensorcopy.engine import Finding, SourceError, lint_source

@@ -60,7 +60,7 @@ def run_tensorcopy_fix(args, cwd, stdin=None, text=True) -> subprocess.Completed
     which saves a Python start and LibCST's import per call. What a separate process is needed
     for (signals, workers, closed pipes, another interpreter's modules) keeps ``subprocess``."""
     from flake8_tensorcopy import cli
-    from flake8_tensorcopy.analysis.conventions import configure as configure_conventions
+    from flake8_tensorcopy.knowledge.conventions import configure as configure_conventions
 
     if isinstance(stdin, str):
         stdin = stdin.encode()

@@ -4,7 +4,7 @@ left at the end of the walk are the module scope's)."""
 import libcst as cst
 import pytest
 
-from flake8_tensorcopy.analysis.conventions import snapshot_named
+from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.analysis.facts import Made, Source, StateSnapshot
 from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.rules import ALL_RULES

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from conftest import MARKER, rule_fixtures
-from flake8_tensorcopy.analysis import conventions
-from flake8_tensorcopy.analysis.conventions import Conventions, configure, snapshot_named, words
+from flake8_tensorcopy.knowledge import conventions
+from flake8_tensorcopy.knowledge.conventions import Conventions, configure, snapshot_named, words
 from flake8_tensorcopy.engine import lint_source
 
 

@@ -15,7 +15,7 @@ from typing import NamedTuple, Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import inplace_named, training_call
+from flake8_tensorcopy.knowledge.conventions import inplace_named, training_call
 from flake8_tensorcopy.analysis.facts import (
     PARAMETER,
     AliasFact,

@@ -18,7 +18,7 @@ inside the class's methods, ``C.m(...)`` and ``C(...)`` (its ``__init__``) anywh
 import ast
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 
-from flake8_tensorcopy.analysis.conventions import config_named
+from flake8_tensorcopy.knowledge.conventions import config_named
 from flake8_tensorcopy.model.disputes import not_tensor_annotation as _not_tensor_annotation
 from flake8_tensorcopy.scan import TENSOR_ONLY_METHODS
 

@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import loss_named, parameter_free_layer
+from flake8_tensorcopy.knowledge.conventions import loss_named, parameter_free_layer
 from flake8_tensorcopy.analysis.facts import NO_BACKWARD, BackwardCalls, Layer
 from flake8_tensorcopy.analysis.scope import (
     INSTANCE,

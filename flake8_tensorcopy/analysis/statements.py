@@ -6,7 +6,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.conventions import method_receiver
+from flake8_tensorcopy.knowledge.conventions import method_receiver
 
 
 def suite_statements(suite) -> Sequence[cst.CSTNode]:

@@ -15,7 +15,7 @@ import libcst as cst
 
 from flake8_tensorcopy.analysis.callers import Disputed, disputed_parameters
 
-from flake8_tensorcopy.analysis.conventions import inplace_named, inplace_parameter
+from flake8_tensorcopy.knowledge.conventions import inplace_named, inplace_parameter
 from flake8_tensorcopy.analysis.facts import (
     BLANK,
     BlankBuffer,

@@ -1,5 +1,6 @@
 """What the model knows about torch and Python, as data: the generated torch tables (loaded by
-``flake8_tensorcopy.data``, reused here, never copied) and one hand-kept table (``table``).
+``flake8_tensorcopy.data``, reused here, never copied) one hand-kept table (``table``) and the naming conventions
+(``conventions``: what code says only by its names, which users extend from their configuration).
 
 The model's transfer function reads nothing else; a new fact about an API is a new entry here
 with its fixture line, never a condition in the solver.

@@ -12,7 +12,7 @@ dispute nothing. A use only a tensor survives, in the callee, settles the disput
 import ast
 from typing import Optional
 
-from flake8_tensorcopy.analysis.conventions import config_named
+from flake8_tensorcopy.knowledge.conventions import config_named
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.values import Value
 

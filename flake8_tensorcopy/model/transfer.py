@@ -12,7 +12,7 @@ import builtins
 from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
-from flake8_tensorcopy.analysis.conventions import parameter_free_layer, training_call
+from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model.places import key_of, place_of
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (

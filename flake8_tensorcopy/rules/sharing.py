@@ -13,7 +13,7 @@ by its outermost operation unless it crosses between torch and numpy.
 import ast
 from typing import Iterator, List, NamedTuple, Optional
 
-from flake8_tensorcopy.analysis.conventions import inplace_named, snapshot_named
+from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.rules.base import Rule, suggestion

@@ -1,4 +1,4 @@
-"""Naming conventions the analysis leans on, as data: one table, one word matcher.
+"""Naming conventions the model leans on, as data: one table, one word matcher.
 
 Code says some things only by its names: ``best_state`` is kept as a snapshot, ``train_epoch``
 trains a model, ``val_loss`` is a loss, ``normalize_`` writes its argument in place. Every such
