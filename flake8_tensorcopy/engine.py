@@ -311,8 +311,9 @@ class ModelSite:
     """What a rule that queries the model (``Rule.query``) reports through: the LibCST node of
     an event's ast node (the node its fix rewrites), that node's source, and ``report``."""
 
-    def __init__(self, module: cst.Module, tree: ast.Module, source: str):
-        self.module = module
+    def __init__(self, parse_module, tree: ast.Module, source: str):
+        self._parse_module = parse_module
+        self._module: Optional[cst.Module] = None
         self.tree = tree
         # the lines the ast counts: only CR, LF and CRLF end one (``str.splitlines`` also splits at
         # a form feed, which would shift every line after it)
@@ -320,6 +321,18 @@ class ModelSite:
         self.reports: List[Report] = []
         self._statements: Optional[dict] = None
         self._resolved: Dict[tuple, dict] = {}
+
+    @property
+    def parsed(self) -> bool:
+        return self._module is not None
+
+    @property
+    def module(self) -> cst.Module:
+        """The LibCST module, parsed the first time a rule needs a node (most files that pass
+        the gate hold no finding and are never parsed by LibCST)."""
+        if self._module is None:
+            self._module = self._parse_module()
+        return self._module
 
     def node_of(self, node: ast.AST) -> Optional[cst.CSTNode]:
         """The LibCST node spanning what the ast ``node`` spans (None: not parsed, or none of
@@ -426,8 +439,8 @@ def lint_source(source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, sc
 def lint_module(
     source: str, tree: Optional[ast.AST] = None, rules=ALL_RULES, scanned=None, whole: bool = True, modules=None
 ) -> Tuple[Optional[cst.Module], List[Finding]]:
-    """The LibCST module (None when no rule could apply) and the findings, whose nodes and
-    fixes belong to that module: what the fixer needs to rewrite it.
+    """The LibCST module (None when nothing was found and nothing had to be parsed) and the
+    findings, whose nodes and fixes belong to that module: what the fixer needs to rewrite it.
 
     With ``whole=False`` (linting only), top-level functions and classes no rule could report
     on are left out of the parse: their bodies become blank lines, so positions stay the same.
@@ -450,23 +463,28 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
     if not any(rule.wants(features) for rule in rules):
         return None, []
     querying = [rule for rule in rules if rule.queries and rule.wants(features)]
-    if not whole:
-        source = _without_quiet_bodies(source, tree, scanned, rules)
-    _check_parsed_size(source)
-    module = parse(source) if modules is None else modules.parse(source, tree)
-    analysis = Analysis(module, rules, tree, scanned)
-    if features.called.isdisjoint(("backward", "grad")):
-        analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
-    reports = analysis.run()
+    parsed = source if whole else _without_quiet_bodies(source, tree, scanned, rules)
+
+    def parse_module() -> cst.Module:
+        _check_parsed_size(parsed)
+        return parse(parsed) if modules is None else modules.parse(parsed, tree)
+
+    site = ModelSite(parse_module, tree, parsed)
+    reports = []
+    if any(not rule.queries and rule.wants(features) for rule in rules):
+        analysis = Analysis(site.module, rules, tree, scanned)
+        if features.called.isdisjoint(("backward", "grad")):
+            analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
+        reports = analysis.run()
     if querying:  # one model per file, from the ast of the whole source (quiet bodies included)
         model = build_model(tree)
-        site = ModelSite(module, tree, source)
         for rule in querying:
             rule.query(model, site)
         reports += site.reports
     reports = _without_yielded(reports, rules)
     if not reports:
-        return module, []
+        return (site.module if site.parsed else None), []
+    module = site.module
     positions = positions_of(module, tree, [report.node for report in reports] +
                              [node for report in reports for node in report.refs.values()])
     findings = []

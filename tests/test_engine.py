@@ -253,10 +253,10 @@ def test_internal_failure_is_an_internal_error_in_one_line(monkeypatch):
     """A bug of ours (here a KeyError whose key is a whole node) becomes one short line."""
     import libcst
 
-    def broken(self):
+    def broken(tree):
         raise KeyError(libcst.parse_module("import torch\nx = torch.zeros(3)\n"))
 
-    monkeypatch.setattr(engine.Analysis, "run", broken)
+    monkeypatch.setattr(engine, "build_model", broken)
     with pytest.raises(engine.InternalError) as raised:
         lint_source("import torch\ndef f(t: torch.Tensor):\n    return torch.tensor(t)\n")
     message = str(raised.value)

@@ -80,7 +80,7 @@ def forced_open(source: str, rules=ALL_RULES):
     querying = [rule for rule in rules if rule.queries]
     if querying:
         model = build_model(tree)
-        site = engine.ModelSite(module, tree, source)
+        site = engine.ModelSite(lambda: module, tree, source)
         for rule in querying:
             rule.query(model, site)
             offers += [(rule, "events", {event}, site.node_of(found.node)) for event in rule.events
