@@ -339,15 +339,31 @@ class ModelSite:
         its type there). ast columns are UTF-8 byte offsets; LibCST's are characters."""
         name = type(node).__name__
         wanted = getattr(cst, _CST_NAMES.get(name, name), None)
-        pairs = _paired(self.module.body, self.tree.body) or ()
-        holder = next((statement for statement, first in pairs
-                       if first.lineno <= node.lineno and _last_line(statement, first, self.tree) >= node.end_lineno),
-                      None)
-        if wanted is None or holder is None:
+        holder = self._innermost_statement(node) if wanted is not None else None
+        if holder is None:
             return None
         start = (node.lineno, self._column(node.lineno, node.col_offset))
         end = (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))
         return self._spans(holder, wanted).get((start, end))
+
+    def _innermost_statement(self, node: ast.AST) -> Optional[cst.CSTNode]:
+        """The innermost LibCST statement whose lines hold ``node`` outside any nested body:
+        positions are then resolved over a few lines, not over a whole class."""
+        statements, nodes = self.module.body, self.tree.body
+        holder = None
+        while True:
+            found = next(((statement, first) for statement, first, last in _spanned(statements, nodes)
+                          if first.lineno <= node.lineno and last.end_lineno >= node.end_lineno), None)
+            if found is None:
+                return holder
+            holder, first = found
+            body = getattr(holder, "body", None)
+            inner = getattr(first, "body", None)
+            if type(holder) is cst.SimpleStatementLine or type(body) is not cst.IndentedBlock or type(inner) is not list:
+                return holder
+            if not inner or not (inner[0].lineno <= node.lineno and node.end_lineno <= inner[-1].end_lineno):
+                return holder  # in the header (a decorator, a condition) or across the body
+            statements, nodes = body.body, inner
 
     def _spans(self, holder: cst.CSTNode, wanted: type) -> dict:
         """``{(start, end): node}`` of the nodes of one type in a top-level statement, resolved
@@ -384,12 +400,14 @@ _CST_NAMES = {"Compare": "Comparison", "BinOp": "BinaryOperation", "UnaryOp": "U
               "BoolOp": "BooleanOperation"}
 
 
-def _last_line(statement: cst.CSTNode, first: ast.stmt, tree: ast.Module) -> int:
-    """The last line of the ast statements a top-level LibCST statement holds."""
-    body = tree.body
-    index = body.index(first)
-    count = len(statement.body) if type(statement) is cst.SimpleStatementLine else 1
-    return body[index + count - 1].end_lineno
+def _spanned(statements: Sequence[cst.CSTNode], nodes: List[ast.stmt]) -> List[tuple]:
+    """(LibCST statement, the first and the last ast statement it holds) for one block."""
+    spans = []
+    index = 0
+    for statement, first in _paired(statements, nodes) or ():
+        index += len(statement.body) if type(statement) is cst.SimpleStatementLine else 1
+        spans.append((statement, first, nodes[index - 1]))
+    return spans
 
 
 def _without_yielded(reports: list, rules) -> list:

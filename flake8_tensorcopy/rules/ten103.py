@@ -7,10 +7,10 @@ from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 from flake8_tensorcopy.rules.ten101 import TENSOR
 
 
-def legacy_constructors_of_tensors(model, site):
+def legacy_constructors_of_tensors(model, site, fresh: bool):
     """(call event, LibCST call, its argument, the argument's value) for each legacy typed
     constructor called on exactly one value the model knows to be a tensor (sizes, lists,
-    unknown values are not)."""
+    unknown values are not), made on the spot (``fresh``) or held by something else."""
     seen = set()
     for event in model.events.find("call"):
         node = event.node
@@ -21,8 +21,10 @@ def legacy_constructors_of_tensors(model, site):
             continue
         arguments = event.detail.get("arguments", ())
         value = arguments[0] if arguments else None
+        if value is None or value.kinds != TENSOR or value.fresh != fresh:
+            continue
         call = site.node_of(node)
-        if value is None or value.kinds != TENSOR or call is None or len(call.args) != 1:
+        if call is None or len(call.args) != 1:
             continue
         yield event, call, call.args[0].value, value
 
@@ -68,9 +70,7 @@ class LegacyConstructorOfTensor(Rule):
     calls = tuple(sorted({name.rsplit(".", 1)[-1] for name in LEGACY_CONSTRUCTORS}))
 
     def query(self, model, site) -> None:
-        for event, call, data, value in legacy_constructors_of_tensors(model, site):
-            if value.fresh:
-                continue  # a temporary no one else holds: TEN902
+        for event, call, data, value in legacy_constructors_of_tensors(model, site, fresh=False):  # fresh: TEN902
             copy = chain(bare(data), "clone")
             site.report(
                 self.code,

@@ -112,10 +112,12 @@ class TensorOfTensorList(Rule):
             if value is None or value.items is None or not value.kinds <= SEQUENCES:
                 continue
             danger = hazard(event, value)
+            if danger is None:
+                continue  # integer indices, constants, detached values: no graph to cut, no device to leave
             call = site.node_of(event.node)
             data = argument(call, 0, "data") if call is not None else None
-            if danger is None or data is None:
-                continue  # integer indices, constants, detached values: no graph to cut, no device to leave
+            if data is None:
+                continue
             fix = self._fix(model, call, data, value)
             if fix is not None:
                 use = suggestion(site, fix.replacement, data)

@@ -87,15 +87,14 @@ class DeepcopyOfGraphTensor(Rule):
             if event.detail.get("callee") != "copy.deepcopy" or len(event.node.args) != 1:
                 continue
             value = event.detail["arguments"][0]
-            call = site.node_of(event.node)
+            message = None if value.graph else self._module(model, event, value)
+            call = site.node_of(event.node) if value.graph or message is not None else None
             if call is None:
                 continue
             if value.graph:
                 self._tensor(site, call)
             else:
-                message = self._module(model, event, value)
-                if message is not None:
-                    site.report(self.code, call, f"copy.deepcopy({short_source(site, call.args[0].value)}) {message}")
+                site.report(self.code, call, f"copy.deepcopy({short_source(site, call.args[0].value)}) {message}")
 
     def _tensor(self, site, call: cst.Call) -> None:
         argument = call.args[0].value

@@ -51,9 +51,7 @@ class LegacyConstructorOfTemporary(Rule):
     calls = LegacyConstructorOfTensor.calls
 
     def query(self, model, site) -> None:
-        for event, call, data, value in legacy_constructors_of_tensors(model, site):
-            if not value.fresh:
-                continue  # something else holds it: TEN103
+        for event, call, data, value in legacy_constructors_of_tensors(model, site, fresh=True):  # held: TEN103
             safe, note = evidence_note(site, value, data)
             site.report(
                 self.code,
