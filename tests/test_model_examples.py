@@ -328,6 +328,33 @@ def test_a_write_to_the_input_of_a_layer_built_in_init():
     assert "module" in model.value_at(8, "self.post").kinds
 
 
+def test_a_subclass_holds_the_layers_its_base_class_of_the_file_built_in_init():
+    model = solve("""
+        import torch.nn as nn
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.post = nn.Conv1d(80, 80, 5)
+        class Mid(Base):
+            pass
+        class Leaf(Mid):
+            def forward(self, mel, mask):
+                out = mel + self.post(mel)
+                mel.masked_fill_(mask, 0.0)
+                return out
+        class Other:
+            def forward(self, mel, mask):
+                out = mel + self.post(mel)
+                mel.masked_fill_(mask, 0.0)
+                return out
+    """)
+    [write] = model.events.find("write", line=12)
+    assert write.detail["saved"] == {("param", 1, "Leaf.forward")}
+    assert "module" in model.value_at(11, "self.post").kinds
+    [other] = model.events.find("write", line=17)
+    assert not other.detail["saved"]  # nothing of the file says what Other's self.post is
+
+
 def test_a_write_to_a_copy_of_a_layers_input_touches_nothing_saved():
     model = solve("""
         import torch.nn as nn

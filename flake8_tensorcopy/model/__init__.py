@@ -140,10 +140,11 @@ class Model:
         info = self.classes.get(class_name)
         if info is None:
             return None
-        self.read_class(info)
-        found = info.attribute(attribute)
-        if found is not None:
-            return found
+        for holder in info.lineage(self.classes):  # ``self.lin`` a base class of the file built
+            self.read_class(holder)
+            found = holder.attribute(attribute)
+            if found is not None:
+                return found
         method = info.method(attribute, self.classes)
         if method is not None:
             return Value(kinds("function"), qual="local:" + method.name)

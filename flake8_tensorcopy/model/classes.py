@@ -26,16 +26,23 @@ class ClassInfo:
         known = self.attributes.get(attribute)
         self.attributes[attribute] = value if known is None else join(known, value)
 
+    def lineage(self, classes: Dict[str, "ClassInfo"]) -> List["ClassInfo"]:
+        """This class, then its base classes of the file, depth first (Python's order for the
+        single inheritance and mixins code mostly has), each once."""
+        found = [self]
+        for info in found:
+            for base in info.bases:
+                parent = classes.get(base[6:]) if base.startswith("class:") else None
+                if parent is not None and parent not in found:
+                    found.append(parent)
+        return found
+
     def method(self, name: str, classes: Dict[str, "ClassInfo"]):
         """The method ``name`` here or in a base class of the file."""
-        found = self.methods.get(name)
-        if found is not None:
-            return found
-        for base in self.bases:
-            if base.startswith("class:") and base[6:] in classes and base[6:] != self.name:
-                found = classes[base[6:]].method(name, classes)
-                if found is not None:
-                    return found
+        for info in self.lineage(classes):
+            found = info.methods.get(name)
+            if found is not None:
+                return found
         return None
 
     def attribute(self, name: str) -> Optional[Value]:
