@@ -16,6 +16,7 @@ import ast
 from typing import Dict, List, Optional
 
 from flake8_tensorcopy.knowledge import role_of
+from flake8_tensorcopy.knowledge.conventions import loss_named, words
 from flake8_tensorcopy.model.classes import ClassInfo
 from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
@@ -266,6 +267,9 @@ class Model:
                 module = self.class_is_module(owner)
                 value = Value(frozenset({"object:" + owner.name} | ({"module"} if module else set())),
                               grad=module, storages=storages)
+            elif not symbolic and parameter.annotation is None and _loss_parameter(function, index):
+                value = Value(TENSOR, grad=True, graph=True, storages=storages,
+                              why=(("kind", Evidence.LOSS), ("grad", Evidence.LOSS)))
             elif symbolic or not function.passed or function.passed[index] is None:
                 value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
             else:
@@ -487,6 +491,15 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _loss_parameter(function: FunctionInfo, index: int) -> bool:
+    """A parameter spelled as one loss (``loss``, ``val_loss``; not ``losses``) that no call
+    site of the file passes a value to: a loss is computed to be backpropagated, so it may be a
+    graph tensor there (weak evidence, as its name is all there is)."""
+    name = function.parameters[index].arg
+    passed = function.passed[index] if function.passed and index < len(function.passed) else None
+    return passed is None and words(name)[-1:] == ("loss",) and loss_named(name)
 
 
 def _disputed(function: FunctionInfo, index: int) -> bool:

@@ -92,16 +92,18 @@ class DeepcopyOfGraphTensor(Rule):
             if call is None:
                 continue
             if value.graph:
-                self._tensor(site, call)
+                self._tensor(site, call, value)
             else:
                 site.report(self.code, call, f"copy.deepcopy({short_source(site, call.args[0].value)}) {message}")
 
-    def _tensor(self, site, call: cst.Call) -> None:
+    def _tensor(self, site, call: cst.Call, value) -> None:
         argument = call.args[0].value
         copy = detached_copy(argument)
+        why = ("its name says it is a loss, computed to be backpropagated" if value.evidence("grad") is Evidence.LOSS
+               and value.evidence("kind") is Evidence.LOSS else "it was computed from tensors that require grad")
         site.report(self.code, call,
                     f"copy.deepcopy({short_source(site, argument)}) raises: it may be a non-leaf that requires grad "
-                    f"(it was computed from tensors that require grad); use {suggestion(site, copy, argument)}",
+                    f"({why}); use {suggestion(site, copy, argument)}",
                     Fix(keep_parentheses(call, copy), safe=False))
 
     def _module(self, model, event, value) -> Optional[str]:
