@@ -122,6 +122,21 @@ def check_scheduler(model, example):
     assert _value_after(model, example, "r").kinds == {"scheduler"} and not model.events.find("write")
 
 
+def check_distribution(model, example):
+    result = _value_after(model, example, "r")
+    assert result.kinds == {"distribution"} and result.grad
+
+
+def check_reparameterized(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and result.grad and result.graph
+
+
+def check_draw(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and not result.grad and _value_after(model, example, "d").grad
+
+
 def check_parameter(model, example):
     result = _value_after(model, example, "r")
     assert result.is_tensor and result.grad and not result.graph

@@ -61,6 +61,10 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
 - ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
 - ``index_result``: a tensor of indices, never in a graph (``w.argmax()``);
+- ``distribution``: a package whose classes build probability distributions from tensors;
+  ``reparameterized``: what a distribution computes differentiably from its parameters
+  (``d.rsample()``, ``d.log_prob(x)``, ``d.loc``): it may require grad where they do;
+  ``draw``: a sample autograd does not record (``d.sample()``: no grad, whatever the parameters);
 - ``requires_grad``: a leaf that requires grad from now on: the tensor itself
   (``w.requires_grad_()``, ``w.requires_grad = True``) or a new one (``torch.tensor(v, requires_grad=True)``).
 """
@@ -179,6 +183,17 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.optim.lr_scheduler", "package", "scheduler",
           _W + "m = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(w).sum().backward()\n"
           "r = torch.optim.lr_scheduler.StepLR(opt, 1)\nr.step()"),
+    # a class of the package or of one of its modules (``torch.distributions.normal.Normal``)
+    Entry("torch.distributions", "package", "distribution",
+          _W + "import torch.distributions.normal\nr = torch.distributions.normal.Normal(w, 1.0)"),
+    Entry("sample", "method", "draw", _W + "d = torch.distributions.Normal(w, 1.0)\nr = d.sample()"),
+) + tuple(
+    Entry(name, where, "reparameterized", _W + "d = torch.distributions.Normal(w, 1.0)\nr = d.%s%s" % (
+        name, "(w)" if where == "method" and name != "rsample" else "()" if where == "method" else ""))
+    for name, where in (("rsample", "method"), ("log_prob", "method"), ("cdf", "method"), ("icdf", "method"),
+                        ("loc", "attribute"), ("probs", "attribute"),
+                        ("logits", "attribute"))
+) + (
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),

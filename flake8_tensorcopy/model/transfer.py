@@ -503,6 +503,8 @@ class Transfer:
                 if name in k.VIEW_ATTRIBUTES:
                     return self.aliased(node, _operand(node), result, "view", "." + name, state)
                 return result._replace(made=EMPTY)
+        if "distribution" in base.kinds and "reparameterized" in k.role_of("attribute", name):
+            return self.drawn(base, True, node)
         held = "module" in base.kinds and "?" not in base.kinds  # surely a module (a class of the file, too)
         if held and "module_buffer" in k.role_of("attribute", name):
             return self.module_buffer(base, name, node)
@@ -962,7 +964,9 @@ class Transfer:
             result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
         else:
             package, _, last = qual.rpartition(".")
-            if last[:1].isupper() and "scheduler" in k.role_of("package", package):
+            if last[:1].isupper() and _distribution_package(package):
+                result = self.distribution(arguments + list(keywords.values()), node)
+            elif last[:1].isupper() and "scheduler" in k.role_of("package", package):
                 result = Value(kinds("scheduler"), storages=frozenset((_site(node),)), fresh=True, qual=qual)
             elif last[:1].isupper() and ("module" in k.role_of("package", package)
                                        or "optimizer" in k.role_of("package", package)):
@@ -984,6 +988,21 @@ class Transfer:
             return self.unknown_call(arguments, keywords, node, state, qual)
         self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments), keywords=keywords)
         return result
+
+    def distribution(self, parameters, node) -> Value:
+        """``torch.distributions.Normal(mu, sigma)``: an object computing from its parameters,
+        so what it computes differentiably may require grad where one of them does."""
+        grad = any(value.grad for value in parameters)
+        grad_from = frozenset().union(*(value.grad_from for value in parameters)) if parameters else EMPTY
+        return Value(kinds("distribution"), grad=grad, grad_from=grad_from, storages=frozenset((_site(node),)),
+                     fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+
+    def drawn(self, distribution: Value, differentiable: bool, node) -> Value:
+        """A tensor a distribution computes: ``d.rsample()``, ``d.log_prob(x)``, ``d.loc`` keep
+        the parameters' grad (a graph tensor), ``d.sample()`` is recorded by no graph."""
+        grad = differentiable and distribution.grad
+        return Value(TENSOR, grad=grad, graph=grad, grad_from=distribution.grad_from if differentiable else EMPTY,
+                     storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind", "grad"))
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
         tensors = [value for value in arguments if value.is_tensor or value.kind_from or value.grad_from]
@@ -1093,6 +1112,8 @@ class Transfer:
             return self.tensor_dict(receiver, arguments, node, state, method)
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
+        if "distribution" in receiver.kinds and roles & {"reparameterized", "draw"}:
+            return self.drawn(receiver, "reparameterized" in roles, node)
         if (method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles) and not self.summary_mode:
             self.used_as_tensor(receiver)
         if method == "backward" and not receiver.grad and not self.summary_mode and receiver_place \
@@ -1673,6 +1694,12 @@ def _copied(value: Value, node) -> Value:
         items = tuple((key, _copied(item, node)) for key, item in value.items)
     return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
                           items=items, facts=EMPTY, pinned=False, made=EMPTY)
+
+
+def _distribution_package(package: str) -> bool:
+    """``torch.distributions`` or one of its modules (``torch.distributions.normal``)."""
+    return "distribution" in k.role_of("package", package) or "distribution" in k.role_of(
+        "package", package.rpartition(".")[0])
 
 
 def weakest_kind(why: tuple, *operands: Value) -> tuple:
