@@ -65,6 +65,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``reparameterized``: what a distribution computes differentiably from its parameters
   (``d.rsample()``, ``d.log_prob(x)``, ``d.loc``): it may require grad where they do;
   ``draw``: a sample autograd does not record (``d.sample()``: no grad, whatever the parameters);
+- ``default_dict``: a dict whose missing keys hold what its factory makes (``defaultdict(list)``:
+  ``r['a'].append(w)`` puts ``w`` in the list at ``'a'``);
 - ``requires_grad``: a leaf that requires grad from now on: the tensor itself
   (``w.requires_grad_()``, ``w.requires_grad = True``) or a new one (``torch.tensor(v, requires_grad=True)``).
 """
@@ -194,6 +196,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
                         ("loc", "attribute"), ("probs", "attribute"),
                         ("logits", "attribute"))
 ) + (
+    Entry("collections.defaultdict", "function", "default_dict",
+          _W + "import collections\nr = collections.defaultdict(list)\nr['a'].append(w)"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
     Entry("module_call", "syntax", "module_call", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("augmented_assignment", "syntax", "inplace", _W + "r = w.detach()\nr += 1"),

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
-from flake8_tensorcopy.model.places import key_of, place_of
+from flake8_tensorcopy.model.places import key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
@@ -280,14 +280,23 @@ class Transfer:
         if container.is_tensor or "ndarray" in container.kinds:  # ``x[i] = v`` writes the array in place
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement)
         place = place_of(target.value)
-        if place is None or "[" in place:
+        if place is None or container.is_tensor:
             return
-        if container.items is not None or not container.is_tensor:
-            key = key_of(target.slice)
-            items = dict(container.items if container.items is not None else (("*", UNKNOWN),))  # the rest unknown
-            items[key] = value if key not in items or key != "*" else join(items[key], value)
-            state[place] = container._replace(items=tuple(items.items()))
+        if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
+
+    def bind_place(self, place: str, value: Value, state: dict) -> bool:
+        """Bind ``value`` to ``place``; an item (``d['a']``, ``d['a'][*]``) is put back into
+        the containers holding it, down from the name or attribute the state keeps. False
+        where that root is not in the state."""
+        root, keys = split_items(place)
+        if not keys:
+            state[place] = value
+            return True
+        if root not in state or type(state[root]) is not Value:
+            return False
+        state[root] = _with_items(state[root], keys, value)
+        return True
 
     def write(self, target, value: Value, state: dict, node, grad: bool = False, **how) -> None:
         """An in-place write of ``value``'s storages, with who else holds them, what of them
@@ -951,6 +960,9 @@ class Transfer:
             result = NONE
         elif "constructs" in roles:
             result = self.constructed(first, node)
+        elif "default_dict" in roles:  # ``defaultdict(list)``: a missing key holds what the factory makes
+            made = self.call_value(first, [], {}, node, state) if arguments else UNKNOWN
+            result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", made),))
         elif "copy" in roles:
             result = _differentiable(_copied(first, node), roles)
         elif "shares" in roles and node.args:
@@ -1047,13 +1059,16 @@ class Transfer:
             result = STRING
         elif name in ("list", "tuple", "set", "sorted", "reversed", "iter", "frozenset"):
             result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
-                           storages=frozenset((_site(node),)), fresh=True, items=(("*", self.element(first)),))
+                           storages=frozenset((_site(node),)), fresh=True,
+                           items=(("*", self.element(first)),) if arguments else ())
         elif name == "filter" and len(arguments) == 2:  # some of the iterable's items
             result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True,
                            items=(("*", self.element(arguments[1])),))
         elif name == "dict":
+            given = () if not arguments else first.items if first.items is not None and first.kinds == kinds(
+                "dict") else None
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
-                           items=first.items if first.items is not None and first.kinds == kinds("dict") else None)
+                           items=None if given is None else given + tuple((repr(key), value) for key, value in keywords.items()))
         elif name in ("zip", "enumerate"):
             elements = [INTEGER] if name == "enumerate" else []
             elements += [self.element(value) for value in arguments]
@@ -1339,8 +1354,8 @@ class Transfer:
             else:
                 items = dict(receiver.items)
                 items["*"] = join(items["*"], added) if "*" in items else added
-            if receiver_place is not None and "[" not in receiver_place:
-                state[receiver_place] = receiver._replace(items=tuple(items.items()))
+            if receiver_place is not None and self.bind_place(
+                    receiver_place, receiver._replace(items=tuple(items.items())), state):
                 if method not in ("extend", "update"):
                     self.record("bind", node, receiver_place + "[*]", added, state)
             self.record("accumulate", node, receiver_place, added, state, old=receiver, added=node.args[-1])
@@ -1694,6 +1709,22 @@ def _copied(value: Value, node) -> Value:
         items = tuple((key, _copied(item, node)) for key, item in value.items)
     return value._replace(storages=frozenset((_site(node),)), fresh=True, graph=value.graph, pending=EMPTY,
                           items=items, facts=EMPTY, pinned=False, made=EMPTY)
+
+
+def with_item(container: Value, key: str, value: Value) -> Value:
+    """``container`` with ``value`` at ``key`` (joined into the ``[*]`` summary for any other
+    key); a container whose items are unknown keeps the rest unknown."""
+    items = dict(container.items if container.items is not None else (("*", UNKNOWN),))
+    items[key] = value if key != "*" or key not in items else join(items[key], value)
+    return container._replace(items=tuple(items.items()))
+
+
+def _with_items(container: Value, keys: tuple, value: Value) -> Value:
+    """``container`` with ``value`` at the nested ``keys`` (``('a', '0')`` for ``[a][0]``)."""
+    if len(keys) == 1:
+        return with_item(container, keys[0], value)
+    inner = container.item(keys[0]) or UNKNOWN
+    return with_item(container, keys[0], _with_items(inner, keys[1:], value))
 
 
 def _distribution_package(package: str) -> bool:
