@@ -28,6 +28,7 @@ class Summary(NamedTuple):
     steps: bool
     stepped: frozenset = frozenset()  # parameter indices of the optimizers it steps
     written_through: Dict[int, frozenset] = {}  # parameter index -> per write of it, the aliases it went through
+    writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
 
 
 def parameter_index(storage, function: str) -> Optional[int]:
