@@ -1244,7 +1244,8 @@ class Transfer:
         if "value_read" in roles:
             self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
-                array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+                array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False,
+                                          kind_from=EMPTY)  # an array whatever the caller passes
                 return self.aliased(node, receiver_node, array, "numpy", "numpy()", state)
             return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
@@ -1469,10 +1470,10 @@ class Transfer:
         if to_array and _is_array(first):  # ``np.asarray(a)`` of an array is the array itself
             return first._replace(fresh=False)
         if to_array and first.is_tensor:
-            value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+            value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False, kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "numpy", "np.asarray()", state)
         if not to_array and "ndarray" in first.kinds:
-            value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"))
+            value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
         if qual == "copy.copy" and first.is_tensor:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
