@@ -38,6 +38,11 @@ def parameter_index(storage, function: str) -> Optional[int]:
     return None
 
 
+def _holder(storage):
+    """The storage whose attribute ``storage`` is (``("attribute", holder, name)``), else itself."""
+    return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
+
+
 class Instantiation:
     """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
 
@@ -52,13 +57,16 @@ class Instantiation:
 
     def storages(self, storages: frozenset) -> frozenset:
         function = self.function
-        if not any(parameter_index(storage, function) is not None for storage in storages):
+        if not any(parameter_index(_holder(storage), function) is not None for storage in storages):
             return storages
         result = set()
         for storage in storages:
             index = parameter_index(storage, function)
+            held = parameter_index(_holder(storage), function) if index is None else None
             if index is not None:
                 result |= self.actual(index).storages
+            elif held is not None:  # ``me.weight`` of a parameter: that of what the call site passes
+                result |= {("attribute", actual, storage[2]) for actual in self.actual(held).storages}
             else:
                 result.add(storage)
         return frozenset(result)

@@ -494,7 +494,7 @@ class Transfer:
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
         for kind in base.kinds:
             if kind.startswith("object:"):
-                found = self.model.instance_attribute(kind[7:], name)
+                found = self.model.instance_attribute(kind[7:], name) or self.declared_attribute(base, kind[7:], name)
                 if found is not None:
                     return found
         if base.is_tensor or "?" in base.kinds and base.kind_from:
@@ -525,6 +525,18 @@ class Transfer:
                          why=_why(Evidence.MODULE_CALL, "kind"))
         by_name = self.attribute_by_name(base, name)
         return by_name if by_name is not None else _attribute_of_parameter(base, name)
+
+    def declared_attribute(self, base: Value, class_name: str, name: str) -> Optional[Value]:
+        """``voxels: torch.Tensor`` in a class body no method stores: what the instance holds
+        there, an object of its own its holder (a parameter) reaches (``_attribute_of_parameter``)."""
+        info = self.model.classes.get(class_name)
+        annotation = next((statement.annotation for statement in getattr(info.node, "body", ())
+                           if type(statement) is ast.AnnAssign and type(statement.target) is ast.Name
+                           and statement.target.id == name), None) if info is not None else None
+        if annotation is None:
+            return None
+        held = _attribute_of_parameter(base._replace(kinds=kinds("?")), name)
+        return self.annotated(held, annotation) if held.storages else None
 
     def attribute_by_name(self, base: Value, name: str) -> Optional[Value]:
         """``layer.aux_loss`` of an unknown object where one class of the file, and only one,

@@ -16,6 +16,7 @@ from typing import Iterator, List, NamedTuple, Optional
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -281,6 +282,11 @@ def _held_through_object(model, write, made) -> Optional[tuple]:
     except (KeyError, TypeError):
         return None
     function = write.function
+    for storage in sorted(write.storages, key=str):  # an attribute of a parameter the model knows nothing of
+        if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
+            index = parameter_index(storage[1], function.name)
+            if index is not None and index >= function.receiver_offset:
+                return f"{function.names[index]}.{storage[2]}", "outlives the function (an attribute of a parameter)"
     for place in function.names[function.receiver_offset:]:
         value = state.get(place)
         for kind in sorted(value.kinds if value is not None and type(value) is not frozenset else ()):
