@@ -4,7 +4,7 @@ A fix keeps whatever surrounds the node (comments, formatting, the parentheses a
 the node's own ``lpar``/``rpar`` and are carried over) and spells torch the way the file does.
 """
 
-from typing import Optional, Sequence
+from typing import Sequence
 
 import libcst as cst
 
@@ -159,20 +159,3 @@ def with_comments_of(original: cst.CSTNode, replacement: cst.BaseExpression) -> 
     )
     closing = cst.RightParen(whitespace_before=cst.ParenthesizedWhitespace(indent=True))
     return replacement.with_changes(lpar=[opening], rpar=[closing])
-
-
-def torch_module(analysis, func: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    """How this file spells the torch module where ``func`` is (``th`` for ``th.tensor``).
-
-    For a bare name (``from torch import tensor as T``), any name bound to torch in scope;
-    None when the file has none (a fix then does not add an import).
-    """
-    if type(func) is cst.Attribute and analysis.qualname(func.value) == "torch":
-        return func.value
-    scope = analysis.scope
-    while scope is not None:
-        for name, binding in scope.names.items():
-            if binding.qualname == "torch" and analysis.lookup(name) is binding:
-                return cst.Name(name)
-        scope = scope.parent
-    return None

@@ -11,7 +11,8 @@ from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.rules.aliasing import RULES as ALIAS_RULES, deciding_operation
 
 RULE_OF = {made: rule.code for rule in ALIAS_RULES for made in rule.made_by}  # the code that claims a fact
-RULE_OF.update({Made.DETACH: "TEN203", Made.SHALLOW_COPY: "TEN207"})  # the old analysis still makes their
+RULE_OF.update({Made.DETACH: "TEN203", Made.SHALLOW_COPY: "TEN207", Made.NUMPY_VIEW: "TEN201",
+                Made.FROM_NUMPY: "TEN202", Made.MOVE: "TEN205"})  # the old analysis still makes their
 # facts; the rules themselves query the model
 
 PRELUDE = "import copy\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nx = torch.ones(3)\n"

@@ -312,12 +312,13 @@ def test_an_opinionated_finding_steps_aside_for_a_hazard_on_the_same_expression(
 
 
 def test_an_opinion_says_what_the_code_is_never_that_it_is_safe(lint):
-    """``.data`` whose values a caller aliases and writes (TEN201, line 10) is still a legacy
-    spelling on line 6: the opinion words that, and no claim that nothing is wrong there."""
+    """``.data`` read on line 6 is a legacy spelling while another alias of the same weights is a
+    hazard (TEN201, line 10): the opinion words what the code is, and no claim that nothing is
+    wrong there."""
     source = (
         "import torch\nfrom torch import nn\n\n\ndef weights(layer: nn.Linear):\n"
-        "    return layer.weight.data.cpu().numpy()\n\n\n"
-        "def scaled(layer: nn.Linear):\n    array = weights(layer)\n    array /= 2\n    return array\n"
+        "    return layer.weight.data.sum()\n\n\n"
+        "def scaled(layer: nn.Linear):\n    array = layer.weight.detach().numpy()\n    array /= 2\n    return array\n"
     )
     assert lint(source) == [(6, "TEN901"), (10, "TEN201")]
     (opinion,) = [finding for finding in lint_source(source) if finding.code == "TEN901"]

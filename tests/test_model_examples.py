@@ -601,3 +601,98 @@ def test_a_call_named_as_training_writes_the_modules_it_is_given_and_items_pairs
     assert not model.events.find("write", line=8)
     [write] = model.events.find("write", line=9)
     assert write.detail["training"] and model.value_at(10, "start").item("*").storages <= write.storages
+
+
+# ----- NumPy arrays are values: what writes them, what shares their memory (TEN201/TEN202)
+
+def _array_writes(statement: str):
+    model = solve("""
+        import numpy as np
+        import torch
+        def fill_(t):
+            t[:] = 0
+        x = torch.ones(3)
+        a = x.numpy()
+        %s
+    """ % statement)
+    return [event.storages for event in model.events.find("write", line=8)], model.value_at(8, "x").storages
+
+
+def test_each_spelling_of_an_in_place_array_write_writes_the_tensors_memory():
+    for statement in ("a[0] = 1", "a += 1", "a[a < 0] = 0", "np.copyto(a, np.zeros(3))", "np.add(a, 1, out=a)",
+                      "a.sort()", "a.fill(0)", "np.random.shuffle(a)", "fill_(a)", "a.reshape(-1)[0] = 1"):
+        writes, tensor = _array_writes(statement)
+        assert writes and all(written == tensor for written in writes), statement
+
+
+def test_reading_copying_or_rebinding_an_array_writes_nothing():
+    for statement in ("c = a + 1", "print(a.sum())", "b = a.copy()", "a = a + 1", "b = a[[0, 2]]", "x.requires_grad_()"):
+        assert _array_writes(statement)[0] == [], statement
+
+
+def test_a_cast_after_a_dtype_equality_to_another_dtype_always_copies():
+    model = solve("""
+        import numpy as np
+        import torch
+        def frames_to_float(frames: np.ndarray):
+            if frames.dtype != np.uint8:
+                raise TypeError(frames.dtype)
+            clip = torch.from_numpy(frames).permute(2, 0, 1).float()
+            return clip
+    """)
+    clip, frames = model.value_at(8, "clip"), model.value_at(8, "frames")
+    assert clip.fresh and not clip.storages & frames.storages
+    same = solve("""
+        import numpy as np
+        import torch
+        def frames_as_bytes(frames: np.ndarray):
+            if frames.dtype != np.uint8:
+                raise TypeError(frames.dtype)
+            clip = torch.from_numpy(frames).to(torch.uint8)
+            return clip
+    """)
+    assert same.value_at(8, "clip").storages & same.value_at(8, "frames").storages
+
+
+def test_a_layers_parameters_are_float32_so_double_copies_them():
+    model = solve("""
+        import torch
+        net = torch.nn.Linear(2, 2)
+        for p in net.parameters():
+            w = p.detach().double()
+        net.double()
+        for p in net.parameters():
+            v = p.detach().double()
+    """)
+    assert model.value_at(6, "w").fresh
+    assert not model.exit_state()["v"].fresh  # the layer was cast in place: its dtype is no longer known
+
+
+def test_an_attribute_set_from_a_constructor_parameter_is_memory_the_instance_holds():
+    model = solve("""
+        import numpy as np
+        class Table:
+            def __init__(self, rows: np.ndarray):
+                self.rows = rows
+            def row(self, i: int):
+                return self.rows[i]
+        def first(table: Table):
+            r = table.row(0)
+            return r
+    """)
+    assert model.value_at(10, "r").storages == model.classes["Table"].attributes["rows"].storages != frozenset()
+
+
+def test_a_method_writing_what_the_constructor_made_writes_it_at_each_call():
+    model = solve("""
+        import numpy as np
+        class Sensor:
+            def __init__(self):
+                self.buf = np.zeros(3)
+            def step(self, v: float):
+                self.buf[:] = v
+        def run(sensor: Sensor):
+            sensor.step(1.0)
+    """)
+    [write] = model.events.find("write", line=9)
+    assert write.storages == model.classes["Sensor"].attributes["buf"].storages

@@ -305,6 +305,33 @@ def check_tensor_only(model, example):
     assert model.value_at(_last_line(example), "r").evidence("kind").name == "USE"
 
 
+def check_blank(model, example):
+    assert "blank" in _value_after(model, example, "r").facts
+    assert "blank" not in build_model(ast.parse("import torch\nr = torch.rand(3)")).exit_state()["r"].facts
+
+
+def check_array_constructor(model, example):
+    result = _value_after(model, example, "r")
+    assert result.kinds == {"ndarray"} and result.fresh and result.storages
+
+
+def check_array_inplace(model, example):
+    assert _write(model, example).storages == _value_after(model, example, "w").storages
+
+
+def check_array_view(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.kinds == {"ndarray"} and result.storages == w.storages and not result.fresh
+
+
+def check_array_copy(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.kinds == {"ndarray"} and result.fresh and not result.storages & w.storages
+    if "astype" in example:  # ``copy=False``: the array itself where the type already fits
+        kept = build_model(ast.parse(example.replace(")", ", copy=False)")))
+        assert kept.exit_state()["r"].storages == kept.exit_state()["w"].storages
+
+
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])
 def test_each_entry_shows_its_role_in_its_fixture_line(entry):
     model = build_model(ast.parse(entry.example))

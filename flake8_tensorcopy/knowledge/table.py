@@ -67,6 +67,13 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``draw``: a sample autograd does not record (``d.sample()``: no grad, whatever the parameters);
 - ``default_dict``: a dict whose missing keys hold what its factory makes (``defaultdict(list)``:
   ``r['a'].append(w)`` puts ``w`` in the list at ``'a'``);
+- ``array_constructor``: a new NumPy array (``numpy.zeros(3)``, ``numpy.array(w)``, ``numpy.stack``);
+  ``array_inplace``: an array method that writes the array (``a.sort()``, ``a.fill(0)``);
+  ``array_view``: one that shares its memory (``a.reshape(-1)``, ``a.T``); ``array_copy``: one
+  that makes a new array (``a.copy()``; ``a.astype(t, copy=False)`` may return ``a`` itself);
+  the syntax ``out=`` of a NumPy function writes that array in place (role ``inplace``);
+- ``blank``: a new buffer of constant or uninitialised content (``torch.empty(n)``), made to be
+  filled: a write through an alias of it fills it;
 - ``requires_grad``: a leaf that requires grad from now on: the tensor itself
   (``w.requires_grad_()``, ``w.requires_grad = True``) or a new one (``torch.tensor(v, requires_grad=True)``).
 """
@@ -84,7 +91,15 @@ class Entry(NamedTuple):
 _W = "import torch, copy\nw = torch.ones(2, requires_grad=True)\n"
 _CUDA = "import torch\nw = torch.ones(2, device='cuda')\nh = w.to('cpu', non_blocking=True)\n"
 _PINNED = "import torch\np = torch.ones(2).pin_memory()\n"
+_A = "import numpy\nw = numpy.ones(4)\n"  # a NumPy array
 _L = "import torch\nimport torch.nn.functional as F\nw = torch.ones(2)\nr = F.%s(w, w)"
+
+# the dtype a cast method gives (``w.float()``: float32), and every dtype name torch and NumPy share
+CAST_DTYPES: Dict[str, str] = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",
+    "int": "int32", "short": "int16", "bool": "bool", "byte": "uint8", "char": "int8",
+}
+DTYPES = frozenset(CAST_DTYPES.values()) | {"complex64", "complex128"}
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -164,6 +179,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch_function", "syntax", "host_read", _W + "r = torch.cat([w])"),
     Entry("module_call", "syntax", "host_read", _W + "m = torch.nn.Linear(2, 2)\nr = m(w)"),
     Entry("numpy.copyto", "function", "inplace", "import numpy\n" + _W + "v = w.detach().numpy()\nnumpy.copyto(v, 0)"),
+    Entry("numpy.random.shuffle", "function", "inplace",
+          "import numpy\n" + _W + "v = w.detach().numpy()\nnumpy.random.shuffle(v)"),
+    Entry("out=", "syntax", "inplace", "import numpy\n" + _W + "v = w.detach().numpy()\nnumpy.add(v, 1, out=v)"),
     Entry("size", "method", "integer", _W + "r = w.size()"),
     Entry("dim", "method", "integer", _W + "r = w.dim()"),
     Entry("numel", "method", "integer", _W + "r = w.numel()"),
@@ -254,6 +272,27 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.argmin", "function", "index_result", _W + "r = torch.argmin(w)"),
     Entry("argsort", "method", "index_result", _W + "r = w.argsort()"),
     Entry("torch.argsort", "function", "index_result", _W + "r = torch.argsort(w)"),
+    Entry("T", "attribute", "array_view", _A + "r = w.T"),
+    Entry("type_as", "method", "move", _W + "r = w.type_as(w)"),
+) + tuple(
+    Entry("numpy." + name, "function", "array_constructor", "import numpy\nr = numpy.%s(%s)" % (name, arguments))
+    for name, arguments in (("zeros", "3"), ("ones", "3"), ("empty", "3"), ("full", "3, 1.0"), ("arange", "3"),
+                            ("linspace", "0, 1, 3"), ("eye", "3"), ("array", "[1.0]"), ("copy", "numpy.ones(3)"),
+                            ("stack", "[numpy.ones(3)]"), ("concatenate", "[numpy.ones(3)]"),
+                            ("zeros_like", "numpy.ones(3)"), ("ones_like", "numpy.ones(3)"),
+                            ("empty_like", "numpy.ones(3)"), ("full_like", "numpy.ones(3), 2.0"),
+                            ("random.rand", "3"), ("random.randn", "3"), ("random.random", "3"))
+) + tuple(
+    Entry(package + name, "function", "blank", "import torch, numpy\nr = %s%s(3%s)" % (package, name, fill))
+    for package in ("torch.", "numpy.") for name, fill in (("zeros", ""), ("ones", ""), ("empty", ""), ("full", ", 1.0"))
+) + tuple(
+    Entry(name, "method", role, _A + "r = w.%s(%s)" % (name, arguments))
+    for role, methods in (
+        ("array_inplace", (("sort", ""), ("fill", "0.0"), ("partition", "1"), ("put", "[0], [1.0]"))),
+        ("array_view", (("reshape", "-1"), ("ravel", ""), ("view", ""), ("transpose", ""), ("swapaxes", "0, 0"),
+                        ("squeeze", ""))),
+        ("array_copy", (("copy", ""), ("astype", "numpy.float32"), ("flatten", ""))))
+    for name, arguments in methods
 ) + tuple(
     # a method no list, ndarray or other look-alike has: calling it proves the receiver a tensor
     # even where only an annotation said so before (``w.float()`` is not such a proof)

@@ -167,7 +167,7 @@ class Model:
             return
         from flake8_tensorcopy.model.summaries import Instantiation
 
-        instance = Instantiation(function.name, function.passed or [], lambda value: UNKNOWN)
+        instance = Instantiation(function.name, _held_arguments(function), lambda value: UNKNOWN)
         for path, value in summary.stores.items():
             owner.store(path, instance.value(value))
 
@@ -310,7 +310,8 @@ class Model:
 
     def annotated_torch(self, annotation: ast.AST, value: Value) -> Value:
         """A parameter annotated ``Optional[Tensor]`` is a tensor or None, ``nn.Parameter`` a leaf
-        that requires grad, a torch module class (``nn.Conv1d``, ``nn.Module``) that module."""
+        that requires grad, a torch module class (``nn.Conv1d``, ``nn.Module``) that module, ``np.ndarray``
+        a NumPy array, ``List[int]`` a list."""
         optional = None
         if type(annotation) is ast.Subscript and (place_of(annotation.value) or "").split(".")[-1] == "Optional":
             optional = annotation.slice
@@ -324,6 +325,10 @@ class Model:
         qual = self.annotation_name(annotation) or ""
         if "parameter" in role_of("function", qual):
             return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION), ("grad", Evidence.ANNOTATION)))
+        if type(annotation) is ast.Subscript and self.annotation_name(annotation.value) in ("typing.List", "list"):
+            return value._replace(kinds=frozenset({"list"}), why=(("kind", Evidence.ANNOTATION),))
+        if qual == "numpy.ndarray":  # what TEN201/TEN202 relate to a tensor's memory
+            return value._replace(kinds=frozenset({"ndarray"}), why=(("kind", Evidence.ANNOTATION),))
         package, _, last = qual.rpartition(".")
         if last[:1].isupper() and "module" in role_of("package", package):
             return value._replace(kinds=frozenset({"module"}), grad=True, why=(("kind", Evidence.ANNOTATION),),
@@ -355,6 +360,7 @@ class Model:
             steps="!steps" in exit_state,
             stepped=exit_state.get("!stepped", EMPTY),
             written_through=_written_through(exit_state.get(WRITTEN_THROUGH, EMPTY)),
+            writes_held=exit_state.get("!writes_held", EMPTY),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:
@@ -435,13 +441,14 @@ class Model:
         return state
 
     def value_at(self, line: int, place: str) -> Value:
-        """The value of a place (``x``, ``self.w``, ``d['a']``) just before ``line`` runs."""
+        """The value of a place (``x``, ``self.w``, ``d['a']``, ``rows[*]``: an item at a key the
+        model does not follow) just before ``line`` runs."""
         info = self._ops_by_line()[line][0]
         state = self.state_before(line)
         if place in state:
             return state[place]
         transfer = Transfer(self, info, summary_mode=False)
-        return transfer.evaluate(ast.parse(place, mode="eval").body, state)
+        return transfer.evaluate(ast.parse(place.replace("[*]", "[_]"), mode="eval").body, state)
 
     @property
     def comprehensions(self) -> List[ast.AST]:
@@ -621,6 +628,22 @@ def _imports(tree: ast.Module) -> Dict[str, str]:
             for alias in statement.names:
                 found[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
     return found
+
+
+def _held_arguments(function: FunctionInfo) -> list:
+    """What a method's callers pass, each parameter an object of its own where no storage is
+    known (``self.rows = rows``: the instance holds what its caller gave, which that caller may
+    still hold), so that an alias of the attribute and a write of it relate."""
+    passed = list(function.passed or [])
+    passed += [None] * (len(function.names) - len(passed))
+    return [value if value is not None and value.storages else (value or UNKNOWN)._replace(
+        storages=frozenset((("held", function.name, index),))) for index, value in enumerate(passed)]
+
+
+def name_bound_to(tree: ast.Module, qual: str) -> Optional[str]:
+    """The module-level name the file binds to ``qual`` (``th`` for ``import torch as th``), if
+    any: how a fix spells it without adding an import."""
+    return next((name for name, bound in sorted(_imports(tree).items()) if bound == qual), None)
 
 
 def build_model(tree: ast.Module) -> Model:

@@ -28,6 +28,7 @@ class Summary(NamedTuple):
     steps: bool
     stepped: frozenset = frozenset()  # parameter indices of the optimizers it steps
     written_through: Dict[int, frozenset] = {}  # parameter index -> per write of it, the aliases it went through
+    writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
 
 
 def parameter_index(storage, function: str) -> Optional[int]:
@@ -35,6 +36,11 @@ def parameter_index(storage, function: str) -> Optional[int]:
     if type(storage) is tuple and len(storage) == 3 and storage[0] == "param" and storage[2] == function:
         return storage[1]
     return None
+
+
+def _holder(storage):
+    """The storage whose attribute ``storage`` is (``("attribute", holder, name)``), else itself."""
+    return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
 
 
 class Instantiation:
@@ -51,13 +57,16 @@ class Instantiation:
 
     def storages(self, storages: frozenset) -> frozenset:
         function = self.function
-        if not any(parameter_index(storage, function) is not None for storage in storages):
+        if not any(parameter_index(_holder(storage), function) is not None for storage in storages):
             return storages
         result = set()
         for storage in storages:
             index = parameter_index(storage, function)
+            held = parameter_index(_holder(storage), function) if index is None else None
             if index is not None:
                 result |= self.actual(index).storages
+            elif held is not None:  # ``me.weight`` of a parameter: that of what the call site passes
+                result |= {("attribute", actual, storage[2]) for actual in self.actual(held).storages}
             else:
                 result.add(storage)
         return frozenset(result)

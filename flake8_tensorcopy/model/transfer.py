@@ -137,6 +137,12 @@ class Transfer:
         old = self.evaluate(node.target, state)
         other = self.evaluate(node.value, state)
         self.record("accumulate", node, place_of(node.target), other, state, old=old, added=node.value)
+        if _is_array(old) or self.summary_mode and old.kind_from and not old.is_tensor:
+            # ``a += 1`` on a NumPy array writes it in place too, and on a parameter a caller may
+            # pass one (or a tensor) to
+            self.write(node.target, old, state, node, statement=node)
+            self.rebind(node.target, old._replace(fresh=False), state)
+            return
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad, statement=node)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
@@ -277,10 +283,11 @@ class Transfer:
     def store_item(self, target: ast.Subscript, value: Value, state: dict, statement=None) -> None:
         container = self.evaluate(target.value, state)
         self.evaluate(target.slice, state)
-        if container.is_tensor or "ndarray" in container.kinds:  # ``x[i] = v`` writes the array in place
+        # ``x[i] = v`` writes a tensor or an array in place (a parameter: what a caller passes)
+        if container.is_tensor or "ndarray" in container.kinds or self.summary_mode and container.kind_from:
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement)
         place = place_of(target.value)
-        if place is None or container.is_tensor:
+        if place is None or container.items is None and (container.is_tensor or _is_array(container)):
             return
         if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
@@ -309,6 +316,11 @@ class Transfer:
             saved = value.storages & state.get(SAVED, EMPTY)
             self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved, **how)
         if self.summary_mode:
+            # ``self.buf[:] = v`` of what ``__init__`` made: each call writes it (not a pinned buffer:
+            # the syncs that order its writes against copies in flight are not in a summary)
+            held = made_elsewhere(value.storages, self.function.node) if not value.pinned else EMPTY
+            if held:
+                state["!writes_held"] = state.get("!writes_held", EMPTY) | held
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
                 if index is not None:
@@ -491,7 +503,7 @@ class Transfer:
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
         for kind in base.kinds:
             if kind.startswith("object:"):
-                found = self.model.instance_attribute(kind[7:], name)
+                found = self.model.instance_attribute(kind[7:], name) or self.declared_attribute(base, kind[7:], name)
                 if found is not None:
                     return found
         if base.is_tensor or "?" in base.kinds and base.kind_from:
@@ -514,6 +526,8 @@ class Transfer:
                 return result._replace(made=EMPTY)
         if "distribution" in base.kinds and "reparameterized" in k.role_of("attribute", name):
             return self.drawn(base, True, node)
+        if _is_array(base) and "array_view" in k.role_of("attribute", name):  # ``a.T``
+            return self.aliased(node, node.value, base._replace(fresh=False, items=None), "array_view", "." + name, state)
         held = "module" in base.kinds and "?" not in base.kinds  # surely a module (a class of the file, too)
         if held and "module_buffer" in k.role_of("attribute", name):
             return self.module_buffer(base, name, node)
@@ -522,6 +536,18 @@ class Transfer:
                          why=_why(Evidence.MODULE_CALL, "kind"))
         by_name = self.attribute_by_name(base, name)
         return by_name if by_name is not None else _attribute_of_parameter(base, name)
+
+    def declared_attribute(self, base: Value, class_name: str, name: str) -> Optional[Value]:
+        """``voxels: torch.Tensor`` in a class body no method stores: what the instance holds
+        there, an object of its own its holder (a parameter) reaches (``_attribute_of_parameter``)."""
+        info = self.model.classes.get(class_name)
+        annotation = next((statement.annotation for statement in getattr(info.node, "body", ())
+                           if type(statement) is ast.AnnAssign and type(statement.target) is ast.Name
+                           and statement.target.id == name), None) if info is not None else None
+        if annotation is None:
+            return None
+        held = _attribute_of_parameter(base._replace(kinds=kinds("?")), name)
+        return self.annotated(held, annotation) if held.storages else None
 
     def attribute_by_name(self, base: Value, name: str) -> Optional[Value]:
         """``layer.aux_loss`` of an unknown object where one class of the file, and only one,
@@ -561,6 +587,9 @@ class Transfer:
             if index.is_tensor:
                 return item._replace(made=EMPTY)
             return self.aliased(node, node.value, item, "partial_view", "indexing", state)
+        if _is_array(base):  # an array's view is an alias no rule reports alone (numpy()/from_numpy() chains name it)
+            item = array_item(node, base, index)
+            return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
                      if base.kind_from else EMPTY)
 
@@ -680,6 +709,8 @@ class Transfer:
             )
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node)
             return self.carry_dropped(result, (left, right), node, state)
+        if _is_array(left) or _is_array(right):
+            return new_array(node)
         if left.kind_from or right.kind_from:
             return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
                          kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
@@ -749,6 +780,11 @@ class Transfer:
                 place, other = place_of(left.value), place_of(right)
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
+            elif type(left) is ast.Attribute and left.attr == "dtype" and place_of(left.value) in state:
+                named = dtype_named(place_of(right) or "")  # ``x.dtype == np.uint8`` held
+                if named:
+                    place = place_of(left.value)
+                    state[place] = with_dtype(state[place], named)
 
     def narrow_none(self, test, truth: bool, state: dict) -> bool:
         """``x is not None`` held (or ``x is None`` failed): ``x`` is not None there; where it is
@@ -821,6 +857,8 @@ class Transfer:
         text = place_of(annotation) or ""
         if text.split(".")[-1] == "Tensor" and "?" in value.kinds:
             return value._replace(kinds=value.kinds - {"?"} | TENSOR, why=_why(Evidence.ANNOTATION, "kind"))
+        if self.model.qualify(text) == "numpy.ndarray" and "?" in value.kinds:
+            return value._replace(kinds=value.kinds - {"?"} | ARRAY, why=_why(Evidence.ANNOTATION, "kind"))
         return value
 
     # ----- calls
@@ -986,7 +1024,8 @@ class Transfer:
                 result = Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                                why=_why(Evidence.TORCH_API, "kind"), qual=qual,
                                items=_held_parameters(kind, keywords.get("params", first)),
-                               facts=frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
+                               facts=(frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
+                               | (_built_dtype(node) if kind == "module" else EMPTY))
                 if "module_container" in roles:
                     result = result._replace(items=_held_modules(arguments))
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
@@ -994,6 +1033,8 @@ class Transfer:
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
                 element = self.tensor_result(qual, last, first, arguments, keywords, node, state)
                 result = Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
+        if result is None and qual.startswith("numpy."):
+            result = self.array_function(qual, roles, node, keywords, state)
         if result is not None and "like_buffer" in roles and node.args:
             result = shaped_like(result, node.args[0], first)
         if result is None:
@@ -1034,7 +1075,7 @@ class Transfer:
             why=_why(Evidence.TORCH_API, "kind", *(("device",) if device else ())),
             grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
             pinned=_constant(_keyword(node, "pin_memory")) is True,
-            facts=view_facts(k.role_of("function", qual), last, f"{qual}()"),
+            facts=view_facts(k.role_of("function", qual), last, f"{qual}()") | _blank(qual),
         )
         if "index_result" in k.role_of("function", qual):
             result = result._replace(grad=False, graph=False, grad_from=EMPTY)
@@ -1142,6 +1183,8 @@ class Transfer:
             self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments),
                         keywords=keywords)
             return result
+        if _is_array(receiver):
+            return self.array_method(receiver, method, receiver_node, arguments, keywords, node, state)
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, node, state)
         if receiver.kind_from and self.summary_mode and "step" in roles:  # a parameter used as an optimizer
@@ -1215,6 +1258,11 @@ class Transfer:
         if method in _MODULE_TENSORS:
             return _module_tensors(receiver._replace(storages=self.module_storages(receiver)), method)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
+            place = place_of(node.func.value) if type(node.func) is ast.Attribute else None
+            if dtype_facts(receiver) and method not in ("cuda", "cpu", "train", "eval", "requires_grad_"):
+                receiver = receiver._replace(facts=receiver.facts - dtype_facts(receiver))  # cast in place
+                if place is not None and "[" not in place and place in state:
+                    state[place] = receiver
             return receiver
         if method == "forward":
             self.feeds_gradients(receiver, state)
@@ -1244,7 +1292,8 @@ class Transfer:
         if "value_read" in roles:
             self.host_read(receiver_node, receiver, state, method)
             if method == "numpy":
-                array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+                array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False,
+                                          kind_from=EMPTY)  # an array whatever the caller passes
                 return self.aliased(node, receiver_node, array, "numpy", "numpy()", state)
             return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
@@ -1275,7 +1324,7 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
-                           facts=view_facts(roles, method, f"{method}()"))
+                           facts=view_facts(roles, method, f"{method}()") | (dtype_facts(receiver) if view else EMPTY))
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
             self.save(function, [receiver] + arguments, result, state, node)
@@ -1301,6 +1350,9 @@ class Transfer:
         target_value = arguments[0] if node.args else keywords.get("dtype") or keywords.get("device")
         other = place_of(target) if target is not None else None
         copies = (other is not None and "!=:" + other in receiver.facts) or _constant(_keyword(node, "copy")) is True
+        cast = k.CAST_DTYPES.get(method) or dtype_named(other or "")
+        known = dtype_of(receiver)
+        copies = copies or bool(cast and known and cast != known)  # ``.float()`` of a uint8 tensor
         device = _device_of(target) if target is not None else EMPTY
         if not device and target_value is not None:
             device = target_value.device  # a name bound to a device, or a tensor's
@@ -1314,7 +1366,8 @@ class Transfer:
             self.record("sync", node, place_of(receiver_node), receiver, state)
         result = receiver._replace(
             storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
-            graph=receiver.graph or receiver.grad, pending=EMPTY, items=None, facts=EMPTY, pinned=False,
+            graph=receiver.graph or receiver.grad, pending=EMPTY, items=None, pinned=False,
+            facts=frozenset(("dtype:" + cast,)) if cast else EMPTY,
         )
         if "async_copy" in roles and _non_blocking(node) and (to_host or receiver.pinned):
             result = result._replace(pending=self.start_copy(node, receiver, to_host, state), pinned=to_host)
@@ -1409,6 +1462,8 @@ class Transfer:
             if written.storages:
                 self.write(node, written, state, node, through=summary.written_through.get(index, EMPTY),
                            temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
+        if summary.writes_held:
+            self.write(node, Value(kinds("?"), storages=summary.writes_held), state, node)
         for index in summary.stepped:
             self.step_writes(instance.actual(index), node, state)
         if summary.in_flight:
@@ -1460,11 +1515,13 @@ class Transfer:
         """``torch.from_numpy(a)``, ``torch.as_tensor(x)``, ``np.asarray(t)``: the argument's
         memory under the other library's type (a tensor given to ``as_tensor`` is itself)."""
         to_array = qual.startswith("numpy.")
+        if to_array and _is_array(first):  # ``np.asarray(a)`` of an array is the array itself
+            return first._replace(fresh=False)
         if to_array and first.is_tensor:
-            value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
+            value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False, kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "numpy", "np.asarray()", state)
         if not to_array and "ndarray" in first.kinds:
-            value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"))
+            value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
         if qual == "copy.copy" and first.is_tensor:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
@@ -1472,6 +1529,36 @@ class Transfer:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
         kind = kinds("ndarray") if to_array else TENSOR
         return Value(kind, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+
+    # ----- NumPy arrays (TEN201/TEN202: an array and a tensor may share memory)
+    def array_method(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state) -> Value:
+        """A method of a NumPy array: ``a.sort()``, ``a.fill(v)`` write it in place; ``a.reshape(...)``
+        views its memory; ``a.copy()``, ``a.astype(t)`` make a new array (``astype(t, copy=False)``
+        may return ``a`` itself); any other reads it."""
+        roles = k.role_of("method", method)
+        copies = "array_copy" in roles and _constant(_keyword(node, "copy")) is not False
+        if "array_inplace" in roles:
+            self.write(receiver_node, receiver, state, node, method=method)
+            result = NONE
+        elif "array_view" in roles or "array_copy" in roles and not copies:
+            result = self.aliased(node, receiver_node, receiver._replace(fresh=False, items=None), "array_view",
+                                  method + "()", state)
+        elif copies:
+            result = new_array(node)
+        else:
+            return self.unknown_call(arguments, keywords, node, state, method)
+        self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments), keywords=keywords)
+        return result
+
+    def array_function(self, qual: str, roles, node, keywords, state) -> Optional[Value]:
+        """A NumPy function: its ``out=`` array is written in place and handed back
+        (``np.add(a, 1, out=a)``); a constructor (``np.zeros``, ``np.array``, ``np.stack``) makes
+        a new array; None where the model knows nothing of it."""
+        out = keywords.get("out")
+        if out is not None and _is_array(out) and "inplace" in k.role_of("syntax", "out="):
+            self.write(_keyword(node, "out"), out, state, node, method=qual)
+            return out._replace(fresh=False)
+        return new_array(node)._replace(facts=_blank(qual)) if "array_constructor" in roles else None
 
     def function_writes(self, qual: str, node, arguments, keywords, state: dict) -> None:
         """A torch function that writes a tensor in place: its first argument (``nn.init.zeros_(w)``,
@@ -1555,7 +1642,8 @@ def _module_tensors(module: Value, method: str) -> Value:
     storages = module.storages
     if not any(type(storage[0]) is int for storage in storages):  # not built in the file
         storages = storages | {CALLERS_PARAMETERS}
-    weight = Value(TENSOR, grad=method.endswith("parameters"), storages=storages, why=_why(Evidence.MODULE_CALL, "kind"))
+    weight = Value(TENSOR, grad=method.endswith("parameters"), storages=storages, why=_why(Evidence.MODULE_CALL, "kind"),
+                   facts=dtype_facts(module))
     if method.startswith("named_"):
         weight = Value(kinds("tuple"), items=(("0", STRING), ("1", weight)))
     return Value(kinds("list"), items=(("*", weight),))
@@ -1599,6 +1687,77 @@ def _attribute_of_parameter(base: Value, name: str) -> Value:
             type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
         return UNKNOWN
     return Value(kinds("?"), storages=frozenset(("attribute", storage, name) for storage in base.storages))
+
+
+ARRAY = kinds("ndarray")
+
+
+def _is_array(value: Value) -> bool:
+    """A NumPy array (maybe something else too, never a tensor)."""
+    return "ndarray" in value.kinds and not value.is_tensor
+
+
+def new_array(node) -> Value:
+    """A NumPy array made at ``node``, held by no one else."""
+    return Value(ARRAY, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+
+
+def dtype_named(dotted: str) -> str:
+    """``float32`` for ``torch.float32`` or ``np.float32``: a dtype the knowledge names, else ""."""
+    last = dotted.rsplit(".", 1)[-1]
+    return last if last in k.DTYPES else ""
+
+
+def dtype_facts(value: Value) -> frozenset:
+    return frozenset(fact for fact in value.facts if fact.startswith("dtype:"))
+
+
+def dtype_of(value: Value) -> str:
+    """The one dtype known for ``value`` (``x.dtype == torch.uint8`` held, a layer's parameters), else ""."""
+    known = dtype_facts(value)
+    return next(iter(known))[6:] if len(known) == 1 else ""
+
+
+def with_dtype(value: Value, dtype: str) -> Value:
+    return value._replace(facts=value.facts - dtype_facts(value) | {"dtype:" + dtype})
+
+
+def _built_dtype(node) -> frozenset:
+    """A torch.nn layer's parameters: float32 unless its ``dtype=`` names another (or one the model
+    cannot name)."""
+    given = _keyword(node, "dtype")
+    named = dtype_named(place_of(given) or "") if given is not None else "float32"
+    return frozenset(("dtype:" + named,)) if named else EMPTY
+
+
+def made_elsewhere(storages: frozenset, function_node) -> frozenset:
+    """The storages allocated at a site of the file outside ``function_node`` (not a parameter's)."""
+    first, last = getattr(function_node, "lineno", 0), getattr(function_node, "end_lineno", 0)
+    return frozenset(storage for storage in storages
+                     if type(storage) is tuple and type(storage[0]) is int and not first <= storage[0] <= last)
+
+
+def _blank(qual: str) -> frozenset:
+    """``BLANK`` for a buffer of constant or uninitialised content (``torch.empty(n)``): made to be
+    filled, so a write through an alias of it fills it."""
+    return BLANK if "blank" in k.role_of("function", qual) else EMPTY
+
+
+BLANK = frozenset(("blank",))
+
+
+def array_item(node: ast.Subscript, base: Value, index: Value) -> Value:
+    """``a[i]``, ``a[1:3]``, ``a[..., 0]``: basic indexing views the array's memory; indexing by a
+    list, an array or a mask (advanced indexing) copies what it picks."""
+    return new_array(node) if _advanced_index(node.slice, index) else base._replace(fresh=False, items=None)
+
+
+def _advanced_index(index_node, index: Value) -> bool:
+    """An index known to pick elements by a list, an array, a tensor or a comparison (a mask)."""
+    if type(index_node) is ast.Tuple:
+        return any(_advanced_index(element, UNKNOWN) for element in index_node.elts)
+    return type(index_node) in (ast.List, ast.Compare, ast.ListComp) or bool(
+        index.kinds & {"list", "ndarray", "tensor"}) and "?" not in index.kinds
 
 
 def _operand(node):

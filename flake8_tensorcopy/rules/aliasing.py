@@ -15,8 +15,7 @@ import libcst as cst
 from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
 from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.analysis.facts import NO_CONTEXT, AliasFact, Holder, Made, SharingObserved, is_parameter_item
-from flake8_tensorcopy.analysis.statements import subtree
-from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
+from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, method
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
@@ -147,114 +146,6 @@ def _unsafe(node: cst.BaseExpression, new: Optional[cst.BaseExpression]) -> Opti
     return Fix(keep_parentheses(node, new), safe=False) if new is not None else None
 
 
-def _called(node: cst.BaseExpression, analysis) -> Optional[str]:
-    return analysis.qualname(node.func) if type(node) is cst.Call else None
-
-
-class NumpyShares(AliasRule):
-    """
-    ## What it does
-    Flags `t.numpy()` (also after `.detach()`/`.cpu()`, and `np.asarray(t)`) when the array
-    and the tensor are written and read as if they were separate.
-
-    ## Why is this bad?
-    On the CPU the array and the tensor share one buffer, both ways: writing one changes the
-    other. `.cpu()` is a no-op on a CPU tensor and `numpy(force=True)` still shares there, so
-    code that works on a GPU machine corrupts data on a laptop.
-
-    ## Example
-    ```python
-    import torch
-
-    def scaled(t: torch.Tensor):
-        arr = t.numpy()
-        arr *= 2  # the caller's t is doubled too
-        return arr
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def scaled(t: torch.Tensor):
-        arr = t.numpy().copy()
-        arr *= 2
-        return arr
-    ```
-
-    ## Fix safety
-    Unsafe: the array no longer aliases the tensor, which changes code that wanted the sharing.
-    """
-
-    code = "TEN201"
-    made_by = (Made.NUMPY_VIEW,)
-    summary = "`t.numpy()` shares memory with `t`, then one side is written; use `.numpy().copy()`"
-    use_instead = "{source}.numpy().copy() or np.array({source})"
-
-    def fix(self, fact, analysis) -> Optional[Fix]:
-        node = fact.node
-        if _called(node, analysis) == "numpy.asarray":
-            if type(node.func) is not cst.Attribute:
-                return None
-            array = node.func.with_changes(attr=cst.Name("array"))
-            return _unsafe(node, node.with_changes(func=array, lpar=[], rpar=[]))
-        return _unsafe(node, method(bare(node), "copy"))
-
-
-class FromNumpyShares(AliasRule):
-    """
-    ## What it does
-    Flags `torch.from_numpy(a)`, `torch.as_tensor(a)` and `torch.asarray(a)` on an ndarray when
-    the tensor and the array are then written and read as if they were separate.
-
-    ## Why is this bad?
-    The tensor uses the array's buffer: an in-place write to either is seen through the other,
-    e.g. a data-augmentation step on the array silently changes a tensor already batched.
-
-    ## Example
-    ```python
-    import numpy as np
-    import torch
-
-    def batch():
-        a = np.zeros(4, dtype=np.float32)
-        t = torch.from_numpy(a)
-        a += 1
-        return t
-    ```
-
-    ## Use instead
-    ```python
-    import numpy as np
-    import torch
-
-    def batch():
-        a = np.zeros(4, dtype=np.float32)
-        t = torch.tensor(a)
-        a += 1
-        return t
-    ```
-
-    ## Fix safety
-    Unsafe: the tensor becomes a copy, which changes code that relied on the sharing.
-    """
-
-    code = "TEN202"
-    made_by = (Made.FROM_NUMPY,)
-    summary = "`torch.from_numpy(a)` shares memory with `a`, then one side is written; use `torch.tensor(a)`"
-    use_instead = "torch.tensor({source})"
-
-    def fix(self, fact, analysis) -> Optional[Fix]:
-        node = fact.node
-        if _called(node, analysis) in ("torch.from_numpy", "torch.as_tensor", "torch.asarray"):
-            module = torch_module(analysis, node.func)
-            if module is None:
-                return None
-            new = cst.Call(func=cst.Attribute(value=module, attr=cst.Name("tensor")), args=node.args)
-            return _unsafe(node, new)
-        return _unsafe(node, method(bare(node), "clone"))
-
-
 class ViewShares(AliasRule):
     """
     ## What it does
@@ -328,90 +219,6 @@ class ViewShares(AliasRule):
             )
             return _unsafe(node, copies)
         return _unsafe(node, method(bare(node), "clone"))
-
-
-class MoveMayShare(AliasRule):
-    """
-    ## What it does
-    Flags `.cpu()`, `.cuda()`, `.to(...)` without `copy=True`, `.float()`/`.double()`/...,
-    `.type(T)`, `.type_as(u)`, `.contiguous()`, `torch.as_tensor(t)` and `torch.asarray(t)` on a
-    tensor, kept as a separate value while one side is written.
-
-    ## Why is this bad?
-    These return **the very same tensor** when nothing needs to change (`.cpu()` on a CPU
-    tensor) and a copy otherwise: the aliasing bug shows on one device and not the other.
-    On CPU, `.cpu()` and `.to("cpu")` return the tensor itself (`.cuda()` copies). On CUDA,
-    `.cpu()` copies to the host, while `.cuda()`, `.to("cuda")`, `.to("cuda:0")`,
-    `.to("cuda", torch.float32)` and `.type(torch.cuda.FloatTensor)` of a float32 CUDA tensor
-    return it (NVIDIA H100, measured). On both, `.float()` of a float32 tensor,
-    `.contiguous()` of a contiguous one and `torch.as_tensor(t)` return `t` itself.
-
-    ## Example
-    ```python
-    import torch
-
-    def host_copy(x: torch.Tensor):
-        saved = x.cpu()
-        x.add_(1)
-        return saved
-    ```
-
-    ## Use instead
-    ```python
-    import torch
-
-    def host_copy(x: torch.Tensor):
-        saved = x.to("cpu", copy=True)
-        x.add_(1)
-        return saved
-    ```
-
-    ## Fix safety
-    Unsafe: the result is always a copy, which costs memory where the alias was intended.
-    """
-
-    code = "TEN205"
-    made_by = (Made.MOVE,)
-    summary = "`.cpu()`/`.to()`/`.float()`/`.contiguous()` may return the same tensor; add `copy=True` or `.clone()`"
-    use_instead = '.to(..., copy=True) or .clone() on the result'
-
-    def check_sharing(self, event: SharingObserved, analysis) -> None:
-        if _converted_where_it_differs(event.fact.node, analysis.function):
-            return
-        super().check_sharing(event, analysis)
-
-    def fix(self, fact, analysis) -> Optional[Fix]:
-        node = fact.node
-        if type(node) is cst.Call and type(node.func) is cst.Attribute:
-            name = node.func.attr.value
-            copy = keyword("copy", cst.Name("True"))
-            if name == "cpu" and not node.args:
-                to = node.func.with_changes(attr=cst.Name("to"))
-                args = [cst.Arg(cst.SimpleString('"cpu"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), copy]
-                return _unsafe(node, node.with_changes(func=to, args=args, lpar=[], rpar=[]))
-            if name == "to" and node.args:
-                last = node.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                return _unsafe(node, node.with_changes(args=list(node.args[:-1]) + [last, copy], lpar=[], rpar=[]))
-        return _unsafe(node, method(bare(node), "clone"))
-
-
-def _converted_where_it_differs(move: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
-    """Whether ``move`` (``x.to(d)``) runs only under ``if ... != d`` (or ``is not d``): the code
-    converts where the dtype or device differs, so the move always makes a new tensor there."""
-    if function is None or type(move) is not cst.Call or not move.args:
-        return False
-    target = move.args[0].value
-    for node in subtree(function.body):
-        if type(node) is not cst.If or type(node.test) is not cst.Comparison:
-            continue
-        test = node.test
-        if not any(type(part.operator) in (cst.NotEqual, cst.IsNot) for part in test.comparisons):
-            continue
-        operands = [test.left] + [part.comparator for part in test.comparisons]
-        if any(operand.deep_equals(target) for operand in operands) and any(
-                inner is move for inner in subtree(node.body)):
-            return True
-    return False
 
 
 class AssignmentShares(AliasRule):
@@ -553,10 +360,7 @@ def _state_dict_call(node: cst.BaseExpression) -> Optional[cst.Call]:
 
 
 RULES = (
-    NumpyShares(),
-    FromNumpyShares(),
     ViewShares(),
-    MoveMayShare(),
     AssignmentShares(),
     StateDictSnapshot(),
 )

@@ -16,6 +16,7 @@ from typing import Iterator, List, NamedTuple, Optional
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -158,14 +159,15 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     # a container read to take one item (``out["a"]``) is not a read of its other items
     indexed = {id(event.node.value) for event in events.find("read") if type(event.node) is ast.Subscript}
     for write in events.find("write"):
-        if _through_receiver(alias, write) or root_causes and _through_reported(model, write, alias):
+        if _through_receiver(alias, write) or root_causes and (
+                _through_reported(model, write, alias) or _through_reported_argument(model, write, alias)):
             continue
         through_alias = made in write.value.made
         arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
         if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
                    and events.after(arrival, write) for arrival in arrivals):
-            kept = None if through_alias or not write.storages & storages else _kept_on_object(
-                model, alias, write.storages)
+            kept = None if through_alias or not write.storages & storages or _constructs_first(alias, write) \
+                else _kept_on_object(model, alias, write.storages)
             if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
@@ -177,13 +179,16 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 continue
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, write.storages, made)
-            if side is None or side == through_alias or side and _made_again(alias, write, read):
+            if side is None or side == through_alias or side and _made_again(alias, write, read) \
+                    or _allocated_again(alias, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
             observed = (read.place or "it", f"read on line {read.line}{later}")
             break
         if observed is None:
             observed = _held(model, write, through_alias, made, name, alias)
+        if observed is None and through_alias:
+            observed = _held_through_object(model, write, made)
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     return sorted(found, key=lambda sharing: (sharing.write.line, sharing.write.node.col_offset))
@@ -201,6 +206,18 @@ def _through_reported(model, write, alias) -> bool:
     reported = {event.detail["made"] for event, kind in chains(model) if kind in claimed
                 and any(event.detail["made"] in way for way in ways) and sharings(model, event, kind, root_causes=False)}
     return all(way & reported for way in ways)
+
+
+def _through_reported_argument(model, write, alias) -> bool:
+    """A call that writes through an alias one of its arguments made on the spot
+    (``normalize_(crop.numpy())``) that a rule reports there: fixing that alias removes the
+    write, so it is that finding's, not one more for this chain."""
+    spot = write.value.made - alias.value.made
+    if type(write.node) is not ast.Call or not spot:
+        return False
+    claimed = _claimed_kinds()
+    return any(kind in claimed and event.detail["made"] in spot and _inside(event.node, write.node)
+               and sharings(model, event, kind, root_causes=False) for event, kind in chains(model))
 
 
 def _claimed_kinds() -> frozenset:
@@ -255,6 +272,58 @@ def _kept_on_object(model, alias, storages: frozenset) -> Optional[tuple]:
         if _side(value, storages, made):
             return f"{receiver}.{attribute}", "outlives the function (an attribute)"
     return None
+
+
+def _held_through_object(model, write, made) -> Optional[tuple]:
+    """The unwritten side kept on an object of the file's classes that the function was given
+    (``volume.voxels`` of a parameter ``volume``: its caller still holds it)."""
+    try:
+        state = model.state_before(write.line)
+    except (KeyError, TypeError):
+        return None
+    function = write.function
+    for storage in sorted(write.storages, key=str):  # an attribute of a parameter the model knows nothing of
+        if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
+            index = parameter_index(storage[1], function.name)
+            if index is not None and index >= function.receiver_offset:
+                return f"{function.names[index]}.{storage[2]}", "outlives the function (an attribute of a parameter)"
+    for place in function.names[function.receiver_offset:]:
+        value = state.get(place)
+        for kind in sorted(value.kinds if value is not None and type(value) is not frozenset else ()):
+            if not kind.startswith("object:"):
+                continue
+            owner = model.classes.get(kind[7:])
+            for attribute, held in sorted(owner.attributes.items() if owner is not None else ()):
+                if _side(held, write.storages, made) is False:
+                    return f"{place}.{attribute}", "outlives the function (an attribute of a parameter)"
+    return None
+
+
+def _allocated_again(alias, read) -> bool:
+    """A read of a new value made earlier in the alias's block than the alias (a temporary made
+    at the same site in the next iteration, ``p.double()`` before ``.numpy()``): not the memory
+    an earlier iteration's write changed."""
+    return (read.value.fresh and read.function is alias.function and read.block == alias.block
+            and read.order < alias.order)
+
+
+def _constructs_first(alias, write) -> bool:
+    """A write in the constructor of the class one of whose methods made the alias: ``__init__``
+    writes an instance's state before any other method of that instance can run."""
+    owner = alias.function.owner
+    return (owner is not None and write.function is not alias.function and write.function.owner is owner
+            and getattr(write.function.node, "name", "") == "__init__")
+
+
+def fills_a_blank_buffer(sharing: Sharing) -> bool:
+    """A write through the alias of a buffer the alias's own function made blank to be filled
+    (``self.buf = torch.empty(n)``: no one can have read its content): filling it through its
+    alias is what it is for."""
+    alias = sharing.alias
+    node = alias.function.node
+    first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", float("inf"))  # a module has none
+    made_here = all(type(storage[0]) is int and first <= storage[0] <= last for storage in alias.value.storages)
+    return sharing.written_alias and "blank" in alias.value.facts and made_here
 
 
 def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -> Optional[tuple]:
