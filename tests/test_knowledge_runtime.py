@@ -2,7 +2,7 @@
 
 import pytest
 
-from flake8_tensorcopy.knowledge import HAND_TABLE
+from flake8_tensorcopy.knowledge import FLOAT64_ARRAYS, HAND_TABLE, LEGACY_DTYPES
 
 torch = pytest.importorskip("torch")
 
@@ -28,3 +28,24 @@ def test_what_a_distribution_computes_requires_grad_only_where_the_table_says(en
                 continue
         assert member.requires_grad is (entry.role == "reparameterized"), (type(dist).__name__, entry.name)
     assert not torch.distributions.Normal(torch.zeros(3), 1.0).rsample().requires_grad  # parameters without grad
+
+
+@pytest.mark.parametrize("constructor", sorted(name for name, dtype in LEGACY_DTYPES.items() if dtype != "bfloat16"))
+def test_a_legacy_constructor_shares_an_array_of_its_dtype_and_copies_another(constructor):
+    numpy = pytest.importorskip("numpy")
+    make = getattr(torch, constructor.split(".", 1)[1])
+    own = numpy.zeros(3, dtype=LEGACY_DTYPES[constructor])
+    other = numpy.zeros(3, dtype="float64" if LEGACY_DTYPES[constructor] != "float64" else "float32")
+    shared, copied = make(own), make(other)
+    own[0], other[0] = 1, 1
+    assert shared[0].item() == 1 and copied[0].item() == 0
+
+
+def test_numpy_constructors_without_a_dtype_make_float64_arrays():
+    numpy = pytest.importorskip("numpy")
+    arguments = {"numpy.linspace": (0, 1, 3), "numpy.eye": (2,), "numpy.identity": (2,)}
+    for qual in sorted(FLOAT64_ARRAYS):
+        function = numpy
+        for part in qual.split(".")[1:]:
+            function = getattr(function, part)
+        assert function(*arguments.get(qual, (2,))).dtype == numpy.float64, qual

@@ -137,6 +137,11 @@ def check_draw(model, example):
     assert result.is_tensor and not result.grad and _value_after(model, example, "d").grad
 
 
+def check_legacy_of_array(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.is_tensor and result.storages == w.storages and not result.fresh
+
+
 def check_default_dict(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert result.kinds == {"dict"} and result.item("'a'").item("0").storages == w.storages

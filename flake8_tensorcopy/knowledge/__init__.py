@@ -17,4 +17,6 @@ from flake8_tensorcopy.data import (  # noqa: F401  (re-exported: the one door t
     VIEW_ATTRIBUTES,
     VIEW_METHODS,
 )
-from flake8_tensorcopy.knowledge.table import CAST_DTYPES, DTYPES, HAND_TABLE, Entry, role_of  # noqa: F401
+from flake8_tensorcopy.knowledge.table import (  # noqa: F401
+    CAST_DTYPES, DTYPES, FLOAT64_ARRAYS, HAND_TABLE, LEGACY_DTYPES, Entry, role_of,
+)

@@ -65,6 +65,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``reparameterized``: what a distribution computes differentiably from its parameters
   (``d.rsample()``, ``d.log_prob(x)``, ``d.loc``): it may require grad where they do;
   ``draw``: a sample autograd does not record (``d.sample()``: no grad, whatever the parameters);
+- ``legacy_of_array``: a legacy typed constructor given an ndarray of its dtype (``LEGACY_DTYPES``)
+  shares the array's memory; given one of another dtype it copies (``FLOAT64_ARRAYS`` are float64
+  unless ``dtype=`` says otherwise);
 - ``default_dict``: a dict whose missing keys hold what its factory makes (``defaultdict(list)``:
   ``r['a'].append(w)`` puts ``w`` in the list at ``'a'``);
 - ``array_constructor``: a new NumPy array (``numpy.zeros(3)``, ``numpy.array(w)``, ``numpy.stack``);
@@ -100,6 +103,17 @@ CAST_DTYPES: Dict[str, str] = {
     "int": "int32", "short": "int16", "bool": "bool", "byte": "uint8", "char": "int8",
 }
 DTYPES = frozenset(CAST_DTYPES.values()) | {"complex64", "complex128"}
+# The dtype of each CPU legacy typed constructor: given an ndarray of that dtype it shares the
+# array's memory (``torch.Tensor`` is float32, the default dtype); of another dtype it copies.
+LEGACY_DTYPES: Dict[str, str] = {
+    "torch.Tensor": "float32", "torch.FloatTensor": "float32", "torch.DoubleTensor": "float64",
+    "torch.HalfTensor": "float16", "torch.BFloat16Tensor": "bfloat16", "torch.LongTensor": "int64",
+    "torch.IntTensor": "int32", "torch.ShortTensor": "int16", "torch.ByteTensor": "uint8",
+    "torch.CharTensor": "int8", "torch.BoolTensor": "bool",
+}
+# NumPy constructors whose arrays are float64 unless ``dtype=`` says otherwise
+FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
+                            "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.linspace"))
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -214,6 +228,14 @@ HAND_TABLE: Tuple[Entry, ...] = (
                         ("loc", "attribute"), ("probs", "attribute"),
                         ("logits", "attribute"))
 ) + (
+    Entry("torch.Tensor", "function", "legacy_of_array",
+          "import numpy, torch\nw = numpy.zeros(2, dtype=numpy.float32)\nr = torch.Tensor(w)"),
+    Entry("torch.FloatTensor", "function", "legacy_of_array",
+          "import numpy, torch\nw = numpy.zeros(2, dtype='float32')\nr = torch.FloatTensor(w)"),
+    Entry("torch.DoubleTensor", "function", "legacy_of_array",
+          "import numpy, torch\nw = numpy.zeros(2)\nr = torch.DoubleTensor(w)"),
+    Entry("torch.LongTensor", "function", "legacy_of_array",
+          "import numpy, torch\nw = numpy.ones(2, dtype=numpy.int64)\nr = torch.LongTensor(w)"),
     Entry("collections.defaultdict", "function", "default_dict",
           _W + "import collections\nr = collections.defaultdict(list)\nr['a'].append(w)"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),

@@ -998,6 +998,8 @@ class Transfer:
             result = NONE
         elif "constructs" in roles:
             result = self.constructed(first, node)
+        elif qual in k.LEGACY_DTYPES and len(node.args) == 1 and not node.keywords and _is_array(first):
+            result = self.legacy_of_array(qual, node, first, state)
         elif "default_dict" in roles:  # ``defaultdict(list)``: a missing key holds what the factory makes
             made = self.call_value(first, [], {}, node, state) if arguments else UNKNOWN
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", made),))
@@ -1558,7 +1560,23 @@ class Transfer:
         if out is not None and _is_array(out) and "inplace" in k.role_of("syntax", "out="):
             self.write(_keyword(node, "out"), out, state, node, method=qual)
             return out._replace(fresh=False)
-        return new_array(node)._replace(facts=_blank(qual)) if "array_constructor" in roles else None
+        if "array_constructor" not in roles:
+            return None
+        given = _keyword(node, "dtype")
+        if given is None:
+            dtype = "float64" if qual in k.FLOAT64_ARRAYS else ""
+        else:
+            dtype = dtype_named(place_of(given) or "") or _constant_dtype(given)
+        return new_array(node)._replace(facts=_blank(qual) | ({"dtype:" + dtype} if dtype else EMPTY))
+
+    def legacy_of_array(self, qual: str, node, array: Value, state: dict) -> Value:
+        """``torch.FloatTensor(a)`` of an ndarray: its memory where the dtypes agree (or may),
+        a new tensor where the array's known dtype is another."""
+        known = dtype_of(array)
+        if known and known != k.LEGACY_DTYPES[qual]:
+            return Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+        value = array._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
+        return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
 
     def function_writes(self, qual: str, node, arguments, keywords, state: dict) -> None:
         """A torch function that writes a tensor in place: its first argument (``nn.init.zeros_(w)``,
@@ -1735,6 +1753,12 @@ def made_elsewhere(storages: frozenset, function_node) -> frozenset:
     first, last = getattr(function_node, "lineno", 0), getattr(function_node, "end_lineno", 0)
     return frozenset(storage for storage in storages
                      if type(storage) is tuple and type(storage[0]) is int and not first <= storage[0] <= last)
+
+
+def _constant_dtype(node) -> str:
+    """``dtype="float32"`` spelled as a string."""
+    value = _constant(node) if node is not None else None
+    return value if type(value) is str and value in k.DTYPES else ""
 
 
 def _blank(qual: str) -> frozenset:
