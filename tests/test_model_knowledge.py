@@ -142,6 +142,11 @@ def check_legacy_of_array(model, example):
     assert result.is_tensor and result.storages == w.storages and not result.fresh
 
 
+def check_forward_hook(model, example):
+    kept = _value_after(model, example, "r").item("'out'")
+    assert kept is not None and kept.is_tensor and kept.graph
+
+
 def check_default_dict(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert result.kinds == {"dict"} and result.item("'a'").item("0").storages == w.storages

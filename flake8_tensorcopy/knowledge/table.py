@@ -68,6 +68,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``legacy_of_array``: a legacy typed constructor given an ndarray of its dtype (``LEGACY_DTYPES``)
   shares the array's memory; given one of another dtype it copies (``FLOAT64_ARRAYS`` are float64
   unless ``dtype=`` says otherwise);
+- ``forward_hook``: registers a function each call of the module runs with its output (a graph
+  tensor where the module has parameters): what it keeps in enclosing containers holds that;
 - ``default_dict``: a dict whose missing keys hold what its factory makes (``defaultdict(list)``:
   ``r['a'].append(w)`` puts ``w`` in the list at ``'a'``);
 - ``array_constructor``: a new NumPy array (``numpy.zeros(3)``, ``numpy.array(w)``, ``numpy.stack``);
@@ -236,6 +238,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
           "import numpy, torch\nw = numpy.zeros(2)\nr = torch.DoubleTensor(w)"),
     Entry("torch.LongTensor", "function", "legacy_of_array",
           "import numpy, torch\nw = numpy.ones(2, dtype=numpy.int64)\nr = torch.LongTensor(w)"),
+    Entry("register_forward_hook", "method", "forward_hook",
+          _W + "m = torch.nn.Linear(2, 2)\nr = {}\ndef keep(module, inputs, output):\n    r['out'] = output\n"
+          "m.register_forward_hook(keep)"),
     Entry("collections.defaultdict", "function", "default_dict",
           _W + "import collections\nr = collections.defaultdict(list)\nr['a'].append(w)"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),

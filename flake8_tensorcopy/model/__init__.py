@@ -361,6 +361,7 @@ class Model:
             stepped=exit_state.get("!stepped", EMPTY),
             written_through=_written_through(exit_state.get(WRITTEN_THROUGH, EMPTY)),
             writes_held=exit_state.get("!writes_held", EMPTY),
+            closure_stores=_closure_stores(function, exit_state),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:
@@ -498,6 +499,31 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _closure_stores(function: FunctionInfo, exit_state: dict) -> Dict[str, Value]:
+    """The enclosing scope's names whose containers a function changed (it binds none of them
+    itself): a hook filling ``acts[name]`` fills the enclosing ``acts``."""
+    if function.parent is None:
+        return {}
+    bound = _bound_names(function.node) | set(function.names) | function.graph.declared_global
+    return {name: value for name, value in exit_state.items() if type(value) is Value and value.items is not None
+            and name.isidentifier() and name not in bound}
+
+
+def _bound_names(node: ast.AST) -> set:
+    """The names a function body binds (locals), nested definitions' bodies left out."""
+    found = set()
+    stack = list(getattr(node, "body", ())) if type(node) is not ast.Lambda else []
+    while stack:
+        current = stack.pop()
+        if type(current) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            found.add(current.name)
+            continue
+        if type(current) is ast.Name and type(current.ctx) is ast.Store:
+            found.add(current.id)
+        stack.extend(ast.iter_child_nodes(current))
+    return found
 
 
 def _loss_parameter(function: FunctionInfo, index: int) -> bool:

@@ -28,6 +28,8 @@ class Summary(NamedTuple):
     steps: bool
     stepped: frozenset = frozenset()  # parameter indices of the optimizers it steps
     written_through: Dict[int, frozenset] = {}  # parameter index -> per write of it, the aliases it went through
+    # a nested function's enclosing names whose containers it fills (``acts[name] = out`` in a hook)
+    closure_stores: Dict[str, Value] = {}
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
 
 

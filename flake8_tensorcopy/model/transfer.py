@@ -1168,6 +1168,8 @@ class Transfer:
             return self.register(receiver_place, node, arguments, state)
         if "tensor_dict" in roles and not receiver.is_tensor and receiver.items is None:
             return self.tensor_dict(receiver, arguments, node, state, method)
+        if "forward_hook" in roles and "module" in receiver.kinds and arguments:
+            return self.forward_hook(receiver, arguments[0], node, state)
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
         if "distribution" in receiver.kinds and roles & {"reparameterized", "draw"}:
@@ -1488,9 +1490,32 @@ class Transfer:
                 place = f"{receiver_place}.{path}"
                 self.forget(place, state)
                 state[place] = instance.value(value)
+        for name, value in summary.closure_stores.items() if function.parent is self.function else ():
+            if name in state and type(state[name]) is Value:  # called where it was defined: fill its container
+                container = state[name]
+                for key, item in value.items:
+                    if item.storages or item.kind_from or item.kinds != UNKNOWN.kinds:
+                        container = with_item(container, key, instance.value(item))
+                state[name] = container
         result = instance.value(summary.returns) if summary.returns is not None else NONE
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
+
+    def forward_hook(self, module: Value, hook: Value, node, state: dict) -> Value:
+        """``m.register_forward_hook(hook)``: each call of ``m`` runs ``hook(m, inputs, output)``
+        with its output, a graph tensor where ``m`` has parameters: its effects (what it
+        keeps in the enclosing function's containers) are those of every later call of ``m``."""
+        if hook.qual.startswith("local:"):
+            grad = "parameter_free" not in module.facts  # a layer with parameters: its output is in a graph
+            known = module.evidence("kind")
+            output = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), why=_why(
+                Evidence.MODULE_CALL if known is None or known.strong else Evidence.ANNOTATED_MODULE, "kind", "grad"))
+            self.recording, recording = False, self.recording
+            try:
+                self.call_value(hook, [module, UNKNOWN, output], {}, node, state)
+            finally:
+                self.recording = recording
+        return Value(kinds("handle"), storages=frozenset((_site(node),)), fresh=True)
 
     # ----- aliases (TEN2xx)
     def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict) -> Value:
