@@ -80,6 +80,8 @@ class Model:
         self._rebound: Optional[Dict[int, set]] = None
         self._comprehensions = None
         self._alias_operations: Optional[dict] = None
+        # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
+        self.alias_makers: Dict[tuple, tuple] = {}
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):

@@ -37,6 +37,11 @@ def parameter_index(storage, function: str) -> Optional[int]:
     return None
 
 
+def _held_through(storage):
+    """The storage an ``("attribute", storage, name)`` storage is an attribute of, else itself."""
+    return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
+
+
 class Instantiation:
     """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
 
@@ -51,15 +56,17 @@ class Instantiation:
 
     def storages(self, storages: frozenset) -> frozenset:
         function = self.function
-        if not any(parameter_index(storage, function) is not None for storage in storages):
+        if not any(parameter_index(_held_through(storage), function) is not None for storage in storages):
             return storages
         result = set()
         for storage in storages:
-            index = parameter_index(storage, function)
-            if index is not None:
-                result |= self.actual(index).storages
-            else:
+            index = parameter_index(_held_through(storage), function)
+            if index is None:
                 result.add(storage)
+            elif storage is _held_through(storage):
+                result |= self.actual(index).storages
+            else:  # an attribute of the parameter: the same attribute of what is passed
+                result |= {("attribute", actual, storage[2]) for actual in self.actual(index).storages}
         return frozenset(result)
 
     def own(self, symbols: frozenset):

@@ -260,7 +260,7 @@ class Transfer:
                 value = backpropagated(value)
             self.forget(place, state)
             state[place] = value
-            self.record("bind", target, place, value, state)
+            self.record("bind", target, place, value, state, expression=getattr(node, "value", None))
         elif kind is ast.Subscript:
             self.store_item(target, value, state, node)
         elif kind is ast.Tuple or kind is ast.List:
@@ -484,7 +484,7 @@ class Transfer:
             if kind.startswith("object:"):
                 found = self.model.instance_attribute(kind[7:], name)
                 if found is not None:
-                    return found
+                    return _given_by_caller(base, name, found)
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
@@ -538,16 +538,17 @@ class Transfer:
                 item = joined
             elif joined is not None and "dict" not in base.kinds:  # a position may shift: as well known as every item
                 item = item._replace(kinds=joined.kinds, why=joined.why)
-            value = item._replace(fresh=False) if item is not None else UNKNOWN  # the container holds it
+            value = item._replace(fresh=False) if item is not None else _filled_elsewhere(base)  # the container holds it
             if value.storages:
                 self.record("read", node, place_of(node), value, state)
             return value
         if base.is_tensor:
             self.host_read(node.value, base, state, "index")
-            storages = base.storages if not index.is_tensor else frozenset((_site(node),))
+            advanced = _advanced_index(index)
+            storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
                                  items=None, facts=EMPTY)
-            if index.is_tensor:
+            if advanced:
                 return item._replace(made=EMPTY)
             return self.aliased(node, node.value, item, "partial_view", "indexing", state)
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
@@ -1131,7 +1132,8 @@ class Transfer:
         if "module" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
             weights = weights._replace(storages=self.module_storages(receiver))
             if not arguments:
-                weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
+                weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state,
+                                       in_container=True)
         result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
         self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
         return result
@@ -1210,7 +1212,7 @@ class Transfer:
             if method == "numpy":
                 array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False)
                 return self.aliased(node, receiver_node, array, "numpy", "numpy()", state)
-            return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
+            return _read_back(receiver_node) if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
             return INTEGER
         if "detach" in roles:  # only a tensor has it: the result is one for sure
@@ -1244,7 +1246,8 @@ class Transfer:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
             self.save(function, [receiver] + arguments, result, state, node)
             if view:
-                result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state)
+                result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state,
+                                      in_container=method in k.METHODS_RETURNING_TENSOR_SEQUENCE)
             result = self.carry_dropped(result, [receiver] + arguments, node, state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
@@ -1396,18 +1399,48 @@ class Transfer:
                 self.forget(place, state)
                 state[place] = instance.value(value)
         result = instance.value(summary.returns) if summary.returns is not None else NONE
+        result = self.handed_back(function, len(arguments), summary.returns, result, node, state)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
+    def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict) -> Value:
+        """A call of a function that may return memory it did not allocate (an argument as it is,
+        or an alias it made) makes that alias where the caller sees it: at the call, spelled with
+        what the callee did (``transpose() in swap()``, ``f() returning its argument``), its
+        source named as the caller names it (``bound``: how many values the call binds). The
+        callee's own ids stay inside it."""
+        if returned is None or not (result.is_tensor or "ndarray" in result.kinds):
+            return result
+        makers = [self.model.alias_makers[made] + (made,) for made in returned.made if made in self.model.alias_makers]
+        passed = [index for index in map(lambda storage: parameter_index(storage, function.name), returned.storages)
+                  if index is not None]
+        if not makers and not passed:
+            return result
+        value = result._replace(made=result.made - returned.made)
+        if makers:
+            crossing = [maker for maker in makers if maker[3][2] in _CROSSING_KINDS]
+            inner, op, source, made = max(crossing or makers, key=lambda maker: (maker[0].end_lineno,
+                                                                                 maker[0].end_col_offset))
+            kind, op = made[2], f"{op} in {function.node.name}()"
+        else:
+            kind, op, source = "assignment", f"{function.node.name}() returning its argument", function.names[passed[0]]
+        return self.aliased(node, node, value, kind, op, state,
+                            source_place=_in_caller(function, node, bound, source))
+
     # ----- aliases (TEN2xx)
-    def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict) -> Value:
-        """``value`` shares its storages with ``source_node``'s value, made by ``node``
-        (spelled ``op``): tagged with the operation's id and recorded as an ``alias`` event."""
+    def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict,
+                source_place: Optional[str] = None, in_container: bool = False) -> Value:
+        """``value`` shares its storages with ``source_node``'s value (or the place
+        ``source_place``), made by ``node`` (spelled ``op``): tagged with the operation's id and
+        recorded as an ``alias`` event; ``in_container``: the operation hands its aliases out
+        as the items of a new container (``t.chunk(2)``, ``m.state_dict()``)."""
         if not value.storages or state is None:
             return value
         made = (node.lineno, node.col_offset, kind)
         value = value._replace(made=value.made | {made})
-        self.record("alias", node, place_of(source_node), value, state, made=made, operation=kind, op=op,
+        source = place_of(source_node) if source_place is None else source_place
+        self.model.alias_makers[made] = (node, op, source)
+        self.record("alias", node, source, value, state, made=made, operation=kind, op=op, in_container=in_container,
                     source_node=source_node)
         return value
 
@@ -1565,12 +1598,69 @@ def _attribute_of_parameter(base: Value, name: str) -> Value:
     return Value(kinds("?"), storages=frozenset(("attribute", storage, name) for storage in base.storages))
 
 
+def _filled_elsewhere(container: Value) -> Value:
+    """An item of a container none of whose items the file put there (``self.slots = {}``,
+    filled by callers): unknown, but an object the container holds (a storage per container), so
+    that two names taken from it, and a write through one, relate."""
+    if container.items or not container.storages:
+        return UNKNOWN
+    return Value(kinds("?"), storages=frozenset(("item", storage) for storage in container.storages))
+
+
+def _read_back(element) -> Value:
+    """``t[i].item()``: a number that remembers the element it was read from, so that writing
+    it back there (``t[i] = saved``) is known to undo a write in between (a perturbation)."""
+    place = place_of(element)
+    return INTEGER._replace(facts=frozenset(("read_from:" + place,))) if place is not None else INTEGER
+
+
+def _advanced_index(index: Value) -> bool:
+    """An index that selects by a tensor or a list (also inside a tuple, ``x[:, [0, 2]]``):
+    advanced indexing, which copies, where a slice or an integer views."""
+    if index.is_tensor or "list" in index.kinds:
+        return True
+    return "tuple" in index.kinds and any(_advanced_index(item) for _, item in index.items or ())
+
+
+def _given_by_caller(base: Value, name: str, stored: Value) -> Value:
+    """``volume.voxels`` where ``volume`` is a parameter holding an instance of a class of the
+    file whose tensor there the file never allocates (its ``__init__`` was handed it): the
+    caller's own object, a storage per path as for an unknown parameter's attribute."""
+    if stored.storages or not (stored.is_tensor or "ndarray" in stored.kinds) or not base.storages or not all(
+            type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
+        return stored
+    return stored._replace(storages=frozenset(("attribute", storage, name) for storage in base.storages))
+
+
 def _operand(node):
     """What an attribute is read from: ``w`` in ``w.data`` and in ``getattr(w, "data")``."""
     return node.value if type(node) is ast.Attribute else node.args[0]
 
 
 _PARTIAL_VIEWS = frozenset(("narrow", "select", "diagonal", "unfold", "as_strided"))
+
+
+_CROSSING_KINDS = ("numpy", "from_numpy")  # an alias chain crossing libraries is decided by the crossing
+
+
+def _in_caller(function, call, bound: int, place: Optional[str]) -> Optional[str]:
+    """A place of ``function`` rooted at one of its parameters, as the ``call`` that binds
+    ``bound`` values names it: the argument's place for the parameter (``self.counts`` for the
+    receiver's ``counts``); None where the call passes no named place there."""
+    if place is None or type(call) is not ast.Call or any(type(argument) is ast.Starred for argument in call.args):
+        return None
+    head = place.split(".", 1)[0].split("[", 1)[0]
+    if head not in function.names:
+        return None
+    index = function.names.index(head)
+    given = list(call.args)
+    if bound == len(given) + 1:  # the receiver (or the module called) is bound first
+        given.insert(0, call.func.value if type(call.func) is ast.Attribute else call.func)
+    positional = len(function.node.args.posonlyargs) + len(function.node.args.args)
+    argument = given[index] if index < min(len(given), positional) else next(
+        (keyword.value for keyword in call.keywords if keyword.arg == head), None)
+    named = place_of(argument) if argument is not None else None
+    return named + place[len(head):] if named is not None else None
 
 
 def _view_kind(method: str) -> str:

@@ -96,9 +96,10 @@ def alias_place(model, alias) -> Optional[str]:
     """The place first bound to the alias after it is made (``b``, ``d['a']``, the list a
     comprehension builds of it), if any."""
     made = alias.detail["made"]
-    whole = comprehension_of(model, alias.node) is not None
+    whole = comprehension_of(model, alias.node) is not None or alias.detail.get("in_container", False)
     for event in model.events.find("bind"):
-        if event.value is None or event.place is None or event.function is not alias.function:
+        if event.value is None or event.place is None or event.function is not alias.function or id(
+                event.node) in comprehension_variables(model):
             continue
         if event.line != alias.line and not model.events.after(alias, event):
             continue
@@ -108,6 +109,17 @@ def alias_place(model, alias) -> Optional[str]:
             if made in item.made:
                 return event.place if whole else f"{event.place}[{key}]"
     return None
+
+
+def comprehension_variables(model) -> frozenset:
+    """The ids of the names comprehensions bind (``v`` in ``{k: v for k, v in ...}``): passing
+    through, they keep nothing; the container the comprehension builds does."""
+    found = getattr(model, "_comprehension_variables", None)
+    if found is None:
+        found = model._comprehension_variables = frozenset(
+            id(node) for comprehension in model.comprehensions for generator in comprehension.generators
+            for node in ast.walk(generator.target))
+    return found
 
 
 def _through_receiver(alias, write) -> bool:
@@ -215,7 +227,7 @@ def _made_again(alias, write, read) -> bool:
     read's block, not followed by the write there): the read sees the new one, not the one
     the write changed (``x.add_(1); cur = x.detach(); print(cur)`` in a loop)."""
     return (alias.function is read.function and alias.block == read.block and alias.order < read.order
-            and not (write.block == alias.block and alias.order < write.order))
+            and not (write.block == alias.block and alias.order < write.order < read.order))
 
 
 def _keeps_references(alias, write) -> bool:
@@ -295,7 +307,7 @@ class AliasRule(Rule):
             if kind not in self.kinds:
                 continue
             found = [sharing for sharing in sharings(model, alias, kind) if self.hazard(model, sharing)]
-            node = site.node_of(alias.node) if found else None
+            node = site.node_of(self.report_node(model, alias)) if found else None
             if node is None:
                 continue
             first = found[0]
@@ -306,7 +318,8 @@ class AliasRule(Rule):
             written = first.write.place or (name if first.written_alias else source)
             site.report(self.code, node, (
                 f"'{name}' shares memory with '{source}' ({alias.detail['op']} does not copy): '{written}' is "
-                f"written in place on line {first.write.line} and '{first.observed}' {first.observation}; {advice}"),
+                f"written in place{self.writer(site, first.write)} on line {first.write.line} and '{first.observed}' "
+                f"{first.observation}; {advice}"),
                 fix)
 
     def source_of(self, model, alias) -> str:
@@ -319,6 +332,14 @@ class AliasRule(Rule):
 
     def hazard(self, model, sharing: Sharing) -> bool:
         return True
+
+    def report_node(self, model, alias):
+        """The ast node the finding is reported at (and its fix rewrites): the alias's own."""
+        return alias.node
+
+    def writer(self, site, write) -> str:
+        """How the message names the write beside its line (`` by opt.step()``); nothing by default."""
+        return ""
 
     def fix(self, node, alias, site) -> Optional[Fix]:
         return None
@@ -337,3 +358,58 @@ def _iterated(model, alias) -> str:
 
 def unsafe(node, new) -> Optional[Fix]:
     return Fix(keep_parentheses(node, new), safe=False) if new is not None else None
+
+
+# ----- what a function says about the writes through an alias it makes (TEN204, TEN206)
+def _holds(value, storages: frozenset, made, alias_side: bool) -> bool:
+    """Whether ``value`` (or an item of it) holds one of ``storages`` on the given side."""
+    if value.storages & storages and (made in value.made) == alias_side:
+        return True
+    return any(_holds(item, storages, made, alias_side) for _, item in value.items or ())
+
+
+def returned_side(model, alias, alias_side: bool) -> bool:
+    """Whether the function that made the alias returns one of its sides (the alias, or the
+    source: an updater that writes its argument through a view and hands the argument back)."""
+    made, storages = alias.detail["made"], alias.value.storages
+    return any(event.function is alias.function and event.value is not None
+               and _holds(event.value, storages, made, alias_side) for event in model.events.find("return"))
+
+
+def source_written_itself(model, alias) -> bool:
+    """Whether the function also writes the source through a name of its own (not through this
+    alias): changing it is the function's job."""
+    made, storages = alias.detail["made"], alias.value.storages
+    return any(write.function is alias.function and write.storages & storages and made not in write.value.made
+               for write in model.events.find("write"))
+
+
+def source_local(model, alias) -> bool:
+    """Whether the source is an object the function allocated itself (a local buffer: filling
+    it through a view or a second name is the ordinary way to build it)."""
+    node = alias.function.node
+    first, last = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
+    return bool(alias.value.storages) and alias.place is not None and all(
+        type(storage) is tuple and len(storage) == 2 and first <= storage[0] <= last
+        for storage in alias.value.storages)
+
+
+def undone(model, write) -> bool:
+    """Whether the element ``write`` sets is set back to a number read from it before (``saved
+    = flat[i].item(); flat[i] = saved + eps; ...; flat[i] = saved``), by this write or a later
+    one: a perturbation the caller never sees."""
+    element = place_of(write.node) if type(write.node) is ast.Subscript else None
+    if element is None:
+        return False
+    back = "read_from:" + element
+    return any(other.function is write.function and (other is write or model.events.after(write, other))
+               and back in getattr(other.detail.get("source"), "facts", ()) for other in model.events.find("write"))
+
+
+def held_by_receiver(alias, sharing: Sharing) -> bool:
+    """Whether the unwritten side is the method's own object state (``self.counts``), held there
+    rather than read back."""
+    function = alias.function
+    receiver = function.names[0] if function.receiver_offset and function.names else None
+    return receiver is not None and sharing.observed.split(".", 1)[0] == receiver and "." in sharing.observed \
+        and not sharing.observation.startswith("read")
