@@ -867,7 +867,8 @@ class Transfer:
             return result
         if qual:
             return self.torch_call(qual, arguments, keywords, node, state)
-        return self.unknown_call(arguments, keywords, node, state)
+        # a name the file does not define (imported by a star, a builtin of a framework): its name still says what it does
+        return self.unknown_call(arguments, keywords, node, state, place_of(node.func) or "")
 
     def unknown_call(self, arguments, keywords, node, state, name: str = "") -> Value:
         for value in list(arguments) + list(keywords.values()):
@@ -1127,10 +1128,13 @@ class Transfer:
 
     def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
         """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory
-        (a module's: its live parameters, an alias made here), none requiring grad."""
+        (a module's: its live parameters, an alias made here; of an unknown object too, which
+        ``state_dict()`` says is a module; of one a caller passed: any caller's module's
+        parameters), none requiring grad."""
         weights = Value(TENSOR, why=_why(Evidence.TORCH_API, "kind"))
-        if "module" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
-            weights = weights._replace(storages=self.module_storages(receiver))
+        if "module" in receiver.kinds or "?" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
+            weights = weights._replace(storages=_module_tensors(
+                receiver._replace(storages=self.module_storages(receiver)), "parameters").all_items().storages)
             if not arguments:
                 weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state,
                                        in_container=True)
@@ -1241,7 +1245,8 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
-                           facts=view_facts(roles, method, f"{method}()"))
+                           facts=view_facts(roles, method, f"{method}()"),
+                           made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
             self.save(function, [receiver] + arguments, result, state, node)

@@ -278,7 +278,8 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         state = model.state_before(write.line)
     except (KeyError, TypeError):
         return None
-    source = alias.place if alias.place is not None and alias.place not in state else None
+    # a source out of the state is evaluated there (not ``xs[*]``: any item, no expression)
+    source = alias.place if alias.place is not None and alias.place not in state and "[*]" not in alias.place else None
     for place in write.detail.get("holders", ()) + ((source,) if source else ()):
         value = state.get(place) if place is not source else model.value_at(write.line, place)
         if value is None or type(value) is frozenset:

@@ -57,13 +57,14 @@ class ViewShares(AliasRule):
         the function (a window onto the base). A write through the view is not where it fills a
         buffer of the function, where the function says it writes its arguments, writes the base
         through its own name too or hands the base back (an updater), undoes the write (a
-        perturbation), or fills part of its own object's state."""
+        perturbation), or fills part of its own object's state; nor a view no name holds, made on
+        the spot as what the write writes (``out=buf[i:j]``): writing the base is its purpose."""
         alias = sharing.alias
         if not sharing.written_alias:
             window = sharing.kind == "partial_view" and sharing.observation.startswith("read") and not (
                 returned_side(model, alias, True) or snapshot_named(alias_place(model, alias) or ""))
             return not window
-        return not (source_local(model, alias) or writes_arguments(alias.function)
+        return not (alias_place(model, alias) is None or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias) or returned_side(model, alias, False)
                     or undone(model, sharing.write)
                     or sharing.kind == "partial_view" and held_by_receiver(alias, sharing))
