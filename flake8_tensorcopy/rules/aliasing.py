@@ -12,11 +12,10 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.aliases import SEQUENCE_VIEW_METHODS
 from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.analysis.facts import NO_CONTEXT, AliasFact, Holder, Made, SharingObserved, is_parameter_item
 from flake8_tensorcopy.analysis.statements import subtree
-from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, keep_parentheses, keyword, method, torch_module
+from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, keyword, method, torch_module
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
