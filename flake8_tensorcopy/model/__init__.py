@@ -167,7 +167,10 @@ class Model:
             return
         from flake8_tensorcopy.model.summaries import Instantiation
 
-        instance = Instantiation(function.name, function.passed or [], lambda value: UNKNOWN)
+        passed = function.passed or [None] * len(function.names)
+        handed = [value if index < function.receiver_offset else _handed(owner, function.names[index], value)
+                  for index, value in enumerate(passed)]
+        instance = Instantiation(function.name, handed, lambda value: UNKNOWN)
         for path, value in summary.stores.items():
             owner.store(path, instance.value(value))
 
@@ -488,6 +491,15 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _handed(owner: ClassInfo, name: str, passed: Optional[Value]) -> Value:
+    """What a method of ``owner`` was handed as its parameter ``name``, as the instance keeps it
+    (``self.net = net``): what the file's callers pass, and the object handed itself (a storage
+    per class and parameter), so that what another method does with ``self.net`` and with an
+    optimizer built from ``net.parameters()`` relate even where no caller is in the file."""
+    value = UNKNOWN if passed is None else passed
+    return value._replace(storages=value.storages | {("handed", owner.name, name)})
 
 
 def _disputed(function: FunctionInfo, index: int) -> bool:

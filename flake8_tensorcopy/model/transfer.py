@@ -484,7 +484,7 @@ class Transfer:
             if kind.startswith("object:"):
                 found = self.model.instance_attribute(kind[7:], name)
                 if found is not None:
-                    return _given_by_caller(base, name, found)
+                    return _given_by_caller(base, name, _per_instance(self.model.classes[kind[7:]], base, name, found))
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
@@ -1129,12 +1129,10 @@ class Transfer:
     def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
         """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory
         (a module's: its live parameters, an alias made here; of an unknown object too, which
-        ``state_dict()`` says is a module; of one a caller passed: any caller's module's
-        parameters), none requiring grad."""
+        ``state_dict()`` says is a module), none requiring grad."""
         weights = Value(TENSOR, why=_why(Evidence.TORCH_API, "kind"))
         if "module" in receiver.kinds or "?" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
-            weights = weights._replace(storages=_module_tensors(
-                receiver._replace(storages=self.module_storages(receiver)), "parameters").all_items().storages)
+            weights = weights._replace(storages=self.module_storages(receiver))
             if not arguments:
                 weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state,
                                        in_container=True)
@@ -1184,6 +1182,8 @@ class Transfer:
             return NONE
         if method in _MODULE_TENSORS:
             return _module_tensors(receiver._replace(storages=self.module_storages(receiver)), method)
+        if method == "load_state_dict" and arguments:
+            return self.load_state(receiver, arguments[0], node, state)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             return receiver
         if method == "forward":
@@ -1516,18 +1516,33 @@ class Transfer:
         ``model.parameters()`` holds ``model.fc.weight``)."""
         storages, seen, pending = set(module.storages), set(), [module]
         while pending:
-            for kind in pending.pop().kinds:
+            owner = pending.pop()
+            for kind in owner.kinds:
                 info = self.model.classes.get(kind[7:]) if kind.startswith("object:") else None
-                if info is None or kind in seen:
+                if info is None or (kind, owner.storages) in seen or len(seen) > _NESTED_MODULES:
                     continue
-                seen.add(kind)
-                for value in info.attributes.values():
+                seen.add((kind, owner.storages))
+                for name, value in info.attributes.items():
+                    value = _per_instance(info, owner, name, value)
                     if "module" in value.kinds:
                         storages.update(value.storages)
                         pending.append(value)
                     elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
                         storages.update(value.storages)
         return frozenset(storages)
+
+    def load_state(self, module: Value, loaded: Value, node, state: dict) -> Value:
+        """``m.load_state_dict(sd)`` copies ``sd``'s values into the module's tensors: a write of
+        them, unless ``sd`` holds those very tensors (the module's own ``state_dict()``, perhaps
+        updated with other values: what it already holds is copied onto itself). Either way a
+        ``load`` event that says what the module takes back."""
+        weights = Value(TENSOR, storages=self.module_storages(module), why=_why(Evidence.MODULE_CALL, "kind"))
+        held = (loaded.all_items() if loaded.items else loaded) or UNKNOWN
+        own = bool(held.storages & weights.storages)
+        if weights.storages and not own:
+            self.write(node, weights, state, node)
+        self.record("load", node, place_of(node.func.value), held, state, weights=weights.storages)
+        return UNKNOWN
 
     def feeds_gradients(self, module: Value, state: dict) -> None:
         """A module called: its parameters get gradients from a backward later on the path."""
@@ -1625,6 +1640,28 @@ def _advanced_index(index: Value) -> bool:
     if index.is_tensor or "list" in index.kinds:
         return True
     return "tuple" in index.kinds and any(_advanced_index(item) for _, item in index.items or ())
+
+
+_NESTED_MODULES = 64  # the submodules of one module followed at most (a class may hold an instance of itself)
+
+
+def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
+    """``teacher.fc`` where ``teacher = TinyNet()``: what the class allocates for each instance
+    (``self.fc = nn.Linear(...)`` in a method) belongs to the instance: a storage per
+    construction of the class and attribute, so that two instances share nothing."""
+    node = info.node
+    built = frozenset(storage for storage in instance.storages if _allocated(storage))
+    inside = frozenset(storage for storage in stored.storages
+                       if _allocated(storage) and node.lineno <= storage[0] <= node.end_lineno)
+    if not built or not inside:
+        return stored
+    kept = stored.storages if built != instance.storages else stored.storages - inside  # maybe the class's own too
+    return stored._replace(storages=kept | {("attribute", storage, name) for storage in built})
+
+
+def _allocated(storage) -> bool:
+    """An allocation site of the file (a position), not a symbol (a parameter, an attribute of one)."""
+    return type(storage) is tuple and bool(storage) and type(storage[0]) is int
 
 
 def _given_by_caller(base: Value, name: str, stored: Value) -> Value:

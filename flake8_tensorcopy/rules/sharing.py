@@ -414,3 +414,35 @@ def held_by_receiver(alias, sharing: Sharing) -> bool:
     receiver = function.names[0] if function.receiver_offset and function.names else None
     return receiver is not None and sharing.observed.split(".", 1)[0] == receiver and "." in sharing.observed \
         and not sharing.observation.startswith("read")
+
+
+# ----- a snapshot kept on an object, loaded back into its own source in a later call (TEN208)
+def loaded_back(model, alias) -> Optional[object]:
+    """The ``load`` event where the alias, kept on the object that made it (``self.best``),
+    is loaded back into the module it was taken from (``self.net.load_state_dict(self.best)``)
+    on a later call: another method, or a path of the same one that never follows the snapshot.
+    Whatever wrote the module between the calls, the snapshot followed it."""
+    place = alias_place(model, alias)
+    if place is None or _outliving(alias.function, place) != "an attribute":
+        return None
+    made, storages = alias.detail["made"], alias.value.storages
+    for load in model.events.find("load"):
+        if load.value is not None and made in load.value.made and load.detail["weights"] & storages \
+                and not model.events.after(alias, load):
+            return load
+    return None
+
+
+def report_loaded_back(rule, model, site, alias, load) -> None:
+    """The finding for a snapshot loaded back into its source (``loaded_back``): it restores
+    the weights as they are now, not as they were saved."""
+    node = site.node_of(rule.report_node(model, alias))
+    if node is None:
+        return
+    fix = rule.fix(node, alias, site)
+    advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else rule.use_instead)
+    source = rule.source_of(model, alias)
+    site.report(rule.code, node, (
+        f"'{alias_place(model, alias)}' shares memory with '{source}' ({alias.detail['op']} does not copy): it "
+        f"follows every in-place update of '{source}', so loading it back on line {load.line} restores the current "
+        f"weights, not the saved ones; {advice}"), fix)

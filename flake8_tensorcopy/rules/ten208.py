@@ -6,7 +6,9 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, method
-from flake8_tensorcopy.rules.sharing import AliasRule, Sharing, alias_place, unsafe
+from flake8_tensorcopy.rules.sharing import (
+    AliasRule, Sharing, alias_place, chains, loaded_back, report_loaded_back, sharings, unsafe,
+)
 
 class StateDictSnapshot(AliasRule):
     """
@@ -59,6 +61,18 @@ class StateDictSnapshot(AliasRule):
     kinds = ("state_dict",)
     summary = "`model.state_dict()` kept as a snapshot follows training; use `{k: v.detach().clone() ...}`"
     use_instead = "a copy of each value: {k: v.detach().clone() for k, v in ....state_dict().items()}"
+
+    def query(self, model, site) -> None:
+        """The snapshots read after a write of the weights; and those kept on the object and
+        loaded back into their own model on a later call, where no write is in sight (the
+        training happens between the calls, elsewhere)."""
+        super().query(model, site)
+        for alias, kind in chains(model):
+            if kind not in self.kinds or any(self.hazard(model, sharing) for sharing in sharings(model, alias, kind)):
+                continue
+            load = loaded_back(model, alias)
+            if load is not None:
+                report_loaded_back(self, model, site, alias, load)
 
     def hazard(self, model, sharing: Sharing) -> bool:
         """Only a snapshot kept under a name and read after the weights changed: writing through a
