@@ -23,7 +23,7 @@ from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
-from flake8_tensorcopy.model.transfer import TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
+from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
@@ -284,6 +284,8 @@ class Model:
                     pair for pair in value.why if pair[0] != "kind"))  # undisputed: callers elsewhere rely on it too
             elif tensor_annotation and "?" in value.kinds:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
+            elif annotation == "numpy.ndarray" and "?" in value.kinds:  # what it does to an array, callers see
+                value = value._replace(kinds=value.kinds - {"?"} | {"ndarray"}, why=(("kind", Evidence.ANNOTATION),))
             elif annotation and annotation.startswith("class:") and annotation[6:] in self.classes and "?" in value.kinds:
                 # an instance of a class of the file
                 value = value._replace(kinds=frozenset({"object:" + annotation[6:]}), why=(("kind", Evidence.ANNOTATION),))
@@ -499,7 +501,7 @@ def _handed(owner: ClassInfo, name: str, passed: Optional[Value]) -> Value:
     per class and parameter), so that what another method does with ``self.net`` and with an
     optimizer built from ``net.parameters()`` relate even where no caller is in the file."""
     value = UNKNOWN if passed is None else passed
-    return value._replace(storages=value.storages | {("handed", owner.name, name)})
+    return value._replace(storages=value.storages | {(HANDED, owner.name, name)})
 
 
 def _disputed(function: FunctionInfo, index: int) -> bool:

@@ -22,6 +22,7 @@ from flake8_tensorcopy.model.values import (
 from flake8_tensorcopy.model.events import Event, EventStore
 
 TENSOR = kinds("tensor")
+NDARRAY = kinds("ndarray")
 MODULE = kinds("module")
 BOOL = Value(kinds("bool"))
 STRING = Value(kinds("str"))
@@ -137,10 +138,10 @@ class Transfer:
         old = self.evaluate(node.target, state)
         other = self.evaluate(node.value, state)
         self.record("accumulate", node, place_of(node.target), other, state, old=old, added=node.value)
-        if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
+        if old.is_tensor or "ndarray" in old.kinds:  # ``x += y`` on a tensor or a numpy array writes it in place
             self.write(node.target, old, state, node, grad=other.grad, statement=node)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
-            if old.kinds == TENSOR:
+            if old.kinds in (TENSOR, NDARRAY):
                 self.rebind(node.target, written, state)
                 return
             old = written
@@ -538,7 +539,7 @@ class Transfer:
                 item = joined
             elif joined is not None and "dict" not in base.kinds:  # a position may shift: as well known as every item
                 item = item._replace(kinds=joined.kinds, why=joined.why)
-            value = item._replace(fresh=False) if item is not None else _filled_elsewhere(base)  # the container holds it
+            value = item._replace(fresh=False) if item is not None else _filled_elsewhere(base, place_of(node.value))  # the container holds it
             if value.storages:
                 self.record("read", node, place_of(node), value, state)
             return value
@@ -1379,7 +1380,9 @@ class Transfer:
         for index in summary.writes:
             written = instance.actual(index)
             if written.storages:
-                self.write(node, written, state, node, through=summary.written_through.get(index, EMPTY),
+                # the aliases each write went through: the callee's own, and those the argument is
+                ways = summary.written_through.get(index) or frozenset((EMPTY,))
+                self.write(node, written, state, node, through=frozenset(way | written.made for way in ways),
                            temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
         for index in summary.stepped:
             self.step_writes(instance.actual(index), node, state)
@@ -1404,16 +1407,19 @@ class Transfer:
                 self.forget(place, state)
                 state[place] = instance.value(value)
         result = instance.value(summary.returns) if summary.returns is not None else NONE
-        result = self.handed_back(function, len(arguments), summary.returns, result, node, state)
+        result = self.handed_back(function, len(arguments), summary.returns, result, node, state,
+                                  _handed_as_is(instance, function, summary.returns))
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
-    def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict) -> Value:
+    def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict,
+                    as_is: frozenset = EMPTY) -> Value:
         """A call of a function that may return memory it did not allocate (an argument as it is,
         or an alias it made) makes that alias where the caller sees it: at the call, spelled with
         what the callee did (``transpose() in swap()``, ``f() returning its argument``), its
         source named as the caller names it (``bound``: how many values the call binds). The
-        callee's own ids stay inside it."""
+        callee's own ids stay inside it. An argument that is an alias already (``as_is``: the
+        aliases it was made as) comes back as that alias, not as one more."""
         if returned is None or not (result.is_tensor or "ndarray" in result.kinds):
             return result
         makers = [self.model.alias_makers[made] + (made,) for made in returned.made if made in self.model.alias_makers]
@@ -1421,6 +1427,8 @@ class Transfer:
                   if index is not None]
         if not makers and not passed:
             return result
+        if not makers and as_is:
+            return result._replace(made=result.made | as_is)
         value = result._replace(made=result.made - returned.made)
         if makers:
             crossing = [maker for maker in makers if maker[3][2] in _CROSSING_KINDS]
@@ -1618,13 +1626,27 @@ def _attribute_of_parameter(base: Value, name: str) -> Value:
     return Value(kinds("?"), storages=frozenset(("attribute", storage, name) for storage in base.storages))
 
 
-def _filled_elsewhere(container: Value) -> Value:
+def _handed_as_is(instance, function, returned: Optional[Value]) -> frozenset:
+    """The aliases the arguments a function returns as they are were made as (``centered(a.numpy())``
+    hands back the ``numpy()`` alias itself)."""
+    if returned is None:
+        return EMPTY
+    indices = {parameter_index(storage, function.name) for storage in returned.storages} - {None}
+    return frozenset().union(*(instance.actual(index).made for index in indices))
+
+
+def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
     """An item of a container none of whose items the file put there (``self.slots = {}``,
     filled by callers): unknown, but an object the container holds (a storage per container), so
-    that two names taken from it, and a write through one, relate."""
+    that two names taken from it, and a write through one, relate; it remembers the container's
+    place (``item_of:self.slots``), which keeps it after the name taken from it is gone."""
     if container.items or not container.storages:
         return UNKNOWN
-    return Value(kinds("?"), storages=frozenset(("item", storage) for storage in container.storages))
+    return Value(kinds("?"), storages=frozenset(("item", storage) for storage in container.storages),
+                 facts=frozenset((ITEM_OF + place,)) if place is not None else EMPTY)
+
+
+ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the place that follows
 
 
 def _read_back(element) -> Value:
@@ -1655,8 +1677,13 @@ def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
                        if _allocated(storage) and node.lineno <= storage[0] <= node.end_lineno)
     if not built or not inside:
         return stored
-    kept = stored.storages if built != instance.storages else stored.storages - inside  # maybe the class's own too
+    # an instance the file may not construct (a parameter's) keeps the class's own storages too
+    unseen = any(not _allocated(storage) and storage[0] != HANDED for storage in instance.storages)
+    kept = stored.storages if unseen else stored.storages - inside
     return stored._replace(storages=kept | {("attribute", storage, name) for storage in built})
+
+
+HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
 
 def _allocated(storage) -> bool:

@@ -16,6 +16,7 @@ from typing import Iterator, List, NamedTuple, Optional
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.transfer import ITEM_OF
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -290,6 +291,20 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
         if holder is not None:
             return place, f"outlives the function ({holder})"
+        kept = _kept_in(write.function, value)
+        if kept is not None:
+            return kept
+    return None
+
+
+def _kept_in(function, value) -> Optional[tuple]:
+    """The container that outlives the function ``value`` was taken from (``slot =
+    self.slots[key]``: the model's ``item_of`` fact): it still holds the value."""
+    for fact in value.facts:
+        container = fact[len(ITEM_OF):] if fact.startswith(ITEM_OF) else None
+        holder = _outliving(function, container) if container is not None else None
+        if holder is not None:
+            return f"{container}[*]", f"outlives the function ({holder})"
     return None
 
 
@@ -378,10 +393,10 @@ def returned_side(model, alias, alias_side: bool) -> bool:
 
 
 def source_written_itself(model, alias) -> bool:
-    """Whether the function also writes the source through a name of its own (not through this
-    alias): changing it is the function's job."""
+    """Whether the function also writes the source it was handed (a parameter, an attribute of
+    one) through a name of its own (not through this alias): changing it is the function's job."""
     made, storages = alias.detail["made"], alias.value.storages
-    return any(write.function is alias.function and write.storages & storages and made not in write.value.made
+    return alias.place is not None and _outliving(alias.function, alias.place) is not None and any(write.function is alias.function and write.storages & storages and made not in write.value.made
                for write in model.events.find("write"))
 
 
