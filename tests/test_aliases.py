@@ -40,18 +40,10 @@ def facts(body: str):
         ("a = np.arange(3.0)\ny = torch.from_numpy(a)\n", ("y", "a", "TEN202")),
         ("a = np.arange(3.0)\ny = torch.as_tensor(a)\n", ("y", "a", "TEN202")),
         ("y = torch.as_tensor(x)\n", ("y", "x", "TEN205")),
-        ("y = x.view(-1)\n", ("y", "x", "TEN204")),
-        ("y = x[0]\n", ("y", "x", "TEN204")),
-        ("y = x[:, 1:3]\n", ("y", "x", "TEN204")),
-        ("y = x.T\n", ("y", "x", "TEN204")),
         ("y = x.cpu()\n", ("y", "x", "TEN205")),
         ("y = x.to('cpu')\n", ("y", "x", "TEN205")),
         ("y = x.float()\n", ("y", "x", "TEN205")),
-        ("y = x\n", ("y", "x", "TEN206")),
         ("y = copy.copy(x)\n", ("y", "x", "TEN207")),
-        ("m = torch.nn.Linear(2, 2)\nbest = m.state_dict()\n", ("best", "m", "TEN208")),
-        ("m = torch.nn.Linear(2, 2)\nbest = dict(m.state_dict())\n", ("best", "m", "TEN208")),
-        ("m = torch.nn.Linear(2, 2)\nbest = {k: v for k, v in m.state_dict().items()}\n", ("best", "m", "TEN208")),
     ],
 )
 def test_alias_made_by(body, expected):
@@ -160,27 +152,9 @@ def test_rebinding_is_not_a_write(statement, expected, lint):
     assert lint(source) == expected
 
 
-def test_branches_merge_as_may_alias():
-    body = "if c:\n    y = x.view(-1)\nelse:\n    y = x.clone()\n"
-    assert facts(body) == {("y", "x", "TEN204", ())}
-
-
 def test_branch_that_leaves_drops_its_alias():
     body = "def f(c):\n    pass\nif c:\n    y = x.view(-1)\n    raise ValueError\n"
     assert facts(body) == set()
-
-
-def test_optimizer_step_writes_the_model_it_owns():
-    body = (
-        "m = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
-        "w = m.weight.detach()\nbest = m.state_dict()\nopt.step()\n"
-    )
-    assert facts(body) == {("w", "m.weight", "TEN203", ("source",)), ("best", "m", "TEN208", ("source",))}
-
-
-def test_training_call_writes_only_snapshots():
-    body = "m = torch.nn.Linear(2, 2)\nw = m.weight.detach()\nbest = m.state_dict()\ntrain_one_epoch(m)\n"
-    assert facts(body) == {("w", "m.weight", "TEN203", ()), ("best", "m", "TEN208", ("source",))}
 
 
 def test_later_loop_iteration_sees_the_write(lint):

@@ -148,3 +148,52 @@ def test_an_alias_made_as_a_discarded_calls_argument_is_the_helpers_receiver():
     # the helper's result kept: the call was made for it, the write through the alias is a side effect
     assert [(finding.code, finding.line) for finding in lint_source(TEMPORARY.format(
         call="total = rescale(w.detach(), 0.5)"))] == [("TEN203", 10)]
+
+
+# ----- ported from test_aliases.py (the old analysis's facts for TEN204, TEN208): what a user sees
+
+def _codes(source: str):
+    return [(finding.line, finding.code) for finding in lint_source(source)]
+
+
+def test_an_alias_made_on_one_branch_only_is_still_reported():
+    source = ("import torch\ndef f(x: torch.Tensor, c: bool):\n    if c:\n        y = x.view(-1)\n    else:\n"
+              "        y = x.clone()\n    x.add_(1)\n    return y\n")
+    assert _codes(source) == [(4, "TEN204")]
+
+
+def test_an_optimizer_step_and_a_training_call_write_the_snapshot_of_the_model_they_train():
+    step = ("import torch\ndef f(batches):\n    m = torch.nn.Linear(2, 2)\n    opt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+            "    best = m.state_dict()\n    opt.step()\n    return best\n")
+    [finding] = lint_source(step)
+    assert (finding.line, finding.code) == (5, "TEN208") and "written in place by opt.step() on line 6" in finding.message
+    trained = ("import torch\ndef f(batches):\n    m = torch.nn.Linear(2, 2)\n    best = m.state_dict()\n"
+               "    train_one_epoch(m, batches)\n    return best\n")
+    assert _codes(trained) == [(4, "TEN208")]
+
+
+def test_a_snapshot_loaded_back_into_its_own_model_on_a_later_call_restores_the_current_weights():
+    """No training in sight: whatever trains the model between the calls moves the snapshot too."""
+    source = '''import torch
+from torch import nn
+
+
+class BestKeeper:
+    def __init__(self, net: nn.Module):
+        self.net = net
+        self.best = None
+
+    def improved(self):
+        self.best = self.net.state_dict()
+
+    def restore(self):
+        self.net.load_state_dict(self.best)
+'''
+    [finding] = lint_source(source)
+    assert (finding.line, finding.code) == (11, "TEN208")
+    assert "so loading it back on line 14 restores the current weights, not the saved ones" in finding.message
+    net = torch.nn.Linear(2, 2)
+    best = net.state_dict()
+    with torch.no_grad():
+        net.weight.add_(1.0)  # training between the calls
+    assert torch.equal(best["weight"], net.weight)  # the snapshot moved with it
