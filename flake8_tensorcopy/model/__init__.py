@@ -82,6 +82,7 @@ class Model:
         self._alias_operations: Optional[dict] = None
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
         self.alias_makers: Dict[tuple, tuple] = {}
+        self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):

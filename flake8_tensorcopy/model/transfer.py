@@ -1413,18 +1413,21 @@ class Transfer:
         return result
 
     def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict,
-                    as_is: frozenset = EMPTY) -> Value:
+                    as_is: frozenset = EMPTY, container: bool = False) -> Value:
         """A call of a function that may return memory it did not allocate (an argument as it is,
         or an alias it made) makes that alias where the caller sees it: at the call, spelled with
         what the callee did (``transpose() in swap()``, ``f() returning its argument``), its
         source named as the caller names it (``bound``: how many values the call binds). The
         callee's own ids stay inside it. An argument that is an alias already (``as_is``: the
-        aliases it was made as) comes back as that alias, not as one more."""
-        if returned is None or not (result.is_tensor or "ndarray" in result.kinds):
+        aliases it was made as) comes back as that alias, not as one more. A container the
+        callee filled with aliases it made (``return m.state_dict()``) holds them as items."""
+        if returned is None:
             return result
+        if not (result.is_tensor or "ndarray" in result.kinds):
+            return self.handed_back_items(function, bound, returned, result, node, state)
         makers = [self.model.alias_makers[made] + (made,) for made in returned.made if made in self.model.alias_makers]
         passed = [index for index in map(lambda storage: parameter_index(storage, function.name), returned.storages)
-                  if index is not None]
+                  if index is not None and not container]
         if not makers and not passed:
             return result
         if not makers and as_is:
@@ -1438,7 +1441,20 @@ class Transfer:
         else:
             kind, op, source = "assignment", f"{function.node.name}() returning its argument", function.names[passed[0]]
         return self.aliased(node, node, value, kind, op, state,
-                            source_place=_in_caller(function, node, bound, source))
+                            source_place=_in_caller(function, node, bound, source), in_container=container)
+
+    def handed_back_items(self, function, bound: int, returned: Value, result: Value, node, state: dict) -> Value:
+        """The items of a container a call returns where one operation made the container and
+        the aliases in it (``return m.state_dict()``, ``return t.chunk(2)``): that alias, made
+        where the caller sees it. A container the callee built of aliases (``return t.detach(),
+        n``) leaves each its own, reported where it is made."""
+        if not result.items or not returned.items or not any(
+                made in self.model.container_aliases for _, item in returned.items for made in item.made):
+            return result
+        by_key = dict(returned.items)
+        return result._replace(items=tuple(
+            (key, self.handed_back(function, bound, by_key.get(key), item, node, state, container=True))
+            for key, item in result.items))
 
     # ----- aliases (TEN2xx)
     def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict,
@@ -1453,6 +1469,8 @@ class Transfer:
         value = value._replace(made=value.made | {made})
         source = place_of(source_node) if source_place is None else source_place
         self.model.alias_makers[made] = (node, op, source)
+        if in_container:
+            self.model.container_aliases.add(made)
         self.record("alias", node, source, value, state, made=made, operation=kind, op=op, in_container=in_container,
                     source_node=source_node)
         return value

@@ -49,12 +49,12 @@ class AssignmentShares(AliasRule):
 
     def hazard(self, model, sharing: Sharing) -> bool:
         """Not a hazard: a second name for what another alias-making operation made (that
-        operation's finding), for a module's output known only by the module's annotation (not
+        operation's finding, ``_named_before``), for a module's output known only by the module's annotation (not
         surely a tensor), in a function that says it writes its arguments; nor, through the second
         name, a write the function also makes through the first, undoes, or makes to its own
         object's state that nothing reads a stale copy of (``y = self.state; y[i] = v`` updates it)."""
         alias = sharing.alias
-        if alias.value.made - {alias.detail["made"]} or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
+        if _named_before(model, alias) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
             return False
         if writes_arguments(alias.function):
             return False
@@ -68,3 +68,14 @@ class AssignmentShares(AliasRule):
 
 
 RULE = AssignmentShares()
+
+
+def _named_before(model, alias) -> bool:
+    """Whether the value is an alias another operation made: any other than an assignment, or
+    an assignment in the same function (``snap = state; history[i] = snap``: the first name is
+    the finding). A name another method bound (``self.weights = weights`` in ``__init__``) is
+    how the object keeps what it was given, not a finding of its own."""
+    others = alias.value.made - {alias.detail["made"]}
+    return any(made[2] != "assignment" or any(
+        event.detail["made"] == made and event.function is alias.function for event in model.events.find("alias"))
+        for made in others)
