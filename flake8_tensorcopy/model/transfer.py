@@ -1437,9 +1437,10 @@ class Transfer:
             crossing = [maker for maker in makers if maker[3][2] in _CROSSING_KINDS]
             inner, op, source, made = max(crossing or makers, key=lambda maker: (maker[0].end_lineno,
                                                                                  maker[0].end_col_offset))
-            kind, op = made[2], f"{op} in {function.node.name}()"
+            kind, op = made[2], f"{op} in {_called_name(function, node)}()"
         else:
-            kind, op, source = "assignment", f"{function.node.name}() returning its argument", function.names[passed[0]]
+            kind, op, source = "assignment", f"{_called_name(function, node)}() returning its argument", function.names[
+                passed[0]]
         return self.aliased(node, node, value, kind, op, state,
                             source_place=_in_caller(function, node, bound, source), in_container=container)
 
@@ -1642,6 +1643,11 @@ def _attribute_of_parameter(base: Value, name: str) -> Value:
             type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
         return UNKNOWN
     return Value(kinds("?"), storages=frozenset(("attribute", storage, name) for storage in base.storages))
+
+
+def _called_name(function, call) -> str:
+    """How a message names the function a call runs: its name, a lambda by the name it is called by."""
+    return getattr(function.node, "name", None) or place_of(call.func) or "lambda"
 
 
 def _handed_as_is(instance, function, returned: Optional[Value]) -> frozenset:
