@@ -4,6 +4,8 @@ look-alikes: each fact follows from value properties, never from one spelling.""
 import ast
 import textwrap
 
+import pytest
+
 from flake8_tensorcopy.model import build_model
 
 
@@ -696,3 +698,125 @@ def test_a_method_writing_what_the_constructor_made_writes_it_at_each_call():
     """)
     [write] = model.events.find("write", line=9)
     assert write.storages == model.classes["Sensor"].attributes["buf"].storages
+
+
+# ----- modules: the weights a load writes, instances of one class, what a class is handed (TEN208)
+
+def test_loading_a_state_writes_the_module_unless_it_is_the_modules_own_state():
+    model = solve("""
+        import torch
+        def reload(net: torch.nn.Module, other):
+            net.load_state_dict(other)
+            own = net.state_dict()
+            net.load_state_dict(own)
+    """)
+    [load_other, load_own] = sorted(model.events.find("load"), key=lambda event: event.line)
+    assert [event.line for event in model.events.find("write")] == [4]
+    assert model.events.find("write", line=4)[0].storages == load_other.detail["weights"] != frozenset()
+    assert load_own.value.storages & load_own.detail["weights"]  # it takes back what it holds
+
+
+def test_each_instance_of_a_class_holds_submodules_of_its_own():
+    model = solve("""
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+        def main():
+            teacher, student = Net(), Net()
+            opt = torch.optim.SGD(student.parameters(), lr=0.1)
+            kept = teacher.state_dict()
+            opt.step()
+            return kept, teacher.fc.weight, student.fc.weight
+    """)
+    [kept] = model.events.find("alias", line=11)
+    assert not kept.value.storages & _written_by_step(model, 12)
+    teacher_fc, student_fc = (model.value_at(13, place).storages for place in ("teacher", "student"))
+    assert teacher_fc and student_fc and not teacher_fc & student_fc
+
+
+def test_what_a_class_is_handed_is_one_object_for_all_its_methods():
+    model = solve("""
+        import torch
+        from torch import nn
+        class Trainer:
+            def __init__(self, net: nn.Module):
+                self.net = net
+                self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            def run(self):
+                kept = self.net.state_dict()
+                self.opt.step()
+                return kept
+        class Other:
+            def __init__(self, net: nn.Module):
+                self.net = net
+            def snap(self):
+                return self.net.state_dict()
+    """)
+    [kept] = model.events.find("alias", line=9)
+    [other] = model.events.find("alias", line=16)
+    assert kept.value.storages <= _written_by_step(model, 10)
+    assert not other.value.storages & _written_by_step(model, 10)  # another class's net: not that optimizer's
+
+
+def test_an_item_of_a_container_filled_elsewhere_remembers_the_container():
+    model = solve("""
+        class Slots:
+            def __init__(self):
+                self.slots = {}
+            def get(self, key):
+                slot = self.slots[key]
+                return slot
+    """)
+    assert "item_of:self.slots" in model.value_at(7, "slot").facts
+
+
+def test_an_augmented_assignment_writes_an_annotated_array_parameter_for_the_caller():
+    model = solve("""
+        import numpy as np
+        def centered(arr: np.ndarray) -> np.ndarray:
+            arr -= arr.mean()
+            return arr
+    """)
+    summary = model.summary(model.functions_by_name["centered"])
+    assert summary.writes == frozenset((0,))
+    assert summary.returns.storages == frozenset((("param", 0, "centered"),))  # the argument itself comes back
+
+
+def test_an_alias_handed_to_a_helper_that_returns_it_comes_back_as_that_alias():
+    model = solve("""
+        import torch
+        def same(t):
+            return t
+        def main(x: torch.Tensor):
+            y = same(x.view(-1))
+            z = same(x)
+            return y, z
+    """)
+    [view] = model.events.find("alias", line=6)
+    assert view.detail["operation"] == "view" and model.value_at(8, "y").made == view.value.made
+    [named] = model.events.find("alias", line=7)
+    assert named.detail["op"] == "same() returning its argument"
+
+
+# ----- which operation makes each alias, as the rules on the model claim them (ported from test_aliases.py)
+
+@pytest.mark.parametrize("body, code, source", [
+    ("y = x.view(-1)", "TEN204", "x"),
+    ("y = x[0]", "TEN204", "x"),
+    ("y = x[:, 1:3]", "TEN204", "x"),
+    ("y = x.T", "TEN204", "x"),
+    ("y = x", "TEN206", "x"),
+    ("m = torch.nn.Linear(2, 2)\nbest = m.state_dict()", "TEN208", "m"),
+    ("m = torch.nn.Linear(2, 2)\nbest = dict(m.state_dict())", "TEN208", "m"),
+    ("m = torch.nn.Linear(2, 2)\nbest = {k: v for k, v in m.state_dict().items()}", "TEN208", "m"),
+])
+def test_the_alias_each_spelling_makes_is_the_claiming_rules(body, code, source):
+    from flake8_tensorcopy.rules import RULES_BY_CODE
+    from flake8_tensorcopy.rules.sharing import chains
+
+    model = solve("import torch\nx = torch.ones(3, 3)\n" + body + "\n")
+    [(alias, kind)] = list(chains(model))
+    assert kind in RULES_BY_CODE[code].kinds and alias.place == source

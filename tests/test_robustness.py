@@ -69,20 +69,19 @@ PRELUDE_NAMES = re.compile(r"\b(torch|weights|backup)\b")
 
 @contextmanager
 def counting_stages():
-    """Count the sources that reach the LibCST parse and the flow pass (the engine's hooks)."""
+    """Count the sources that reach the LibCST parse and the model's solve (the engine's hooks)."""
     reached = Counter()
-    real_parse, real_analysis = engine.parse, engine.Analysis
+    real_parse, real_build = engine.parse, engine.build_model
 
     def parse(source):
         reached["parse"] += 1
         return real_parse(source)
 
-    class Analysis(real_analysis):
-        def run(self):
-            reached["flow pass"] += 1
-            return super().run()
+    def build_model(tree):
+        reached["flow pass"] += 1
+        return real_build(tree)
 
-    with mock.patch.object(engine, "parse", parse), mock.patch.object(engine, "Analysis", Analysis):
+    with mock.patch.object(engine, "parse", parse), mock.patch.object(engine, "build_model", build_model):
         yield reached
 
 

@@ -5,6 +5,7 @@ behind them."""
 import pytest
 
 from flake8_tensorcopy.engine import lint_source
+from flake8_tensorcopy.knowledge.conventions import snapshot_named
 
 torch = pytest.importorskip("torch")
 
@@ -148,3 +149,101 @@ def test_an_alias_made_as_a_discarded_calls_argument_is_the_helpers_receiver():
     # the helper's result kept: the call was made for it, the write through the alias is a side effect
     assert [(finding.code, finding.line) for finding in lint_source(TEMPORARY.format(
         call="total = rescale(w.detach(), 0.5)"))] == [("TEN203", 10)]
+
+
+# ----- ported from test_aliases.py (the old analysis's facts for TEN204, TEN208): what a user sees
+
+def _codes(source: str):
+    return [(finding.line, finding.code) for finding in lint_source(source)]
+
+
+def test_an_alias_made_on_one_branch_only_is_still_reported():
+    source = ("import torch\ndef f(x: torch.Tensor, c: bool):\n    if c:\n        y = x.view(-1)\n    else:\n"
+              "        y = x.clone()\n    x.add_(1)\n    return y\n")
+    assert _codes(source) == [(4, "TEN204")]
+
+
+def test_an_optimizer_step_and_a_training_call_write_the_snapshot_of_the_model_they_train():
+    step = ("import torch\ndef f(batches):\n    m = torch.nn.Linear(2, 2)\n    opt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+            "    best = m.state_dict()\n    opt.step()\n    return best\n")
+    [finding] = lint_source(step)
+    assert (finding.line, finding.code) == (5, "TEN208") and "written in place by opt.step() on line 6" in finding.message
+    trained = ("import torch\ndef f(batches):\n    m = torch.nn.Linear(2, 2)\n    best = m.state_dict()\n"
+               "    train_one_epoch(m, batches)\n    return best\n")
+    assert _codes(trained) == [(4, "TEN208")]
+
+
+def test_a_snapshot_loaded_back_into_its_own_model_on_a_later_call_restores_the_current_weights():
+    """No training in sight: whatever trains the model between the calls moves the snapshot too."""
+    source = '''import torch
+from torch import nn
+
+
+class BestKeeper:
+    def __init__(self, net: nn.Module):
+        self.net = net
+        self.best = None
+
+    def improved(self):
+        self.best = self.net.state_dict()
+
+    def restore(self):
+        self.net.load_state_dict(self.best)
+'''
+    [finding] = lint_source(source)
+    assert (finding.line, finding.code) == (11, "TEN208")
+    assert "so loading it back on line 14 restores the current weights, not the saved ones" in finding.message
+    net = torch.nn.Linear(2, 2)
+    best = net.state_dict()
+    with torch.no_grad():
+        net.weight.add_(1.0)  # training between the calls
+    assert torch.equal(best["weight"], net.weight)  # the snapshot moved with it
+
+
+# ----- moved from the old analysis's tests: what a user sees of an alias and its writes
+
+_PRELUDE = "import copy\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nx = torch.ones(3)\n"
+
+
+@pytest.mark.parametrize("statement, expected", [("a = a + 1", []), ("a += 1", [(3, "TEN201")])])
+def test_rebinding_is_not_a_write(statement, expected, lint):
+    """``a = a + 1`` makes a new array where ``a += 1`` writes the tensor's memory."""
+    source = f"import torch\ndef f(t: torch.Tensor):\n    a = t.numpy()\n    {statement}\n    return t.sum()\n"
+    assert lint(source) == expected
+
+
+def test_later_loop_iteration_sees_the_write(lint):
+    source = _PRELUDE + "prev = x.detach()\nfor i in range(3):\n    print(prev)\n    x.add_(1)\n"
+    assert lint(source) == [(6, "TEN203")]
+
+
+def test_alias_made_in_a_loop_is_a_new_one_each_iteration(lint):
+    source = _PRELUDE + "for i in range(3):\n    x.add_(1)\n    cur = x.detach()\n    print(cur)\n"
+    assert lint(source) == []
+
+
+def test_message_names_the_write_and_read_lines():
+    from flake8_tensorcopy.engine import lint_source
+
+    source = "import torch\n\ndef f(a: torch.Tensor):\n    c = a.detach()\n    a.add_(1)\n    print(c)\n"
+    (finding,) = lint_source(source)
+    assert (finding.code, finding.line) == ("TEN203", 4)
+    assert finding.message == (
+        "'c' shares memory with 'a' (detach() does not copy): 'a' is written in place on line 5 "
+        "and 'c' read on line 6; use a.detach().clone()"
+    )
+
+
+def test_write_through_alias_of_a_blank_buffer_is_a_fill(lint):
+    source = _PRELUDE + "def f(y: torch.Tensor):\n    out = torch.zeros(4, 6)\n    left = out[:, :3]\n" \
+        "    left.copy_(y)\n    return out\n"
+    assert lint(source) == []
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [("best_state", True), ("w_prev", True), ("origX", True), ("initial", True), ("backup2", True),
+     ("weights", False), ("prevent", False), ("boldness", False), ("self.best", True), ("current", False)],
+)
+def test_snapshot_names(name, expected):
+    assert snapshot_named(name) is expected

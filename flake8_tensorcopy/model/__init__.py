@@ -24,7 +24,7 @@ from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
-from flake8_tensorcopy.model.transfer import TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
+from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
 )
@@ -81,6 +81,9 @@ class Model:
         self._rebound: Optional[Dict[int, set]] = None
         self._comprehensions = None
         self._alias_operations: Optional[dict] = None
+        # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
+        self.alias_makers: Dict[tuple, tuple] = {}
+        self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -167,7 +170,10 @@ class Model:
             return
         from flake8_tensorcopy.model.summaries import Instantiation
 
-        instance = Instantiation(function.name, _held_arguments(function), lambda value: UNKNOWN)
+        passed = function.passed or [None] * len(function.names)
+        handed = [value if index < function.receiver_offset else _handed(owner, function.names[index], value)
+                  for index, value in enumerate(passed)]
+        instance = Instantiation(function.name, handed, lambda value: UNKNOWN)
         for path, value in summary.stores.items():
             owner.store(path, instance.value(value))
 
@@ -284,6 +290,8 @@ class Model:
                     pair for pair in value.why if pair[0] != "kind"))  # undisputed: callers elsewhere rely on it too
             elif tensor_annotation and "?" in value.kinds:
                 value = value._replace(kinds=value.kinds - {"?"} | TENSOR, why=(("kind", Evidence.ANNOTATION),))
+            elif annotation == "numpy.ndarray" and "?" in value.kinds:  # what it does to an array, callers see
+                value = value._replace(kinds=value.kinds - {"?"} | {"ndarray"}, why=(("kind", Evidence.ANNOTATION),))
             elif annotation and annotation.startswith("class:") and annotation[6:] in self.classes and "?" in value.kinds:
                 # an instance of a class of the file
                 value = value._replace(kinds=frozenset({"object:" + annotation[6:]}), why=(("kind", Evidence.ANNOTATION),))
@@ -535,6 +543,15 @@ def _loss_parameter(function: FunctionInfo, index: int) -> bool:
     return passed is None and words(name)[-1:] == ("loss",) and loss_named(name)
 
 
+def _handed(owner: ClassInfo, name: str, passed: Optional[Value]) -> Value:
+    """What a method of ``owner`` was handed as its parameter ``name``, as the instance keeps it
+    (``self.net = net``): what the file's callers pass, and the object handed itself (a storage
+    per class and parameter), so that what another method does with ``self.net`` and with an
+    optimizer built from ``net.parameters()`` relate even where no caller is in the file."""
+    value = UNKNOWN if passed is None else passed
+    return value._replace(storages=value.storages | {(HANDED, owner.name, name)})
+
+
 def _disputed(function: FunctionInfo, index: int) -> bool:
     """Whether the file's callers pass the parameter something not known to be a tensor (a
     literal, a value read out of a config): then its annotation is no evidence."""
@@ -654,16 +671,6 @@ def _imports(tree: ast.Module) -> Dict[str, str]:
             for alias in statement.names:
                 found[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
     return found
-
-
-def _held_arguments(function: FunctionInfo) -> list:
-    """What a method's callers pass, each parameter an object of its own where no storage is
-    known (``self.rows = rows``: the instance holds what its caller gave, which that caller may
-    still hold), so that an alias of the attribute and a write of it relate."""
-    passed = list(function.passed or [])
-    passed += [None] * (len(function.names) - len(passed))
-    return [value if value is not None and value.storages else (value or UNKNOWN)._replace(
-        storages=frozenset((("held", function.name, index),))) for index, value in enumerate(passed)]
 
 
 def name_bound_to(tree: ast.Module, qual: str) -> Optional[str]:

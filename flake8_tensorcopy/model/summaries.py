@@ -40,8 +40,8 @@ def parameter_index(storage, function: str) -> Optional[int]:
     return None
 
 
-def _holder(storage):
-    """The storage whose attribute ``storage`` is (``("attribute", holder, name)``), else itself."""
+def _held_through(storage):
+    """The storage an ``("attribute", storage, name)`` storage is an attribute of, else itself."""
     return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
 
 
@@ -59,18 +59,17 @@ class Instantiation:
 
     def storages(self, storages: frozenset) -> frozenset:
         function = self.function
-        if not any(parameter_index(_holder(storage), function) is not None for storage in storages):
+        if not any(parameter_index(_held_through(storage), function) is not None for storage in storages):
             return storages
         result = set()
         for storage in storages:
-            index = parameter_index(storage, function)
-            held = parameter_index(_holder(storage), function) if index is None else None
-            if index is not None:
-                result |= self.actual(index).storages
-            elif held is not None:  # ``me.weight`` of a parameter: that of what the call site passes
-                result |= {("attribute", actual, storage[2]) for actual in self.actual(held).storages}
-            else:
+            index = parameter_index(_held_through(storage), function)
+            if index is None:
                 result.add(storage)
+            elif storage is _held_through(storage):
+                result |= self.actual(index).storages
+            else:  # an attribute of the parameter: the same attribute of what is passed
+                result |= {("attribute", actual, storage[2]) for actual in self.actual(index).storages}
         return frozenset(result)
 
     def own(self, symbols: frozenset):

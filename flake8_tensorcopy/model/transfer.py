@@ -266,7 +266,7 @@ class Transfer:
                 value = backpropagated(value)
             self.forget(place, state)
             state[place] = value
-            self.record("bind", target, place, value, state)
+            self.record("bind", target, place, value, state, expression=getattr(node, "value", None))
         elif kind is ast.Subscript:
             self.store_item(target, value, state, node)
         elif kind is ast.Tuple or kind is ast.List:
@@ -505,7 +505,7 @@ class Transfer:
             if kind.startswith("object:"):
                 found = self.model.instance_attribute(kind[7:], name) or self.declared_attribute(base, kind[7:], name)
                 if found is not None:
-                    return found
+                    return _given_by_caller(base, name, _per_instance(self.model.classes[kind[7:]], base, name, found))
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
@@ -575,16 +575,17 @@ class Transfer:
                 item = joined
             elif joined is not None and "dict" not in base.kinds:  # a position may shift: as well known as every item
                 item = item._replace(kinds=joined.kinds, why=joined.why)
-            value = item._replace(fresh=False) if item is not None else UNKNOWN  # the container holds it
+            value = item._replace(fresh=False) if item is not None else _filled_elsewhere(base, place_of(node.value))  # the container holds it
             if value.storages:
                 self.record("read", node, place_of(node), value, state)
             return value
         if base.is_tensor:
             self.host_read(node.value, base, state, "index")
-            storages = base.storages if not index.is_tensor else frozenset((_site(node),))
+            advanced = _advanced_index(node.slice, index)
+            storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
                                  items=None, facts=EMPTY)
-            if index.is_tensor:
+            if advanced:
                 return item._replace(made=EMPTY)
             return self.aliased(node, node.value, item, "partial_view", "indexing", state)
         if _is_array(base):  # an array's view is an alias no rule reports alone (numpy()/from_numpy() chains name it)
@@ -915,7 +916,8 @@ class Transfer:
             return result
         if qual:
             return self.torch_call(qual, arguments, keywords, node, state)
-        return self.unknown_call(arguments, keywords, node, state)
+        # a name the file does not define (imported by a star, a builtin of a framework): its name still says what it does
+        return self.unknown_call(arguments, keywords, node, state, place_of(node.func) or "")
 
     def unknown_call(self, arguments, keywords, node, state, name: str = "") -> Value:
         for value in list(arguments) + list(keywords.values()):
@@ -1209,12 +1211,14 @@ class Transfer:
 
     def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
         """``m.state_dict()``: a new dict whose values are tensors sharing the module's memory
-        (a module's: its live parameters, an alias made here), none requiring grad."""
+        (a module's: its live parameters, an alias made here; of an unknown object too, which
+        ``state_dict()`` says is a module), none requiring grad."""
         weights = Value(TENSOR, why=_why(Evidence.TORCH_API, "kind"))
-        if "module" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
+        if "module" in receiver.kinds or "?" in receiver.kinds or any(kind.startswith("object:") for kind in receiver.kinds):
             weights = weights._replace(storages=self.module_storages(receiver))
             if not arguments:
-                weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state)
+                weights = self.aliased(node, node.func.value, weights, "state_dict", "state_dict()", state,
+                                       in_container=True)
         result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", weights),))
         self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments))
         return result
@@ -1261,6 +1265,8 @@ class Transfer:
             return NONE
         if method in _MODULE_TENSORS:
             return _module_tensors(receiver._replace(storages=self.module_storages(receiver)), method)
+        if method == "load_state_dict" and arguments:
+            return self.load_state(receiver, arguments[0], node, state)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             place = place_of(node.func.value) if type(node.func) is ast.Attribute else None
             if dtype_facts(receiver) and method not in ("cuda", "cpu", "train", "eval", "requires_grad_"):
@@ -1299,7 +1305,7 @@ class Transfer:
                 array = receiver._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False,
                                           kind_from=EMPTY)  # an array whatever the caller passes
                 return self.aliased(node, receiver_node, array, "numpy", "numpy()", state)
-            return INTEGER if method == "item" else Value(kinds("list"), fresh=True, storages=site)
+            return _read_back(receiver_node) if method == "item" else Value(kinds("list"), fresh=True, storages=site)
         if "integer" in roles:
             return INTEGER
         if "detach" in roles:  # only a tensor has it: the result is one for sure
@@ -1328,12 +1334,14 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
-                           facts=view_facts(roles, method, f"{method}()") | (dtype_facts(receiver) if view else EMPTY))
+                           facts=view_facts(roles, method, f"{method}()") | (dtype_facts(receiver) if view else EMPTY),
+                           made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
             self.save(function, [receiver] + arguments, result, state, node)
             if view:
-                result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state)
+                result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state,
+                                      in_container=method in k.METHODS_RETURNING_TENSOR_SEQUENCE)
             result = self.carry_dropped(result, [receiver] + arguments, node, state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
@@ -1464,7 +1472,9 @@ class Transfer:
         for index in summary.writes:
             written = instance.actual(index)
             if written.storages:
-                self.write(node, written, state, node, through=summary.written_through.get(index, EMPTY),
+                # the aliases each write went through: the callee's own, and those the argument is
+                ways = summary.written_through.get(index) or frozenset((EMPTY,))
+                self.write(node, written, state, node, through=frozenset(way | written.made for way in ways),
                            temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
         if summary.writes_held:
             self.write(node, Value(kinds("?"), storages=summary.writes_held), state, node)
@@ -1498,6 +1508,10 @@ class Transfer:
                         container = with_item(container, key, instance.value(item))
                 state[name] = container
         result = instance.value(summary.returns) if summary.returns is not None else NONE
+        result = self.handed_back(function, len(arguments), summary.returns, result, node, state,
+                                  _handed_as_is(instance, function, summary.returns),
+                                  fresh=frozenset(index for index, value in enumerate(actuals)
+                                                  if value is not None and value.fresh))
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
@@ -1517,15 +1531,68 @@ class Transfer:
                 self.recording = recording
         return Value(kinds("handle"), storages=frozenset((_site(node),)), fresh=True)
 
+    def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict,
+                    as_is: frozenset = EMPTY, container: bool = False, fresh: frozenset = EMPTY) -> Value:
+        """A call of a function that may return memory it did not allocate (an argument as it is,
+        or an alias it made) makes that alias where the caller sees it: at the call, spelled with
+        what the callee did (``transpose() in swap()``, ``f() returning its argument``), its
+        source named as the caller names it (``bound``: how many values the call binds). The
+        callee's own ids stay inside it. An argument that is an alias already (``as_is``: the
+        aliases it was made as) comes back as that alias, not as one more. A container the
+        callee filled with aliases it made (``return m.state_dict()``) holds them as items."""
+        if returned is None:
+            return result
+        if not (result.is_tensor or "ndarray" in result.kinds):
+            return self.handed_back_items(function, bound, returned, result, node, state)
+        makers = [self.model.alias_makers[made] + (made,) for made in returned.made if made in self.model.alias_makers]
+        # an argument handed back as it is, unless it was a temporary no one else holds (``fresh``)
+        passed = [index for index in map(lambda storage: parameter_index(storage, function.name), returned.storages)
+                  if index is not None and not container and index not in fresh]
+        if not makers and not passed:
+            return result
+        if not makers and as_is:
+            return result._replace(made=result.made | as_is)
+        value = result._replace(made=result.made - returned.made)
+        if makers:
+            crossing = [maker for maker in makers if maker[3][2] in _CROSSING_KINDS]
+            inner, op, source, made = max(crossing or makers, key=lambda maker: (maker[0].end_lineno,
+                                                                                 maker[0].end_col_offset))
+            kind, op = made[2], f"{op} in {_called_name(function, node)}()"
+        else:
+            kind, op, source = "assignment", f"{_called_name(function, node)}() returning its argument", function.names[
+                passed[0]]
+        return self.aliased(node, node, value, kind, op, state,
+                            source_place=_in_caller(function, node, bound, source), in_container=container)
+
+    def handed_back_items(self, function, bound: int, returned: Value, result: Value, node, state: dict) -> Value:
+        """The items of a container a call returns where one operation made the container and
+        the aliases in it (``return m.state_dict()``, ``return t.chunk(2)``): that alias, made
+        where the caller sees it. A container the callee built of aliases (``return t.detach(),
+        n``) leaves each its own, reported where it is made."""
+        if not result.items or not returned.items or not any(
+                made in self.model.container_aliases for _, item in returned.items for made in item.made):
+            return result
+        by_key = dict(returned.items)
+        return result._replace(items=tuple(
+            (key, self.handed_back(function, bound, by_key.get(key), item, node, state, container=True))
+            for key, item in result.items))
+
     # ----- aliases (TEN2xx)
-    def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict) -> Value:
-        """``value`` shares its storages with ``source_node``'s value, made by ``node``
-        (spelled ``op``): tagged with the operation's id and recorded as an ``alias`` event."""
+    def aliased(self, node, source_node, value: Value, kind: str, op: str, state: dict,
+                source_place: Optional[str] = None, in_container: bool = False) -> Value:
+        """``value`` shares its storages with ``source_node``'s value (or the place
+        ``source_place``), made by ``node`` (spelled ``op``): tagged with the operation's id and
+        recorded as an ``alias`` event; ``in_container``: the operation hands its aliases out
+        as the items of a new container (``t.chunk(2)``, ``m.state_dict()``)."""
         if not value.storages or state is None:
             return value
         made = (node.lineno, node.col_offset, kind)
         value = value._replace(made=value.made | {made})
-        self.record("alias", node, place_of(source_node), value, state, made=made, operation=kind, op=op,
+        source = place_of(source_node) if source_place is None else source_place
+        self.model.alias_makers[made] = (node, op, source)
+        if in_container:
+            self.model.container_aliases.add(made)
+        self.record("alias", node, source, value, state, made=made, operation=kind, op=op, in_container=in_container,
                     source_node=source_node)
         return value
 
@@ -1644,18 +1711,33 @@ class Transfer:
         ``model.parameters()`` holds ``model.fc.weight``)."""
         storages, seen, pending = set(module.storages), set(), [module]
         while pending:
-            for kind in pending.pop().kinds:
+            owner = pending.pop()
+            for kind in owner.kinds:
                 info = self.model.classes.get(kind[7:]) if kind.startswith("object:") else None
-                if info is None or kind in seen:
+                if info is None or (kind, owner.storages) in seen or len(seen) > _NESTED_MODULES:
                     continue
-                seen.add(kind)
-                for value in info.attributes.values():
+                seen.add((kind, owner.storages))
+                for name, value in info.attributes.items():
+                    value = _per_instance(info, owner, name, value)
                     if "module" in value.kinds:
                         storages.update(value.storages)
                         pending.append(value)
                     elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
                         storages.update(value.storages)
         return frozenset(storages)
+
+    def load_state(self, module: Value, loaded: Value, node, state: dict) -> Value:
+        """``m.load_state_dict(sd)`` copies ``sd``'s values into the module's tensors: a write of
+        them, unless ``sd`` holds those very tensors (the module's own ``state_dict()``, perhaps
+        updated with other values: what it already holds is copied onto itself). Either way a
+        ``load`` event that says what the module takes back."""
+        weights = Value(TENSOR, storages=self.module_storages(module), why=_why(Evidence.MODULE_CALL, "kind"))
+        held = (loaded.all_items() if loaded.items else loaded) or UNKNOWN
+        own = bool(held.storages & weights.storages)
+        if weights.storages and not own:
+            self.write(node, weights, state, node)
+        self.record("load", node, place_of(node.func.value), held, state, weights=weights.storages)
+        return UNKNOWN
 
     def feeds_gradients(self, module: Value, state: dict) -> None:
         """A module called: its parameters get gradients from a backward later on the path."""
@@ -1802,11 +1884,87 @@ def array_item(node: ast.Subscript, base: Value, index: Value) -> Value:
 
 
 def _advanced_index(index_node, index: Value) -> bool:
-    """An index known to pick elements by a list, an array, a tensor or a comparison (a mask)."""
+    """An index known to pick elements by a list, an array, a tensor or a comparison (a mask),
+    also inside a tuple (``x[:, [0, 2]]``): advanced indexing, which copies where a slice or an
+    integer views."""
     if type(index_node) is ast.Tuple:
-        return any(_advanced_index(element, UNKNOWN) for element in index_node.elts)
+        items = dict(index.items or ())
+        return any(_advanced_index(element, items.get(str(position), UNKNOWN))
+                   for position, element in enumerate(index_node.elts))
     return type(index_node) in (ast.List, ast.Compare, ast.ListComp) or bool(
         index.kinds & {"list", "ndarray", "tensor"}) and "?" not in index.kinds
+
+
+def _called_name(function, call) -> str:
+    """How a message names the function a call runs: its name, a lambda by the name it is called by."""
+    return getattr(function.node, "name", None) or place_of(call.func) or "lambda"
+
+
+def _handed_as_is(instance, function, returned: Optional[Value]) -> frozenset:
+    """The aliases the arguments a function returns as they are were made as (``centered(a.numpy())``
+    hands back the ``numpy()`` alias itself)."""
+    if returned is None:
+        return EMPTY
+    indices = {parameter_index(storage, function.name) for storage in returned.storages} - {None}
+    return frozenset().union(*(instance.actual(index).made for index in indices))
+
+
+def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
+    """An item of a container none of whose items the file put there (``self.slots = {}``,
+    filled by callers): unknown, but an object the container holds (a storage per container), so
+    that two names taken from it, and a write through one, relate; it remembers the container's
+    place (``item_of:self.slots``), which keeps it after the name taken from it is gone."""
+    if container.items or not container.storages:
+        return UNKNOWN
+    return Value(kinds("?"), storages=frozenset(("item", storage) for storage in container.storages),
+                 facts=frozenset((ITEM_OF + place,)) if place is not None else EMPTY)
+
+
+ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the place that follows
+
+
+def _read_back(element) -> Value:
+    """``t[i].item()``: a number that remembers the element it was read from, so that writing
+    it back there (``t[i] = saved``) is known to undo a write in between (a perturbation)."""
+    place = place_of(element)
+    return INTEGER._replace(facts=frozenset(("read_from:" + place,))) if place is not None else INTEGER
+
+
+_NESTED_MODULES = 64  # the submodules of one module followed at most (a class may hold an instance of itself)
+
+
+def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
+    """``teacher.fc`` where ``teacher = TinyNet()``: what the class allocates for each instance
+    (``self.fc = nn.Linear(...)`` in a method) belongs to the instance: a storage per
+    construction of the class and attribute, so that two instances share nothing."""
+    node = info.node
+    built = frozenset(storage for storage in instance.storages if _allocated(storage))
+    inside = frozenset(storage for storage in stored.storages
+                       if _allocated(storage) and node.lineno <= storage[0] <= node.end_lineno)
+    if not built or not inside:
+        return stored
+    # an instance the file may not construct (a parameter's) keeps the class's own storages too
+    unseen = any(not _allocated(storage) and storage[0] != HANDED for storage in instance.storages)
+    kept = stored.storages if unseen else stored.storages - inside
+    return stored._replace(storages=kept | {("attribute", storage, name) for storage in built})
+
+
+HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
+
+
+def _allocated(storage) -> bool:
+    """An allocation site of the file (a position), not a symbol (a parameter, an attribute of one)."""
+    return type(storage) is tuple and bool(storage) and type(storage[0]) is int
+
+
+def _given_by_caller(base: Value, name: str, stored: Value) -> Value:
+    """``volume.voxels`` where ``volume`` is a parameter holding an instance of a class of the
+    file whose tensor there the file never allocates (its ``__init__`` was handed it): the
+    caller's own object, a storage per path as for an unknown parameter's attribute."""
+    if stored.storages or not (stored.is_tensor or "ndarray" in stored.kinds) or not base.storages or not all(
+            type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
+        return stored
+    return stored._replace(storages=frozenset(("attribute", storage, name) for storage in base.storages))
 
 
 def _operand(node):
@@ -1815,6 +1973,29 @@ def _operand(node):
 
 
 _PARTIAL_VIEWS = frozenset(("narrow", "select", "diagonal", "unfold", "as_strided"))
+
+
+_CROSSING_KINDS = ("numpy", "from_numpy")  # an alias chain crossing libraries is decided by the crossing
+
+
+def _in_caller(function, call, bound: int, place: Optional[str]) -> Optional[str]:
+    """A place of ``function`` rooted at one of its parameters, as the ``call`` that binds
+    ``bound`` values names it: the argument's place for the parameter (``self.counts`` for the
+    receiver's ``counts``); None where the call passes no named place there."""
+    if place is None or type(call) is not ast.Call or any(type(argument) is ast.Starred for argument in call.args):
+        return None
+    head = place.split(".", 1)[0].split("[", 1)[0]
+    if head not in function.names:
+        return None
+    index = function.names.index(head)
+    given = list(call.args)
+    if bound == len(given) + 1:  # the receiver (or the module called) is bound first
+        given.insert(0, call.func.value if type(call.func) is ast.Attribute else call.func)
+    positional = len(function.node.args.posonlyargs) + len(function.node.args.args)
+    argument = given[index] if index < min(len(given), positional) else next(
+        (keyword.value for keyword in call.keywords if keyword.arg == head), None)
+    named = place_of(argument) if argument is not None else None
+    return named + place[len(head):] if named is not None else None
 
 
 def _view_kind(method: str) -> str:

@@ -15,8 +15,9 @@ from typing import Iterator, List, NamedTuple, Optional
 
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
-from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
+from flake8_tensorcopy.model.transfer import ITEM_OF
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -97,9 +98,10 @@ def alias_place(model, alias) -> Optional[str]:
     """The place first bound to the alias after it is made (``b``, ``d['a']``, the list a
     comprehension builds of it), if any."""
     made = alias.detail["made"]
-    whole = comprehension_of(model, alias.node) is not None
+    whole = comprehension_of(model, alias.node) is not None or alias.detail.get("in_container", False)
     for event in model.events.find("bind"):
-        if event.value is None or event.place is None or event.function is not alias.function:
+        if event.value is None or event.place is None or event.function is not alias.function or id(
+                event.node) in comprehension_variables(model):
             continue
         if event.line != alias.line and not model.events.after(alias, event):
             continue
@@ -109,6 +111,17 @@ def alias_place(model, alias) -> Optional[str]:
             if made in item.made:
                 return event.place if whole else f"{event.place}[{key}]"
     return None
+
+
+def comprehension_variables(model) -> frozenset:
+    """The ids of the names comprehensions bind (``v`` in ``{k: v for k, v in ...}``): passing
+    through, they keep nothing; the container the comprehension builds does."""
+    found = getattr(model, "_comprehension_variables", None)
+    if found is None:
+        found = model._comprehension_variables = frozenset(
+            id(node) for comprehension in model.comprehensions for generator in comprehension.generators
+            for node in ast.walk(generator.target))
+    return found
 
 
 def _through_receiver(alias, write) -> bool:
@@ -202,9 +215,8 @@ def _through_reported(model, write, alias) -> bool:
     ways = [made - alias.value.made for made in write.detail.get("through") or ()]
     if not ways or not all(ways):
         return False
-    claimed = _claimed_kinds()
-    reported = {event.detail["made"] for event, kind in chains(model) if kind in claimed
-                and any(event.detail["made"] in way for way in ways) and sharings(model, event, kind, root_causes=False)}
+    reported = {event.detail["made"] for event, kind in chains(model)
+                if any(event.detail["made"] in way for way in ways) and _reported(model, event, kind)}
     return all(way & reported for way in ways)
 
 
@@ -215,16 +227,18 @@ def _through_reported_argument(model, write, alias) -> bool:
     spot = write.value.made - alias.value.made
     if type(write.node) is not ast.Call or not spot:
         return False
-    claimed = _claimed_kinds()
-    return any(kind in claimed and event.detail["made"] in spot and _inside(event.node, write.node)
-               and sharings(model, event, kind, root_causes=False) for event, kind in chains(model))
+    return any(event.detail["made"] in spot and _inside(event.node, write.node) and _reported(model, event, kind)
+               for event, kind in chains(model))
 
 
-def _claimed_kinds() -> frozenset:
-    """The alias-making operations a registered rule reports."""
+def _reported(model, alias, kind: str) -> bool:
+    """Whether the rule that claims ``kind`` reports the alias: one of its sharings is a hazard
+    by that rule's own judgement (a partial view read as a window onto its base is not)."""
     from flake8_tensorcopy.rules import ALL_RULES  # the registry imports the rules, which import this module
 
-    return frozenset(kind for rule in ALL_RULES for kind in getattr(rule, "kinds", ()))
+    rules = [rule for rule in ALL_RULES if kind in getattr(rule, "kinds", ())]
+    return any(rule.hazard(model, sharing) for sharing in sharings(model, alias, kind, root_causes=False)
+               for rule in rules)
 
 
 def _made_again(alias, write, read) -> bool:
@@ -232,7 +246,7 @@ def _made_again(alias, write, read) -> bool:
     read's block, not followed by the write there): the read sees the new one, not the one
     the write changed (``x.add_(1); cur = x.detach(); print(cur)`` in a loop)."""
     return (alias.function is read.function and alias.block == read.block and alias.order < read.order
-            and not (write.block == alias.block and alias.order < write.order))
+            and not (write.block == alias.block and alias.order < write.order < read.order))
 
 
 def _keeps_references(alias, write) -> bool:
@@ -335,7 +349,9 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         state = model.state_before(write.line)
     except (KeyError, TypeError):
         return None
-    source = alias.place if alias.place is not None and alias.place not in state else None
+    # a source out of the state is evaluated there (``self.rows[*]``: the container holding the item)
+    source = split_items(alias.place)[0] if alias.place is not None else None
+    source = source if source is not None and source not in state else None
     for place in write.detail.get("holders", ()) + ((source,) if source else ()):
         value = state.get(place) if place is not source else model.value_at(write.line, place)
         if value is None or type(value) is frozenset:
@@ -346,6 +362,20 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
         if holder is not None:
             return place, f"outlives the function ({holder})"
+        kept = _kept_in(write.function, value)
+        if kept is not None:
+            return kept
+    return None
+
+
+def _kept_in(function, value) -> Optional[tuple]:
+    """The container that outlives the function ``value`` was taken from (``slot =
+    self.slots[key]``: the model's ``item_of`` fact): it still holds the value."""
+    for fact in value.facts:
+        container = fact[len(ITEM_OF):] if fact.startswith(ITEM_OF) else None
+        holder = _outliving(function, container) if container is not None else None
+        if holder is not None:
+            return f"{container}[*]", f"outlives the function ({holder})"
     return None
 
 
@@ -364,7 +394,7 @@ class AliasRule(Rule):
             if kind not in self.kinds:
                 continue
             found = [sharing for sharing in sharings(model, alias, kind) if self.hazard(model, sharing)]
-            node = site.node_of(alias.node) if found else None
+            node = site.node_of(self.report_node(model, alias)) if found else None
             if node is None:
                 continue
             first = found[0]
@@ -375,7 +405,8 @@ class AliasRule(Rule):
             written = first.write.place or (name if first.written_alias else source)
             site.report(self.code, node, (
                 f"'{name}' shares memory with '{source}' ({alias.detail['op']} does not copy): '{written}' is "
-                f"written in place on line {first.write.line} and '{first.observed}' {first.observation}; {advice}"),
+                f"written in place{self.writer(site, first.write)} on line {first.write.line} and '{first.observed}' "
+                f"{first.observation}; {advice}"),
                 fix)
 
     def source_of(self, model, alias) -> str:
@@ -388,6 +419,14 @@ class AliasRule(Rule):
 
     def hazard(self, model, sharing: Sharing) -> bool:
         return True
+
+    def report_node(self, model, alias):
+        """The ast node the finding is reported at (and its fix rewrites): the alias's own."""
+        return alias.node
+
+    def writer(self, site, write) -> str:
+        """How the message names the write beside its line (`` by opt.step()``); nothing by default."""
+        return ""
 
     def fix(self, node, alias, site) -> Optional[Fix]:
         return None
@@ -404,5 +443,98 @@ def _iterated(model, alias) -> str:
     return alias.place
 
 
+def handed_back(alias) -> bool:
+    """An alias a helper of the file made and a call of it hands back: recorded at the call (its
+    source is the call itself), so a fix copies the call's result, never rewrites the call."""
+    return type(alias.node) is ast.Call and alias.detail.get("source_node") is alias.node
+
+
 def unsafe(node, new) -> Optional[Fix]:
     return Fix(keep_parentheses(node, new), safe=False) if new is not None else None
+
+
+# ----- what a function says about the writes through an alias it makes (TEN204, TEN206)
+def _holds(value, storages: frozenset, made, alias_side: bool) -> bool:
+    """Whether ``value`` (or an item of it) holds one of ``storages`` on the given side."""
+    if value.storages & storages and (made in value.made) == alias_side:
+        return True
+    return any(_holds(item, storages, made, alias_side) for _, item in value.items or ())
+
+
+def returned_side(model, alias, alias_side: bool) -> bool:
+    """Whether the function that made the alias returns one of its sides (the alias, or the
+    source: an updater that writes its argument through a view and hands the argument back)."""
+    made, storages = alias.detail["made"], alias.value.storages
+    return any(event.function is alias.function and event.value is not None
+               and _holds(event.value, storages, made, alias_side) for event in model.events.find("return"))
+
+
+def source_written_itself(model, alias) -> bool:
+    """Whether the function also writes the source it was handed (a parameter, an attribute of
+    one) through a name of its own (not through this alias): changing it is the function's job."""
+    made, storages = alias.detail["made"], alias.value.storages
+    return alias.place is not None and _outliving(alias.function, alias.place) is not None and any(write.function is alias.function and write.storages & storages and made not in write.value.made
+               for write in model.events.find("write"))
+
+
+def source_local(model, alias) -> bool:
+    """Whether the source is an object the function allocated itself (a local buffer: filling
+    it through a view or a second name is the ordinary way to build it)."""
+    node = alias.function.node
+    first, last = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
+    return bool(alias.value.storages) and alias.place is not None and all(
+        type(storage) is tuple and len(storage) == 2 and first <= storage[0] <= last
+        for storage in alias.value.storages)
+
+
+def undone(model, write) -> bool:
+    """Whether the element ``write`` sets is set back to a number read from it before (``saved
+    = flat[i].item(); flat[i] = saved + eps; ...; flat[i] = saved``), by this write or a later
+    one: a perturbation the caller never sees."""
+    element = place_of(write.node) if type(write.node) is ast.Subscript else None
+    if element is None:
+        return False
+    back = "read_from:" + element
+    return any(other.function is write.function and (other is write or model.events.after(write, other))
+               and back in getattr(other.detail.get("source"), "facts", ()) for other in model.events.find("write"))
+
+
+def held_by_receiver(alias, sharing: Sharing) -> bool:
+    """Whether the unwritten side is the method's own object state (``self.counts``), held there
+    rather than read back."""
+    function = alias.function
+    receiver = function.names[0] if function.receiver_offset and function.names else None
+    return receiver is not None and sharing.observed.split(".", 1)[0] == receiver and "." in sharing.observed \
+        and not sharing.observation.startswith("read")
+
+
+# ----- a snapshot kept on an object, loaded back into its own source in a later call (TEN208)
+def loaded_back(model, alias) -> Optional[object]:
+    """The ``load`` event where the alias, kept on the object that made it (``self.best``),
+    is loaded back into the module it was taken from (``self.net.load_state_dict(self.best)``)
+    on a later call: another method, or a path of the same one that never follows the snapshot.
+    Whatever wrote the module between the calls, the snapshot followed it."""
+    place = alias_place(model, alias)
+    if place is None or _outliving(alias.function, place) != "an attribute":
+        return None
+    made, storages = alias.detail["made"], alias.value.storages
+    for load in model.events.find("load"):
+        if load.value is not None and made in load.value.made and load.detail["weights"] & storages \
+                and not model.events.after(alias, load):
+            return load
+    return None
+
+
+def report_loaded_back(rule, model, site, alias, load) -> None:
+    """The finding for a snapshot loaded back into its source (``loaded_back``): it restores
+    the weights as they are now, not as they were saved."""
+    node = site.node_of(rule.report_node(model, alias))
+    if node is None:
+        return
+    fix = rule.fix(node, alias, site)
+    advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else rule.use_instead)
+    source = rule.source_of(model, alias)
+    site.report(rule.code, node, (
+        f"'{alias_place(model, alias)}' shares memory with '{source}' ({alias.detail['op']} does not copy): it "
+        f"follows every in-place update of '{source}', so loading it back on line {load.line} restores the current "
+        f"weights, not the saved ones; {advice}"), fix)

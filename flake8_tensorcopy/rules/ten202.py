@@ -6,7 +6,7 @@ import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model import name_bound_to
-from flake8_tensorcopy.rules.sharing import AliasRule, Sharing, fills_a_blank_buffer, unsafe
+from flake8_tensorcopy.rules.sharing import AliasRule, Sharing, fills_a_blank_buffer, handed_back, unsafe
 
 
 class FromNumpyShares(AliasRule):
@@ -60,7 +60,7 @@ class FromNumpyShares(AliasRule):
         ending in another operation gets ``.clone()``."""
         if type(node) is not cst.Call:
             return None
-        if alias.detail["operation"] != "from_numpy":
+        if alias.detail["operation"] != "from_numpy" or handed_back(alias):
             return unsafe(node, method(bare(node), "clone"))
         if type(node.func) is cst.Attribute:
             module = node.func.value

@@ -1,5 +1,7 @@
 """TEN302: ``.numpy()`` of a tensor that requires grad or lives on an accelerator."""
 
+import ast
+
 import libcst as cst
 
 from flake8_tensorcopy.model.values import Evidence
@@ -61,7 +63,8 @@ class NumpyOfGradTensor(Rule):
         reads = {id(event.node): event for event in model.events.find("read")
                  if event.detail.get("value_read") == "numpy"}
         for call in model.events.find("call"):
-            read = reads.get(id(call.node.func.value)) if call.detail.get("callee") == "numpy" else None
+            method = call.detail.get("callee") == "numpy" and type(call.node.func) is ast.Attribute  # not numpy(t)
+            read = reads.get(id(call.node.func.value)) if method else None
             if read is None or any(keyword.arg == "force" for keyword in call.node.keywords):
                 continue
             value = read.value

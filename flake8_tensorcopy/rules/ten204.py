@@ -1,0 +1,81 @@
+"""TEN204: a view kept as a separate value while one side is written, as a query of the model."""
+
+from typing import Optional
+
+import libcst as cst
+
+from flake8_tensorcopy.fixes import Fix, bare, method
+from flake8_tensorcopy.knowledge.conventions import snapshot_named
+from flake8_tensorcopy.rules.sharing import (
+    AliasRule, Sharing, alias_place, held_by_receiver, returned_side, source_local, source_written_itself, undone,
+    unsafe, writes_arguments,
+)
+
+
+class ViewShares(AliasRule):
+    """
+    ## What it does
+    Flags views (`view`, `reshape`, `flatten`, `transpose`, `permute`, `t()`, `.T`, `squeeze`,
+    `unsqueeze`, `expand`, `narrow`, `select`, `diagonal`, basic indexing and slicing, the
+    items of `split`/`chunk`/`unbind`) kept as separate values while one side is written.
+
+    ## Why is this bad?
+    A view shares its base's storage. `reshape` and `flatten` copy only when the layout cannot
+    be viewed, so "reshape makes a copy" holds for some inputs and not others.
+
+    ## Example
+    ```python
+    import torch
+
+    def first_row(x: torch.Tensor):
+        row = x[0]
+        x.zero_()
+        return row
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def first_row(x: torch.Tensor):
+        row = x[0].clone()
+        x.zero_()
+        return row
+    ```
+
+    ## Fix safety
+    Unsafe: the view becomes a copy, which changes code that fills a buffer through a view.
+    """
+
+    code = "TEN204"
+    kinds = ("view", "partial_view")
+    summary = "a view (`view`, `reshape`, slicing, ...) shares storage, then one side is written; add `.clone()`"
+    use_instead = "a .clone() of the view"
+
+    def hazard(self, model, sharing: Sharing) -> bool:
+        """The view read after its base changed is a hazard, except a view of a part read inside
+        the function (a window onto the base). A write through the view is not where it fills a
+        buffer of the function, where the function says it writes its arguments, writes the base
+        through its own name too or hands the base back (an updater), undoes the write (a
+        perturbation), or fills part of its own object's state; nor a view no name holds, made on
+        the spot as what the write writes (``out=buf[i:j]``): writing the base is its purpose."""
+        alias = sharing.alias
+        if not sharing.written_alias:
+            window = sharing.kind == "partial_view" and sharing.observation.startswith("read") and not (
+                returned_side(model, alias, True) or snapshot_named(alias_place(model, alias) or ""))
+            return not window
+        return not (alias_place(model, alias) is None or source_local(model, alias) or writes_arguments(alias.function)
+                    or source_written_itself(model, alias) or returned_side(model, alias, False)
+                    or undone(model, sharing.write)
+                    or sharing.kind == "partial_view" and held_by_receiver(alias, sharing))
+
+    def fix(self, node, alias, site) -> Optional[Fix]:
+        if alias.detail["in_container"]:
+            # ``a, b = t.chunk(2)``: every item gets its own copy.
+            item = cst.Name("view")
+            copies = cst.ListComp(elt=method(item, "clone"), for_in=cst.CompFor(target=item, iter=bare(node)))
+            return unsafe(node, copies)
+        return unsafe(node, method(bare(node), "clone"))
+
+
+RULE = ViewShares()

@@ -1,0 +1,81 @@
+"""TEN206: ``y = x`` of a tensor, two names for one tensor while one is written, as a query of the model."""
+
+from typing import Optional
+
+from flake8_tensorcopy.fixes import Fix, bare, method
+from flake8_tensorcopy.model.values import Evidence
+from flake8_tensorcopy.rules.sharing import (
+    AliasRule, Sharing, held_by_receiver, returned_side, source_written_itself, undone, unsafe, writes_arguments,
+)
+
+
+class AssignmentShares(AliasRule):
+    """
+    ## What it does
+    Flags `y = x` (or `self.y = x`) of a tensor when `x` or `y` is then written in place and
+    the other observed.
+
+    ## Why is this bad?
+    Assignment never copies: both names are one tensor, and `y += 1` changes `x` too.
+
+    ## Example
+    ```python
+    import torch
+
+    def bump(x: torch.Tensor):
+        y = x
+        y += 1
+        return y
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def bump(x: torch.Tensor):
+        y = x.clone()
+        y += 1
+        return y
+    ```
+
+    ## Fix safety
+    Unsafe: the new name holds a copy, which changes code that meant to update in place.
+    """
+
+    code = "TEN206"
+    kinds = ("assignment",)
+    summary = "`y = x` of a tensor makes two names for one tensor, then one is written; use `x.clone()`"
+    use_instead = "a .clone() of the assigned tensor"
+
+    def hazard(self, model, sharing: Sharing) -> bool:
+        """Not a hazard: a second name for what another alias-making operation made (that
+        operation's finding, ``_named_before``), for a module's output known only by the module's annotation (not
+        surely a tensor), in a function that says it writes its arguments; nor, through the second
+        name, a write the function also makes through the first, undoes, or makes to its own
+        object's state that nothing reads a stale copy of (``y = self.state; y[i] = v`` updates it)."""
+        alias = sharing.alias
+        if _named_before(model, alias) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
+            return False
+        if writes_arguments(alias.function):
+            return False
+        if not sharing.written_alias:
+            return True
+        return not (source_written_itself(model, alias) or undone(model, sharing.write)
+                    or held_by_receiver(alias, sharing) and not returned_side(model, alias, True))
+
+    def fix(self, node, alias, site) -> Optional[Fix]:
+        return unsafe(node, method(bare(node), "clone"))
+
+
+RULE = AssignmentShares()
+
+
+def _named_before(model, alias) -> bool:
+    """Whether the value is an alias another operation made: any other than an assignment, or
+    an assignment in the same function (``snap = state; history[i] = snap``: the first name is
+    the finding). A name another method bound (``self.weights = weights`` in ``__init__``) is
+    how the object keeps what it was given, not a finding of its own."""
+    others = alias.value.made - {alias.detail["made"]}
+    return any(made[2] != "assignment" or any(
+        event.detail["made"] == made and event.function is alias.function for event in model.events.find("alias"))
+        for made in others)
