@@ -1,10 +1,11 @@
 """One source file in, findings out: the pipeline flake8 and tensorcopy-fix share.
 
 source + the stdlib ast (flake8 already built it) -> the gate: ``scan`` on that ast, matched
-with what each rule subscribes to (``Rule.wants``) -> no rule wants it: done -> else one
-``libcst.parse_module`` of the bodies some rule wants or reads -> the flow pass, which offers
-the rules what they subscribe to -> positions, computed only when something was found. Nothing
-here knows a rule by its code.
+with what each rule subscribes to (``Rule.wants``) -> no rule wants it: done -> else the model
+(``flake8_tensorcopy.model``: one abstract interpreter over that ast) and each wanting rule's
+query of it -> only where a rule reports, one ``libcst.parse_module`` of the bodies some rule
+wants or reads, to locate the node and write the fix -> positions. Nothing here knows a rule by
+its code.
 
 Whatever the input, ``lint_source`` and ``lint_module`` raise nothing but ``SourceError``, whose
 message is one line: a source that does not parse, one too large for the limits below, one
@@ -16,13 +17,12 @@ import ast
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from flake8_tensorcopy.analysis.statements import children_of, subtree
-from flake8_tensorcopy.analysis.walker import Analysis, Report
+from flake8_tensorcopy.syntax import children_of, subtree
 from flake8_tensorcopy.model import build_model
 from flake8_tensorcopy.rules import ALL_RULES
 from flake8_tensorcopy.scan import MAX_LINE_CHARS, descendants, scan_statements
@@ -111,11 +111,11 @@ def _without_quiet_bodies(source: str, tree: ast.AST, scanned, rules) -> str:
     quiet methods that store nothing on ``self``: LibCST then parses little more than what can
     be reported.
 
-    A function or method that the file calls and whose summary its call sites may need (it may
-    return memory of a parameter) keeps its body while a rule that reads "summaries" is
-    enabled: ``analysis.summaries`` reads it. A class with a method storing on ``self`` is kept
-    while a rule reads "stores on self" (an alias kept on the object is observed by a write
-    anywhere in the file)."""
+    The model sees every body (it runs on the ast); these are kept because a finding may be
+    reported in them: a function or method the file calls that may return memory of a
+    parameter, while a rule that reads "summaries" is enabled (an alias it hands back); a class
+    with a method storing on ``self``, while a rule reads "stores on self" (an alias kept on
+    the object, observed by a write anywhere in the file)."""
     if "\r" in source.replace("\r\n", ""):
         return source  # lone CR line ends: keep it simple, parse everything
     file = scanned.file
@@ -307,6 +307,15 @@ def _pruned(statement: cst.CSTNode, node: ast.stmt, counts: Dict[int, int], leav
     return statement
 
 
+class Report(NamedTuple):
+    """A rule's finding on one LibCST node, before positions are computed."""
+
+    code: str
+    node: cst.CSTNode
+    message: str
+    fix: Any = None
+
+
 class ModelSite:
     """What a rule that queries the model (``Rule.query``) reports through: the LibCST node of
     an event's ast node (the node its fix rewrites), that node's source, and ``report``."""
@@ -480,7 +489,7 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
     # module: both faces give one answer for one file
     if not any(rule.wants(features) for rule in rules):
         return None, []
-    querying = [rule for rule in rules if rule.queries and rule.wants(features)]
+    querying = [rule for rule in rules if rule.wants(features)]
     parsed = source if whole else _without_quiet_bodies(source, tree, scanned, rules)
 
     def parse_module() -> cst.Module:
@@ -488,30 +497,18 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
         return parse(parsed) if modules is None else modules.parse(parsed, tree)
 
     site = ModelSite(parse_module, tree, parsed)
-    reports = []
-    if any(not rule.queries and rule.wants(features) for rule in rules):
-        analysis = Analysis(site.module, rules, tree, scanned)
-        if features.called.isdisjoint(("backward", "grad")):
-            analysis.provenance.no_backward_calls()  # the ast scan already knows: no walk to find them
-        reports = analysis.run()
-    if querying:  # one model per file, from the ast of the whole source (quiet bodies included)
-        model = build_model(tree)
-        for rule in querying:
-            rule.query(model, site)
-        reports += site.reports
-    reports = _without_yielded(reports, rules)
+    model = build_model(tree)  # one model per file, from the ast of the whole source (quiet bodies included)
+    for rule in querying:
+        rule.query(model, site)
+    reports = _without_yielded(site.reports, rules)
     if not reports:
         return (site.module if site.parsed else None), []
     module = site.module
-    positions = positions_of(module, tree, [report.node for report in reports] +
-                             [node for report in reports for node in report.refs.values()])
+    positions = positions_of(module, tree, [report.node for report in reports])
     findings = []
     for report in reports:
         where = positions[report.node]
-        message = report.text({name: positions[node].start.line for name, node in report.refs.items()})
-        findings.append(
-            Finding(report.code, where.start.line, where.start.column, message, where.end.line, where.end.column,
-                    report.node, report.fix)
-        )
+        findings.append(Finding(report.code, where.start.line, where.start.column, report.message, where.end.line,
+                                where.end.column, report.node, report.fix))
     findings.sort(key=lambda finding: (finding.line, finding.col, finding.code))
     return module, findings

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.statements import children_of
+from flake8_tensorcopy.syntax import children_of
 
 
 class Fix:

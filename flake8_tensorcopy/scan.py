@@ -23,7 +23,7 @@ NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize",
 NUMPY_INPLACE_FUNCTIONS = frozenset({"numpy.copyto", "numpy.random.shuffle", "numpy.put", "numpy.place",
                                      "numpy.putmask", "numpy.fill_diagonal"})
 
-# Names of calls that write something in place (see analysis.aliases for the full story).
+# Names of calls that write something in place (the model's write events, model/transfer.py, have the full story).
 WRITE_CALLS = (
     INPLACE_METHODS
     | NUMPY_INPLACE_METHODS

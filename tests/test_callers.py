@@ -1,4 +1,4 @@
-"""The file's own call sites as evidence about an annotated parameter (analysis/callers.py): a
+"""The file's own call sites as evidence about an annotated parameter (model/disputes.py, the callers' join): a
 caller passing what is not a tensor disputes the annotation, for every rule; callers passing
 tensors or unknown values, and a use only a tensor survives, leave it a tensor."""
 

@@ -327,19 +327,27 @@ def test_an_opinion_says_what_the_code_is_never_that_it_is_safe(lint):
 
 
 class _Style(Rule):
+    """Reports every ``x.real`` the model read."""
+
     code = "TEN998"  # a TEN9xx code: opinionated
     attributes = ("real",)
 
-    def check_attribute(self, node, analysis, store):
-        analysis.report(self.code, node, "style")
+    def query(self, model, site):
+        for node in ast.walk(site.tree):
+            if type(node) is ast.Attribute and node.attr == "real":
+                site.report(self.code, site.node_of(node), "style")
 
 
 class _Hazard(Rule):
+    """Reports every call of ``abs`` the model recorded."""
+
     code = "TEN197"
     calls = ("abs",)
 
-    def check_call(self, call, analysis):
-        analysis.report(self.code, call, "hazard")
+    def query(self, model, site):
+        for event in model.events.find("call"):
+            if event.detail.get("callee") == "abs":
+                site.report(self.code, site.node_of(event.node), "hazard")
 
 
 def test_any_opinionated_rule_yields_to_any_hazard_covering_or_inside_its_node():
@@ -425,7 +433,7 @@ def test_positions_of_pruned_statements_are_the_whole_modules(code, resolved):
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     from conftest import FIXTURES
-    from flake8_tensorcopy.analysis.statements import subtree
+    from flake8_tensorcopy.syntax import subtree
 
     source = (FIXTURES / f"{code}.py").read_text(encoding="utf-8")
     module = libcst.parse_module(source)

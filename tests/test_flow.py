@@ -130,9 +130,9 @@ def test_children_of_is_libcsts_children_on_every_node_of_the_fixtures(monkeypat
     import libcst
 
     from conftest import FIXTURES
-    from flake8_tensorcopy.analysis import statements
+    from flake8_tensorcopy import syntax
 
-    monkeypatch.setattr(statements, "_CHILD_FIELDS", {})  # learnt afresh, from these nodes first
+    monkeypatch.setattr(syntax, "_CHILD_FIELDS", {})  # learnt afresh, from these nodes first
     sources = ['x = f"{a}"\n', 'y = f"{b:>{width}}"\nz = f"{c!r:^8}"\n']
     sources += [(FIXTURES / f"{code}.py").read_text(encoding="utf-8") for code in ("TEN203", "TEN306", "TEN401")]
     checked = set()
@@ -141,7 +141,7 @@ def test_children_of_is_libcsts_children_on_every_node_of_the_fixtures(monkeypat
         while stack:
             node = stack.pop()
             expected = node.children
-            assert [id(child) for child in statements.children_of(node)] == [id(child) for child in expected], node
+            assert [id(child) for child in syntax.children_of(node)] == [id(child) for child in expected], node
             checked.add(type(node).__name__)
             stack.extend(expected)
     assert {"FormattedStringExpression", "Call", "FunctionDef", "For", "If", "ListComp"} <= checked

@@ -1,10 +1,11 @@
 """The gate (scan + ``Rule.wants`` + the engine's quiet bodies) is derived from what rules
-subscribe to, so it cannot drift from what the flow pass offers them.
+subscribe to, so it cannot drift from where they report.
 
 Three ways to show it: every subscription of every rule, reached by a minimal program, opens
-the gate; a rule written today, declaring subscriptions, is offered them and gated with no
-other edit; and on generated programs, every offer the flow pass makes lands in a body the
-gate keeps, and the gated engine finds exactly what the analysis finds with the gate forced open.
+the gate; a rule written today, declaring subscriptions, is gated with no other edit; and on
+generated programs and on every fixture, each finding of the model's queries with the gate
+forced open lies in a body the gate keeps for its rule, and the gated engine finds exactly
+those findings.
 """
 
 import ast
@@ -17,14 +18,13 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from flake8_tensorcopy import engine
-from flake8_tensorcopy.analysis.walker import Analysis
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.model import build_model
-from flake8_tensorcopy.rules import ALL_RULES
+from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
 from flake8_tensorcopy.rules.base import Rule
 from flake8_tensorcopy.scan import EVENTS, TRAITS, scan, scan_statements
 
-# What makes each trait hold, and a program where each event is offered (a new entry of
+# What makes each trait hold, and a program where each event happens (a new entry of
 # scan.EVENTS or scan.TRAITS fails test_every_event_and_trait_has_an_example until added here).
 TRAIT_LINES = {"tensors": "import torch", "training": "loss.backward()"}
 EVENT_PROGRAMS = {
@@ -34,81 +34,20 @@ EVENT_PROGRAMS = {
     "in-place write": "import torch\n\n\ndef f(buf):\n    buf[0] = 1\n",
     "non-blocking copy": "import torch\n\n\ndef f(x):\n    return x.to('cpu', non_blocking=True)\n",
 }
-EVENT_METHODS = {"sharing": "check_sharing", "identity comparison": "query",
-                 "accumulation": "query", "in-place write": "check_write",
-                 "non-blocking copy": "query"}
-# The events a rule that queries the model is offered: the model's events of that kind.
-MODEL_EVENTS = {"non-blocking copy": "copy-start", "identity comparison": "compare", "accumulation": "accumulate"}
-
-
-class Spy:
-    """A rule as the flow pass sees it, noting every offer before passing it on."""
-
-    def __init__(self, rule, offers: list):
-        self.rule = rule
-        self.offers = offers
-
-    def __getattr__(self, name):
-        return getattr(self.rule, name)
-
-    def check_call(self, call, analysis):
-        func = call.func
-        names = {func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None),
-                 (analysis.qualname(func) or "").rsplit(".", 1)[-1]}
-        self.offers.append((self.rule, "calls", names & set(self.rule.calls), call))
-        self.rule.check_call(call, analysis)
-
-    def check_attribute(self, node, analysis, store):
-        self.offers.append((self.rule, "attributes", {node.attr.value}, node))
-        self.rule.check_attribute(node, analysis, store)
-
-    def check_sharing(self, event, analysis):
-        self.offers.append((self.rule, "events", {"sharing"}, event.write))
-        self.rule.check_sharing(event, analysis)
-
-    def check_write(self, node, target, value, analysis):
-        self.offers.append((self.rule, "events", {"in-place write"}, node))
-        self.rule.check_write(node, target, value, analysis)
 
 
 def forced_open(source: str, rules=ALL_RULES):
-    """The whole analysis with no gate: (findings as (line, col, code), offers with their lines)."""
+    """Every rule's query of the model with no gate and the whole source parsed by LibCST:
+    the findings as (line, col, code)."""
     tree = ast.parse(source)
     module = cst.parse_module(source)
-    offers = []
-    reports = Analysis(module, [Spy(rule, offers) for rule in rules]).run()
-    querying = [rule for rule in rules if rule.queries]
-    if querying:
-        model = build_model(tree)
-        site = engine.ModelSite(lambda: module, tree, source)
-        for rule in querying:
-            rule.query(model, site)
-            offers += [(rule, "events", {event}, site.node_of(found.node)) for event in rule.events
-                       if event in MODEL_EVENTS for found in model.events.find(MODEL_EVENTS[event])]
-        reports += site.reports
-    nodes = [report.node for report in reports] + [offer[3] for offer in offers]
-    positions = engine.positions_of(module, tree, nodes) if nodes else {}
-    findings = sorted((positions[r.node].start.line, positions[r.node].start.column, r.code) for r in reports)
-    return findings, [(rule, kind, names, positions[node].start.line) for rule, kind, names, node in offers]
-
-
-def subscribed(features, kind: str, names) -> bool:
-    """Whether the scan saw what an offer of ``kind`` (one of ``names``) needs."""
-    seen = {"calls": features.called, "attributes": features.attributes, "events": features.events}[kind]
-    return not seen.isdisjoint(names)
-
-
-def body_features(tree: ast.Module, scanned, line: int):
-    """The features the engine decides on for the body holding ``line``: its method's, its
-    top-level statement's, or the file's for module-level code."""
-    for statement, features, methods in zip(tree.body, scanned.statements, scanned.methods):
-        first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
-        if first <= line <= statement.end_lineno:
-            for method, method_features, _stores_on_self in methods:
-                if min([method.lineno] + [d.lineno for d in method.decorator_list]) <= line <= method.end_lineno:
-                    return method_features
-            return features
-    return scanned.file
+    model = build_model(tree)
+    site = engine.ModelSite(lambda: module, tree, source)
+    for rule in rules:
+        rule.query(model, site)
+    reports = engine._without_yielded(site.reports, rules)
+    positions = engine.positions_of(module, tree, [report.node for report in reports]) if reports else {}
+    return sorted((positions[r.node].start.line, positions[r.node].start.column, r.code) for r in reports)
 
 
 def listener(event: str, code: str = "TEN999"):
@@ -116,19 +55,29 @@ def listener(event: str, code: str = "TEN999"):
 
     class Listener(Rule):
         events = (event,)
-        if event in MODEL_EVENTS:
-            def query(self, model, site):
-                """Offered the model's events of its kind (``forced_open``)."""
 
     Listener.code = code
     return Listener()
+
+
+def in_gated_body(source: str, findings) -> None:
+    """Each finding lies where the gate is open for its rule: the rule wants the file, and the
+    engine keeps (does not blank before the LibCST parse) the body holding the finding."""
+    tree = ast.parse(source)
+    scanned = scan_statements(tree)
+    lines = source.splitlines()
+    for line, _col, code in findings:
+        rule = RULES_BY_CODE[code]
+        assert rule.wants(scanned.file), (code, line)
+        kept = engine._without_quiet_bodies(source, tree, scanned, [rule]).splitlines()
+        assert kept[line - 1] == lines[line - 1], (code, line, source)
 
 
 # --- every subscription opens the gate ----------------------------------------------------
 
 
 def test_every_event_and_trait_has_an_example():
-    assert set(EVENT_PROGRAMS) == set(EVENTS) == set(EVENT_METHODS)
+    assert set(EVENT_PROGRAMS) == set(EVENTS)
     assert set(TRAIT_LINES) == set(TRAITS)
 
 
@@ -141,43 +90,31 @@ ATTRIBUTE_SHAPES = ("def f(x):\n    return x.{name}\n", "def f(x):\n    x.{name}
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
-def test_every_call_and_attribute_a_rule_is_offered_opens_the_gate(rule):
-    cases = [("calls", name, shape) for name in rule.calls for shape in CALL_SHAPES]
-    cases += [("attributes", name, shape) for name in rule.attributes for shape in ATTRIBUTE_SHAPES]
-    for kind, name, shape in cases:
-        source = _prelude(rule) + shape.format(name=name)
-        tree = ast.parse(source)
-        _findings, offers = forced_open(source, [rule])
-        assert any(offered is rule and offered_kind == kind and name in names
-                   for offered, offered_kind, names, _line in offers), source
-        scanned = scan_statements(tree)
+def test_every_call_and_attribute_a_rule_subscribes_to_opens_the_gate(rule):
+    cases = [name for name in rule.calls for _shape in CALL_SHAPES]
+    sources = [_prelude(rule) + shape.format(name=name) for name in rule.calls for shape in CALL_SHAPES]
+    sources += [_prelude(rule) + shape.format(name=name) for name in rule.attributes for shape in ATTRIBUTE_SHAPES]
+    assert sources or rule.events, cases
+    for source in sources:
+        scanned = scan_statements(ast.parse(source))
         assert rule.wants(scanned.file) and rule.wants(scanned.statements[-1]), source
 
 
-@pytest.mark.parametrize("rule", [rule for rule in ALL_RULES if rule.events], ids=lambda rule: rule.code)
-def test_every_event_a_rule_is_offered_in_its_fixture_opens_the_gate(rule):
-    """The rule's own fixture reaches each event it subscribes to, and the gate is open there."""
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
+def test_every_finding_of_a_rules_fixture_lies_where_the_gate_is_open(rule):
+    """The rule's own fixture, with the gate forced open: each finding is in a body the gate
+    keeps for the rule, and the gated engine finds the same."""
     source = (FIXTURES / f"{rule.code}.py").read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    scanned = scan_statements(tree)
-    _findings, offers = forced_open(source, [rule])
-    for event in rule.events:
-        lines = [line for offered, kind, names, line in offers if kind == "events" and event in names]
-        assert lines, event
-        assert rule.wants(scanned.file)
-        for line in lines:
-            assert event in body_features(tree, scanned, line).events, (event, line)
+    whole = [finding for finding in forced_open(source) if finding[2] == rule.code]
+    assert whole, rule.code
+    in_gated_body(source, whole)
+    assert sorted((f.line, f.col, f.code) for f in lint_source(source) if f.code == rule.code) == whole
 
 
 @pytest.mark.parametrize("event", sorted(EVENTS))
-def test_a_new_rule_is_offered_its_event_and_gated_with_no_other_edit(event):
-    # the alias analysis makes its facts for the TEN2xx codes: a listener to sharing takes one
-    rule = listener(event, "TEN203" if event == "sharing" else "TEN999")
-    source = EVENT_PROGRAMS[event]
-    _findings, offers = forced_open(source, [rule])
-    assert [kind for _rule, kind, names, _line in offers if event in names] != []
-    features = scan(ast.parse(source))
-    assert rule.wants(features)
+def test_a_new_rule_is_gated_by_its_event_with_no_other_edit(event):
+    rule = listener(event)
+    assert rule.wants(scan(ast.parse(EVENT_PROGRAMS[event])))
     assert not rule.wants(scan(ast.parse("import torch\n\n\ndef f(a, b):\n    return a == b\n")))
 
 
@@ -279,30 +216,26 @@ def programs(draw):
 
 
 @pytest.mark.parametrize("examples, codes", [(60, 10), pytest.param(600, 18, marks=pytest.mark.slow)])
-def test_on_generated_programs_the_gate_keeps_every_offer_and_finding(examples, codes):
-    """Every offer the flow pass makes lands where the scan saw its subscription (the file
-    and the body the engine decides on), and the gated, sparse engine finds exactly what the
-    whole analysis with the gate forced open finds. Prints how far the programs reached."""
+def test_on_generated_programs_the_gate_keeps_every_finding(examples, codes):
+    """Every finding of the queries with the gate forced open lies where the scan saw the
+    rule's subscription (the file and the body the engine decides on), and the gated, sparse
+    engine finds exactly those. Prints how far the programs reached."""
     reached = Counter()
 
     @settings(max_examples=examples, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
     @given(programs())
     def check(source):
-        tree = ast.parse(source)
-        scanned = scan_statements(tree)
-        whole, offers = forced_open(source)
-        for rule, kind, names, line in offers:
-            reached[kind if kind != "events" else next(iter(names))] += 1
-            assert subscribed(scanned.file, kind, names), (rule.code, kind, names, source)
-            assert subscribed(body_features(tree, scanned, line), kind, names), (rule.code, kind, names, line, source)
+        whole = forced_open(source)
+        in_gated_body(source, whole)
         gated = sorted((f.line, f.col, f.code) for f in lint_source(source))
         assert gated == whole, source
         reached["programs"] += 1
         reached["with findings"] += bool(whole)
         reached.update(code for _line, _col, code in whole)
+        reached.update(scan(ast.parse(source)).events)
 
     check()
     print(dict(reached))
     assert reached["with findings"] >= reached["programs"] / 3, reached
-    assert all(reached[event] for event in EVENTS), reached  # every event offered at least once
+    assert all(reached[event] for event in EVENTS), reached  # every event happens at least once
     assert len({code for code in reached if code.startswith("TEN")}) >= codes, reached

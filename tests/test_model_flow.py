@@ -207,3 +207,62 @@ def test_writes_between_two_points():
     [last] = [event for event in model.events.find("call", line=7)]
     assert [event.line for event in model.events.writes_between(first, last)] == [6]
     assert model.events.writes_between(last, first) == []
+
+
+# ----- grad facts a user sees through findings (moved from the old analysis's tests)
+
+def test_no_grad_decorator_stops_grad_in_the_function_body(lint):
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "@torch.no_grad()\ndef predict(model: nn.Module, x: torch.Tensor):\n    return model(x).numpy()\n"
+        "def unguarded(model: nn.Module, x: torch.Tensor):\n    return model(x).numpy()\n"
+    )
+    assert lint(source) == [(7, "TEN302")]
+
+
+# --- the typed grad state: yes / no / unknown, leaf or not, with its evidence --------------
+
+
+def test_backward_proves_a_graph_tensor_wherever_it_comes(lint):
+    """``loss.backward()`` later in the function makes ``running += loss`` a kept graph (TEN306)."""
+    source = (
+        "import torch\n"
+        "def epoch(batches, criterion, step):\n"
+        "    running = 0.0\n"
+        "    for out, target in batches:\n"
+        "        loss = criterion(out, target)\n"
+        "        running += loss\n"
+        "        loss.backward()\n"
+        "        step()\n"
+        "    return float(running)\n"
+    )
+    assert lint(source) == [(6, "TEN306")]
+    assert lint(source.replace("        loss.backward()\n", "        print(loss)\n")) == []
+
+
+def test_a_parameter_annotated_with_a_module_class_of_the_file_knows_its_layers(lint):
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Tagger(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.table = nn.Embedding(10, 4)\n"
+        "        self.register_buffer('counts', torch.zeros(10))\n"
+        "def export(model: Tagger):\n"
+        "    return model.table.weight.numpy(), model.counts.numpy()\n"
+    )
+    assert lint(source) == [(9, "TEN302")]
+
+
+def test_isinstance_of_a_layer_class_makes_a_module(lint):
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "def stats(model):\n"
+        "    kept = {}\n"
+        "    for name, layer in model.named_modules():\n"
+        "        if isinstance(layer, nn.BatchNorm1d):\n"
+        "            kept[name] = torch.Tensor(layer.running_var)\n"
+        "        kept[name + '!'] = torch.Tensor(layer.running_var)\n"
+        "    return kept\n"
+    )
+    assert lint(source) == [(7, "TEN103")]

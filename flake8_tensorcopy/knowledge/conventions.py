@@ -158,11 +158,3 @@ def parameter_free_layer(qualname: str) -> bool:
 def config_named(name: str) -> bool:
     """``config``, ``vae_config``, ``cfg``, ``hparams``: an object that holds configuration."""
     return _has_phrase(words(name), _active.config)
-
-
-def method_receiver(parameter_names: Tuple[str, ...], decorators: Tuple[str, ...]) -> Optional[str]:
-    """The name a method's object (or class) goes by: its first parameter, whatever it is
-    called (``self``, ``cls``, ``me``); None for a static method or one without parameters."""
-    if "staticmethod" in decorators or not parameter_names:
-        return None
-    return parameter_names[0]

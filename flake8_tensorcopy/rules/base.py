@@ -5,7 +5,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.statements import names_under
+from flake8_tensorcopy.syntax import names_under
 from flake8_tensorcopy.codes import is_opinionated
 from flake8_tensorcopy.fixes import bare, without_repeated_copies
 from flake8_tensorcopy.scan import EVENTS, TRAITS
@@ -14,36 +14,30 @@ from flake8_tensorcopy.scan import EVENTS, TRAITS
 class Rule:
     """Base of all rules. A rule's class docstring is its documentation page.
 
-    A rule subscribes to what the flow pass offers it, and the gate that decides whether a
-    file (or a function, class or method body) is parsed by LibCST at all is derived from the
-    same declarations, so the two cannot drift apart (tests/test_gate.py checks it):
+    A rule decides in ``query(model, site)``, called once per file it wants, from the values
+    and events of the model (``flake8_tensorcopy.model``: one abstract interpreter over the
+    stdlib ast), and reports through ``site`` (``engine.ModelSite``), which maps an event's ast
+    node to the LibCST node its fix rewrites. Whether a file (or a function, class or method
+    body) is worth a model at all, and which bodies LibCST parses, is the gate, derived from
+    these declarations so the two cannot drift apart (tests/test_gate.py checks it):
 
-    - ``calls``: the last part of the dotted names of the calls it inspects (``tensor`` for
-      ``torch.tensor``, import aliases resolved), offered to ``check_call``;
-    - ``attributes``: attribute names, offered to ``check_attribute``;
-    - ``events``: names from ``scan.EVENTS`` ("sharing": ``check_sharing``, "in-place write":
-      ``check_write``; "identity comparison", "accumulation" and "non-blocking copy" are the
-      model's ``compare``, ``accumulate`` and ``copy-start`` events, for ``query``);
-    - ``query``, where a rule overrides it, is called once per file it wants with the model
-      (``flake8_tensorcopy.model``: values and events of one abstract interpreter, built from
-      the stdlib ast only for files some such rule wants) and a ``ModelSite`` (engine.py) that
-      maps an event's ast node to the LibCST node a fix rewrites and records findings; such a
-      rule subscribes through ``events`` or ``calls`` for its gate and is offered nothing during
-      the walk;
-    - ``check_binding``, where a rule overrides it, is offered every assignment and loop target
-      of the files the rule wants: a binding alone opens no gate;
+    - ``calls``: the last part of the dotted names of the calls it reports on (``tensor`` for
+      ``torch.tensor``, import aliases resolved);
+    - ``attributes``: attribute names it reports on;
+    - ``events``: names from ``scan.EVENTS`` (the syntax where its hazard can arise: "sharing",
+      "in-place write", "identity comparison", "accumulation", "non-blocking copy");
     - ``requires``: names from ``scan.TRAITS`` that must all hold where it reports (every rule
       requires "tensors"; the flake8 face checks that one before importing the engine);
-    - ``reads``: what it reads beyond the code it is offered: "stores on self" (every method of
+    - ``reads``: what it reads beyond the code it reports in: "stores on self" (every method of
       the file's classes that stores on ``self``: ``scan._stores_on``), "callers" (every body
       that calls a function of the file whose body the rule wants), "summaries" (the bodies of
       called functions and methods whose summary a call site needs) or an event name (every
       body where that event may happen).
 
-    A new rule declares these and needs no edit of the scan, the engine or the flow pass; a
-    new kind of event needs its scan condition in ``scan.EVENTS``, its dispatch in the flow
-    pass and an example in tests/test_gate.py. ``wants`` is not to be overridden: a condition
-    the declarations cannot say belongs in the rule's check, not in the gate.
+    A new rule declares these and needs no edit of the scan, the engine or the model; a new
+    kind of event needs its scan condition in ``scan.EVENTS`` and an example in
+    tests/test_gate.py. ``wants`` is not to be overridden: a condition the declarations cannot
+    say belongs in the rule's query, not in the gate.
     """
 
     code = ""
@@ -57,8 +51,6 @@ class Rule:
     # codes whose finding covering the same expression already names this rule's hazard: this
     # rule's finding steps aside there (an opinionated rule yields to every hazard rule)
     yields_to: Tuple[str, ...] = ()
-    binds = False  # it overrides ``check_binding`` (set by ``__init_subclass__``)
-    queries = False  # it overrides ``query``: it decides from the model (set by ``__init_subclass__``)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -69,8 +61,6 @@ class Rule:
         if unknown or "tensors" not in cls.requires:
             raise TypeError(f"{cls.__name__}: unknown events, traits or reads {sorted(unknown)}, "
                             "or it does not require 'tensors'")
-        cls.binds = cls.check_binding is not Rule.check_binding
-        cls.queries = cls.query is not Rule.query
 
     @property
     def opinionated(self) -> bool:
@@ -97,23 +87,6 @@ class Rule:
 
     def query(self, model, site) -> None:
         """Decide from the model's values and events; report through ``site.report``."""
-
-    def check_call(self, call: cst.Call, analysis) -> None:
-        """Called for every call whose name is in ``calls``."""
-
-    def check_attribute(self, node: cst.Attribute, analysis, store: bool) -> None:
-        """Called for every ``x.name`` with ``name`` in ``attributes`` (``store``: assigned to)."""
-
-    def check_sharing(self, event, analysis) -> None:
-        """Called for every ``facts.SharingObserved`` of an alias fact made for this rule ("sharing")."""
-
-    def check_write(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression, analysis) -> None:
-        """Called for a statement ``node`` writing ``target`` in place (``a[i] = value``, ``a += value``)
-        before the walk rebinds anything ("in-place write")."""
-
-    def check_binding(self, target: cst.BaseExpression, value: cst.BaseExpression, analysis, iterated: bool) -> None:
-        """Called once ``target = value`` is bound (``iterated``: ``for target in value``), for a
-        rule that overrides it, wherever the rule wants the file: a binding alone opens no gate."""
 
     @classmethod
     def documentation(cls) -> str:

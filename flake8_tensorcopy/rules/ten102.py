@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from flake8_tensorcopy.analysis.scope import dotted_name
+from flake8_tensorcopy.syntax import dotted_name
 from flake8_tensorcopy.fixes import Fix, bare, detached, detached_copy, keep_parentheses, keyword, method, positional
 from flake8_tensorcopy.model.values import without_none
 from flake8_tensorcopy.rules.base import Rule, argument, call_argument, evidence_note, short_source, suggestion

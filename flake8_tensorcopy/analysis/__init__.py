@@ -1,1 +1,0 @@
-"""The facts rules read: what names refer to, which values are tensors (one shared walk)."""
