@@ -820,3 +820,23 @@ def test_the_alias_each_spelling_makes_is_the_claiming_rules(body, code, source)
     model = solve("import torch\nx = torch.ones(3, 3)\n" + body + "\n")
     [(alias, kind)] = list(chains(model))
     assert kind in RULES_BY_CODE[code].kinds and alias.place == source
+
+
+# ----- a parameter known as the trained module by use
+
+def test_a_parameter_called_in_a_function_that_backpropagates_is_the_module_it_trains():
+    model = solve("""
+        def fit(net, opt, batches):
+            for x in batches:
+                net(x).sum().backward()
+                opt.step()
+            return net
+        def predict(net, batches):
+            return [net(x) for x in batches]
+    """)
+    assert model.value_at(6, "net").kinds == {"module"}  # fit's return
+    assert model.value_at(6, "net").evidence("kind").name == "TRAINED"
+    [step] = [event for event in model.events.find("write") if event.line == 5]
+    assert model.value_at(6, "net").storages <= step.storages  # the step writes what net holds
+    assert "?" in model.value_at(8, "net").kinds  # predict runs no backward: unknown still
+

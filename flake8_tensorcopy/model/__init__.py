@@ -58,6 +58,14 @@ class FunctionInfo:
         self.used_as_tensor: set = set()  # parameters some path uses as only a tensor can be
         self.disputed: set = set()  # parameters a call site of the file passes surely not a tensor
         self.backpropagated: set = set()  # names of unknown values some path calls ``.backward()`` on
+        self.called_parameters: set = set()  # unknown parameters some path calls on arguments
+        self.runs_backward = False  # some path runs a backward
+
+    @property
+    def trained_parameters(self) -> frozenset:
+        """Unknown parameters called on arguments in a function that backpropagates: the
+        modules it trains (``def fit(model, opt, loader)``), by use."""
+        return frozenset(self.called_parameters) if self.runs_backward else frozenset()
 
     @property
     def graph(self):
@@ -273,6 +281,9 @@ class Model:
                 module = self.class_is_module(owner)
                 value = Value(frozenset({"object:" + owner.name} | ({"module"} if module else set())),
                               grad=module, storages=storages)
+            elif not symbolic and parameter.annotation is None and index in function.trained_parameters and (
+                    not function.passed or function.passed[index] is None or "?" in function.passed[index].kinds):
+                value = Value(kinds("module"), grad=True, storages=storages, why=(("kind", Evidence.TRAINED),))
             elif not symbolic and parameter.annotation is None and _loss_parameter(function, index):
                 value = Value(TENSOR, grad=True, graph=True, storages=storages,
                               why=(("kind", Evidence.LOSS), ("grad", Evidence.LOSS)))
@@ -380,9 +391,10 @@ class Model:
     def solve_function(self, function: FunctionInfo) -> None:
         transfer = Transfer(self, function, summary_mode=False)
         function.solved_with = list(function.passed) if function.passed else None
-        used = set(function.used_as_tensor), set(function.backpropagated)
+        used = set(function.used_as_tensor), set(function.backpropagated), function.trained_parameters
         function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
-        if (function.used_as_tensor, function.backpropagated) != used:  # a use proves a value from its binding on
+        if (function.used_as_tensor, function.backpropagated, function.trained_parameters) != used:
+            # a use proves a value from its binding on
             function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
         record(function.graph, transfer, function.states)
 

@@ -189,7 +189,11 @@ class Transfer:
         recording, self.recording = self.recording, False
         iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
         self.recording = recording
-        self.assign(node.target, self.element(iterated), state, node)
+        element = self.element(iterated)
+        if iterated.is_tensor and "multi_output_view" in k.role_of("syntax", "iteration"):
+            # each row of a tensor is a view of it (``for row in x``): a part, as ``x[i]`` is
+            element = self.aliased(node.iter, node.iter, element, "partial_view", "iteration", state)
+        self.assign(node.target, element, state, node)
 
     def op_with(self, op, state):
         item = op[1]
@@ -900,6 +904,8 @@ class Transfer:
             return self.instantiate_class(qual[6:], arguments, keywords, node, state)
         if qual.startswith("builtins."):
             return self.builtin(qual[9:], arguments, keywords, node, state)
+        if "?" in callee.kinds and arguments and not self.summary_mode:
+            self.called_parameter(callee)
         for kind in callee.kinds:
             if kind.startswith("object:"):
                 forward = self.model.method_of(kind[7:], "forward") or self.model.method_of(kind[7:], "__call__")
@@ -1013,6 +1019,7 @@ class Transfer:
             self.record("backward", node, None, first, state)
             frees_saved(node, state)
             backpropagates(state)
+            self.function.runs_backward = True
             result = NONE
         elif "parameter" in roles:
             result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
@@ -1246,6 +1253,15 @@ class Transfer:
             state[receiver_place] = receiver
         return receiver
 
+    def called_parameter(self, callee: Value) -> None:
+        """An unknown parameter called on arguments: in a function that backpropagates, it is
+        the module being trained (``model(x)`` then ``loss.backward()``), by use (weak)."""
+        if len(callee.storages) != 1:
+            return
+        index = parameter_index(next(iter(callee.storages)), self.function.name)
+        if index is not None and index >= self.function.receiver_offset:
+            self.function.called_parameters.add(index)
+
     def used_as_tensor(self, receiver: Value) -> None:
         """A tensor-only method called on a parameter not proven a tensor: on every path that
         gets here it is one, so it was one on entry (a caller passing a list is the bug)."""
@@ -1292,6 +1308,7 @@ class Transfer:
             self.record("backward", node, receiver_place, receiver, state)
             frees_saved(node, state)
             backpropagates(state)
+            self.function.runs_backward = True
             if self.summary_mode:
                 state["!backward"] = NONE
             if receiver_place is not None and "[" not in receiver_place and receiver_place in state:

@@ -62,11 +62,13 @@ class Evidence(enum.Enum):
     LOSS = "a loss, computed where grad is recorded"
     # ``layer.aux_loss`` of an unknown ``layer``, where one class of the file stores ``self.aux_loss``
     ATTRIBUTE_NAME = "what the only class of this file with that attribute stores there"
+    # ``def fit(model, ...)``: an unannotated parameter called on a batch where a backward runs
+    TRAINED = "called as the module a backward of this function trains"
 
     @property
     def strong(self) -> bool:
         return self not in (Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND, Evidence.ANNOTATED_MODULE,
-                            Evidence.LOSS, Evidence.ATTRIBUTE_NAME)
+                            Evidence.LOSS, Evidence.ATTRIBUTE_NAME, Evidence.TRAINED)
 
 
 class Value(NamedTuple):
