@@ -92,6 +92,8 @@ class GraphKeptAcrossIterations(Rule):
             same = by_function[id(event.function)]
             if (event.value.graph or _proved_graph(event, same)) and self._kept_across(model, event, same):
                 self._report(site, event)
+            elif _holds_graph(event.value) and self._kept_across(model, event, same):
+                self._report_container(site, event)
 
     def _kept_across(self, model, event, same: list) -> bool:
         """Whether the accumulator outlives the iterations of a loop holding the event and keeps
@@ -108,7 +110,7 @@ class GraphKeptAcrossIterations(Rule):
             return False  # reset every iteration
         if not any(bind not in in_loop for bind in binds):
             return False  # bound elsewhere (a parameter): nothing says it outlives the loop
-        own = _storages(event.detail["old"]) - event.value.storages  # the accumulator's, not this step's
+        own = _storages(event.detail["old"]) - _storages(event.value)  # the accumulator's, not this step's
         held = own | event.value.storages
         for other in same:
             if other.kind == "backward" and other.value is not None and _storages(other.value) & (
@@ -121,6 +123,17 @@ class GraphKeptAcrossIterations(Rule):
                     and _storages(other.value) & held for other in later)
                 and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
 
+    def _report_container(self, site, event) -> None:
+        """A container holding a graph tensor kept across iterations: the graph item is inside
+        it, so no fix rewrites the whole container."""
+        statement = site.node_of(event.node)
+        value = _added(statement) if statement is not None else None
+        if value is None:
+            return
+        site.report(self.code, statement,
+                    f"'{event.place}' keeps {short_source(site, value)}, which holds a tensor with its whole autograd "
+                    f"graph, alive across iterations; keep its .item() (or .detach()) instead")
+
     def _report(self, site, event) -> None:
         statement = site.node_of(event.node)
         value = _added(statement) if statement is not None else None
@@ -131,6 +144,11 @@ class GraphKeptAcrossIterations(Rule):
                     f"'{event.place}' keeps {short_source(site, value)} and its whole autograd graph alive across "
                     f"iterations; accumulate {item} (or {detached})",
                     Fix(statement.deep_replace(value, method(value, "detach")), safe=False))
+
+
+def _holds_graph(value) -> bool:
+    """A container (``{"loss": loss, "step": i}``) one of whose items is a graph tensor."""
+    return value.items is not None and any(item.graph or _holds_graph(item) for _, item in value.items)
 
 
 def _proved_graph(event, same: list) -> bool:
