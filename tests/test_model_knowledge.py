@@ -137,6 +137,11 @@ def check_draw(model, example):
     assert result.is_tensor and not result.grad and _value_after(model, example, "d").grad
 
 
+def check_array_only(model, example):
+    [alias] = model.events.find("alias")
+    assert alias.detail["operation"] == "from_numpy" and alias.value.storages == {("param", 0, "f")}
+
+
 def check_legacy_of_array(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert result.is_tensor and result.storages == w.storages and not result.fresh

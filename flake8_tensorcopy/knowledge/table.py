@@ -12,6 +12,7 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``np.asarray(w)``, ``copy.copy(w)``, ``torch.as_tensor(w)``: the tensor itself);
 - ``index_cast``: a cast mostly used to make indices or masks of floats (``w.long()``): a copy
   there, so not counted as a move that may return the tensor itself;
+- ``array_only``: takes only an ndarray, so an unknown argument is one from there on (by use);
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
   device tensor: ``w.item()``, ``w.cpu()``);
@@ -140,6 +141,7 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("copy.deepcopy", "function", "copy", _W + "r = copy.deepcopy(w)"),
     Entry("copy.copy", "function", "shares", _W + "r = copy.copy(w)"),
     Entry("torch.from_numpy", "function", "shares", _W + "r = torch.from_numpy(w.detach().numpy())"),
+    Entry("torch.from_numpy", "function", "array_only", "import torch\ndef f(w):\n    r = torch.from_numpy(w)\n    return r"),
     Entry("torch.as_tensor", "function", "shares", _W + "r = torch.as_tensor(w)"),
     Entry("torch.asarray", "function", "shares", _W + "r = torch.asarray(w)"),
     Entry("numpy.asarray", "function", "shares", "import numpy\n" + _W + "r = numpy.asarray(w)"),

@@ -1626,6 +1626,8 @@ class Transfer:
         """``torch.from_numpy(a)``, ``torch.as_tensor(x)``, ``np.asarray(t)``: the argument's
         memory under the other library's type (a tensor given to ``as_tensor`` is itself)."""
         to_array = qual.startswith("numpy.")
+        if "array_only" in k.role_of("function", qual) and first.kinds == UNKNOWN.kinds and not self.summary_mode:
+            first = self.array_by_use(node.args[0], first, state)
         if to_array and _is_array(first):  # ``np.asarray(a)`` of an array is the array itself
             return first._replace(fresh=False)
         if to_array and first.is_tensor:
@@ -1640,6 +1642,15 @@ class Transfer:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
         kind = kinds("ndarray") if to_array else TENSOR
         return Value(kind, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+
+    def array_by_use(self, node, value: Value, state: dict) -> Value:
+        """An unknown value given to a function that takes only an ndarray (``torch.from_numpy``):
+        an array from here on, by use."""
+        value = value._replace(kinds=ARRAY, why=_why(Evidence.USE, "kind"))
+        place = place_of(node)
+        if place is not None and "[" not in place and place in state:
+            state[place] = value
+        return value
 
     # ----- NumPy arrays (TEN201/TEN202: an array and a tensor may share memory)
     def array_method(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state) -> Value:
