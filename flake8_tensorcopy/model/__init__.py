@@ -226,6 +226,12 @@ class Model:
         positional = len(function.node.args.posonlyargs) + len(function.node.args.args)
         for index, value in enumerate(arguments[:positional]):
             actuals[index] = value
+        rest = arguments[positional:]
+        if function.node.args.vararg is not None and all(type(value) is Value for value in rest):  # ``*args``
+            joined = rest[0] if rest else None
+            for value in rest[1:]:
+                joined = join(joined, value)
+            actuals[positional] = Value(kinds("tuple"), items=(("*", joined),) if joined is not None else ())
         for name, value in keywords.items():
             if name in function.names:
                 actuals[function.names.index(name)] = value
@@ -239,7 +245,7 @@ class Model:
                 continue
             kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
                          qual=value.qual, why=tuple((c, Evidence.CALLERS) for c, _ in value.why),
-                         items=self.held_by_passed_optimizer(function, value, actuals))
+                         items=self.held_by_passed_optimizer(function, value, actuals) or _passed_items(value))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
 
@@ -519,6 +525,15 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _passed_items(value: Value) -> Optional[tuple]:
+    """The items a call site passes in a tuple or list (``*args``, a list of tensors): kind,
+    grad and device of each, as for the value itself."""
+    if value.items is None or not value.kinds & {"tuple", "list"}:
+        return None
+    return tuple((key, Value(item.kinds, grad=item.grad, graph=item.graph, device=item.device, storages=item.storages,
+                             why=tuple((c, Evidence.CALLERS) for c, _ in item.why))) for key, item in value.items)
 
 
 def _closure_stores(function: FunctionInfo, exit_state: dict) -> Dict[str, Value]:
