@@ -266,3 +266,19 @@ def test_isinstance_of_a_layer_class_makes_a_module(lint):
         "    return kept\n"
     )
     assert lint(source) == [(7, "TEN103")]
+
+
+def test_a_class_defined_inside_a_method_is_known_once_its_method_is_solved():
+    """Solving a method registers the classes it defines while the file's classes are read:
+    the model reads the classes it had, then knows the new one (no error, no lost class)."""
+    model = build_model(ast.parse(textwrap.dedent("""
+        import torch
+        class Outer:
+            def make(self):
+                class Inner:
+                    def __init__(self):
+                        self.w = torch.zeros(1)
+                return Inner()
+    """)))
+    assert sorted(model.classes) == ["Inner", "Outer"]
+    assert model.instance_attribute("Inner", "w").is_tensor

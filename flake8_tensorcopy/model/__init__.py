@@ -92,6 +92,7 @@ class Model:
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
         self.alias_makers: Dict[tuple, tuple] = {}
         self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
+        self.answers: dict = {}  # what queries work out once per file and several rules ask (rules/sharing.py)
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -410,7 +411,7 @@ class Model:
                 self.class_of(statement)
             elif type(statement) in _FUNCTIONS:
                 self.function_of(statement, self.module)
-        for info in self.classes.values():
+        for info in list(self.classes.values()):  # a class defined in a method registers as it is solved
             self.read_class(info)
         transfer = Transfer(self, self.module, summary_mode=False)
         self.module.states = solve(self.module.graph, transfer, {})
@@ -434,7 +435,7 @@ class Model:
         of ``__init__`` are known (the module's code, then the functions); the classes whose
         attributes changed."""
         changed = []
-        for info in self.classes.values():
+        for info in list(self.classes.values()):
             before, info.attributes = info.attributes, {}
             for method in info.methods.values():
                 if isinstance(method.summary, Summary):

@@ -46,16 +46,28 @@ class EventStore:
     def __init__(self):
         self.events: List[Event] = []
         self._reach: Dict[tuple, frozenset] = {}
+        self._by_kind: Dict[str, List[Event]] = {}
+        self._indexed: Optional[tuple] = None
 
     def add(self, event: Event) -> None:
         self.events.append(event)
 
     def find(self, kind: Optional[str] = None, line: Optional[int] = None, place: Optional[str] = None) -> List[Event]:
-        return [
-            event for event in self.events
-            if (kind is None or event.kind == kind) and (line is None or event.line == line)
-            and (place is None or event.place == place)
-        ]
+        candidates = self.events if kind is None else self._of_kind(kind)
+        if line is None and place is None:
+            return list(candidates)
+        return [event for event in candidates
+                if (line is None or event.line == line) and (place is None or event.place == place)]
+
+    def _of_kind(self, kind: str) -> List[Event]:
+        """The events of one kind, indexed once the store stops changing (rules ask many times)."""
+        version = (id(self.events), len(self.events))
+        if self._indexed != version:
+            self._by_kind = {}
+            for event in self.events:
+                self._by_kind.setdefault(event.kind, []).append(event)
+            self._indexed = version
+        return self._by_kind.get(kind, [])
 
     def _reachable(self, function, block: int) -> frozenset:
         """Blocks reachable from ``block`` by one edge or more."""

@@ -559,7 +559,7 @@ class Transfer:
         if base.kinds != UNKNOWN.kinds or base.kind_from:
             return None
         found = []
-        for info in self.model.classes.values():
+        for info in list(self.model.classes.values()):
             self.model.read_class(info)
             stored = info.attribute(name)
             if stored is not None:

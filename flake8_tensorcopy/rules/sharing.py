@@ -48,8 +48,16 @@ def _side(value, storages: frozenset, made) -> Optional[bool]:
     return None
 
 
-def chains(model) -> Iterator[tuple]:
-    """(outermost alias event, deciding kind) for every alias-making chain of the file."""
+def chains(model) -> List[tuple]:
+    """(outermost alias event, deciding kind) for every alias-making chain of the file, worked
+    out once per model."""
+    found = model.answers.get("chains")
+    if found is None:
+        found = model.answers["chains"] = list(_chains(model))
+    return found
+
+
+def _chains(model) -> Iterator[tuple]:
     by_id = {}
     for event in model.events.find("alias"):
         by_id.setdefault(event.detail["made"], event)
@@ -187,8 +195,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)):
             continue
         observed = None
-        for read in events.events:
-            if read.kind != "read" or read.value is None or not events.after(write, read):
+        for read in events.find("read"):
+            if read.value is None or not events.after(write, read):
                 continue
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, write.storages, made)
@@ -233,12 +241,16 @@ def _through_reported_argument(model, write, alias) -> bool:
 
 def _reported(model, alias, kind: str) -> bool:
     """Whether the rule that claims ``kind`` reports the alias: one of its sharings is a hazard
-    by that rule's own judgement (a partial view read as a window onto its base is not)."""
+    by that rule's own judgement (a partial view read as a window onto its base is not);
+    worked out once per alias."""
     from flake8_tensorcopy.rules import ALL_RULES  # the registry imports the rules, which import this module
 
-    rules = [rule for rule in ALL_RULES if kind in getattr(rule, "kinds", ())]
-    return any(rule.hazard(model, sharing) for sharing in sharings(model, alias, kind, root_causes=False)
-               for rule in rules)
+    key = ("reported", alias.detail["made"])
+    if key not in model.answers:
+        rules = [rule for rule in ALL_RULES if kind in getattr(rule, "kinds", ())]
+        model.answers[key] = any(rule.hazard(model, sharing) for sharing in sharings(model, alias, kind, root_causes=False)
+                                 for rule in rules)
+    return model.answers[key]
 
 
 def _made_again(alias, write, read) -> bool:
