@@ -511,13 +511,13 @@ def undone(model, write) -> bool:
                and back in getattr(other.detail.get("source"), "facts", ()) for other in model.events.find("write"))
 
 
-def held_by_receiver(alias, sharing: Sharing) -> bool:
+def held_by_receiver(alias, sharing: Sharing, read_back: bool = False) -> bool:
     """Whether the unwritten side is the method's own object state (``self.counts``), held there
-    rather than read back."""
+    rather than read back (with ``read_back``, also read back: the state the write updated)."""
     function = alias.function
     receiver = function.names[0] if function.receiver_offset and function.names else None
     return receiver is not None and sharing.observed.split(".", 1)[0] == receiver and "." in sharing.observed \
-        and not sharing.observation.startswith("read")
+        and (read_back or not sharing.observation.startswith("read"))
 
 
 # ----- a snapshot kept on an object, loaded back into its own source in a later call (TEN208)

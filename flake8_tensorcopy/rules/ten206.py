@@ -52,7 +52,9 @@ class AssignmentShares(AliasRule):
         operation's finding, ``_named_before``), for a module's output known only by the module's annotation (not
         surely a tensor), in a function that says it writes its arguments; nor, through the second
         name, a write the function also makes through the first, undoes, or makes to its own
-        object's state that nothing reads a stale copy of (``y = self.state; y[i] = v`` updates it)."""
+        object's state, held or read back there, unless the alias is what it returns (``y =
+        self.state; y[i] = v`` updates the state; ``scaled = slot; scaled.mul_(2); return scaled``
+        meant a scaled result)."""
         alias = sharing.alias
         if _named_before(model, alias) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
             return False
@@ -61,7 +63,7 @@ class AssignmentShares(AliasRule):
         if not sharing.written_alias:
             return True
         return not (source_written_itself(model, alias) or undone(model, sharing.write)
-                    or held_by_receiver(alias, sharing) and not returned_side(model, alias, True))
+                    or held_by_receiver(alias, sharing, read_back=True) and not returned_side(model, alias, True))
 
     def fix(self, node, alias, site) -> Optional[Fix]:
         return unsafe(node, method(bare(node), "clone"))
