@@ -282,3 +282,38 @@ def test_a_class_defined_inside_a_method_is_known_once_its_method_is_solved():
     """)))
     assert sorted(model.classes) == ["Inner", "Outer"]
     assert model.instance_attribute("Inner", "w").is_tensor
+
+
+def test_a_container_emptied_and_refilled_across_a_loop_is_widened_without_error():
+    """An empty list joined at a loop header with what is not a container (``acc = xs[n]``)
+    widens to a container of unknowns, not an error."""
+    model = build_model(ast.parse(textwrap.dedent("""
+        def f(xs, n):
+            acc = []
+            while n:
+                n -= 1
+                if n > 2:
+                    acc = xs[n]
+                elif n > 1:
+                    acc = acc[0]
+            return acc
+    """)))
+    assert model.functions_by_name["f"].states[1] is not None
+
+
+def test_a_loop_walking_into_a_container_it_cannot_see_ends():
+    """``node = node[key]`` over a dict filled elsewhere: what the loop reaches is a few objects
+    deep at most (the storages stay finitely many), so the solve ends."""
+    model = build_model(ast.parse(textwrap.dedent("""
+        class Trie:
+            def __init__(self):
+                self.root = {}
+
+            def find(self, path):
+                node = self.root
+                for key in path:
+                    node = node[key]
+                return node
+    """)))
+    reached = model.functions_by_name["Trie.find"].states[1]["node"]
+    assert all(len(repr(storage)) < 120 for storage in reached.storages)

@@ -13,6 +13,10 @@ from typing import List, Optional
 from flake8_tensorcopy.model.values import join_states, widen_states
 
 WIDEN_AFTER = 3
+# A block still changing after this many visits keeps the state it has (values the widening
+# does not bound, such as containers nested in themselves through calls, would never settle):
+# a solve always ends, and a file never hangs the linter.
+GIVE_UP_AFTER = 24
 
 
 def solve(graph, transfer, entry: dict) -> List[Optional[dict]]:
@@ -42,7 +46,7 @@ def solve(graph, transfer, entry: dict) -> List[Optional[dict]]:
                 new = join_states(old, state)
             if new is not old and new != old:
                 states[successor] = new
-                if successor not in queued:
+                if successor not in queued and visits[successor] < GIVE_UP_AFTER:
                     queued.add(successor)
                     heapq.heappush(work, successor)
     return states

@@ -13,7 +13,7 @@ graph's, and a recursive call meets an unknown result.
 
 from typing import Dict, NamedTuple, Optional, Sequence
 
-from flake8_tensorcopy.model.values import UNKNOWN, Evidence, Value, join
+from flake8_tensorcopy.model.values import UNKNOWN, Evidence, Value, held_within, join
 
 
 class Summary(NamedTuple):
@@ -69,7 +69,7 @@ class Instantiation:
             elif storage is _held_through(storage):
                 result |= self.actual(index).storages
             else:  # an attribute of the parameter: the same attribute of what is passed
-                result |= {("attribute", actual, storage[2]) for actual in self.actual(index).storages}
+                result |= {held_within("attribute", actual, storage[2]) for actual in self.actual(index).storages}
         return frozenset(result)
 
     def own(self, symbols: frozenset):

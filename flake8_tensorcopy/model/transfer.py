@@ -17,7 +17,7 @@ from flake8_tensorcopy.model.places import key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
-    without_none,
+    held_within, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -1839,7 +1839,7 @@ def _attribute_of_parameter(base: Value, name: str) -> Value:
     if "?" not in base.kinds or not base.storages or not all(
             type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
         return UNKNOWN
-    return Value(kinds("?"), storages=frozenset(("attribute", storage, name) for storage in base.storages))
+    return Value(kinds("?"), storages=frozenset(held_within("attribute", storage, name) for storage in base.storages))
 
 
 ARRAY = kinds("ndarray")
@@ -1944,7 +1944,7 @@ def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
     place (``item_of:self.slots``), which keeps it after the name taken from it is gone."""
     if container.items or not container.storages:
         return UNKNOWN
-    return Value(kinds("?"), storages=frozenset(("item", storage) for storage in container.storages),
+    return Value(kinds("?"), storages=frozenset(held_within("item", storage) for storage in container.storages),
                  facts=frozenset((ITEM_OF + place,)) if place is not None else EMPTY)
 
 
@@ -1992,7 +1992,7 @@ def _given_by_caller(base: Value, name: str, stored: Value) -> Value:
     if stored.storages or not (stored.is_tensor or "ndarray" in stored.kinds) or not base.storages or not all(
             type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
         return stored
-    return stored._replace(storages=frozenset(("attribute", storage, name) for storage in base.storages))
+    return stored._replace(storages=frozenset(held_within("attribute", storage, name) for storage in base.storages))
 
 
 def _operand(node):
@@ -2128,9 +2128,22 @@ def _copied(value: Value, node) -> Value:
                           items=items, facts=EMPTY, pinned=False, made=EMPTY)
 
 
+_ITEM_DEPTH = 3  # containers nested deeper than this keep their innermost items as unknown
+
+
+def _item_depth(value: Value, limit: int = _ITEM_DEPTH) -> int:
+    """How deep containers nest in ``value`` (counted up to ``limit``)."""
+    if value.items is None or limit == 0:
+        return 0
+    return 1 + max((_item_depth(item, limit - 1) for _, item in value.items), default=0)
+
+
 def with_item(container: Value, key: str, value: Value) -> Value:
     """``container`` with ``value`` at ``key`` (joined into the ``[*]`` summary for any other
-    key); a container whose items are unknown keeps the rest unknown."""
+    key); a container whose items are unknown keeps the rest unknown. Nesting is bounded (a
+    container stored in itself, ``node[k] = node``, would otherwise grow at every iteration)."""
+    if _item_depth(value) >= _ITEM_DEPTH:
+        value = value._replace(items=(("*", UNKNOWN),))
     items = dict(container.items if container.items is not None else (("*", UNKNOWN),))
     items[key] = value if key != "*" or key not in items else join(items[key], value)
     return container._replace(items=tuple(items.items()))

@@ -152,7 +152,7 @@ def _join_items(a, b, widen=False):
     merged: Dict[str, Value] = dict(a)
     for key, value in b:
         merged[key] = join(merged[key], value) if key in merged else value
-    if widen and (len(merged) > 1 or "*" not in merged):
+    if widen and merged and (len(merged) > 1 or "*" not in merged):  # an empty container stays empty
         summary = None
         for value in merged.values():
             summary = value if summary is None else join(summary, value)
@@ -235,3 +235,15 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
 
 def widen_states(old: dict, new: dict) -> dict:
     return join_states(old, new, widen)
+
+
+def held_within(kind: str, storage, *name) -> tuple:
+    """The storage of what ``storage`` holds (an ``("item", s)``, an ``("attribute", s, name)``),
+    nested at most two deep: what a loop walks (``node = node[0]``, ``node = node.next``) is one
+    object past that depth, so the storages a loop meets stay finitely many."""
+    inner = storage
+    for _ in range(2):
+        if not (type(inner) is tuple and inner[:1] in (("item",), ("attribute",))):
+            return (kind, storage) + name
+        inner = inner[1]
+    return storage
