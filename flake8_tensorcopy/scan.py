@@ -1,8 +1,8 @@
 """The cheap first look at a file: a walk of the stdlib ast flake8 already built.
 
-It sees what the flow pass could offer the rules (the names of calls and attributes, the
+It sees where a rule could report (the names of calls and attributes, the
 events of ``EVENTS``) and the traits of ``TRAITS``; a rule's ``wants`` (rules/base.py) matches
-them against what the rule subscribes to, so most files never reach LibCST. It imports
+them against what the rule subscribes to, so most files never reach the model. It imports
 neither LibCST nor torch (the flake8 plugin imports the engine only when a file needs it).
 """
 
@@ -41,9 +41,9 @@ TENSOR_ONLY_METHODS = frozenset({"detach", "detach_", "new_tensor", "new_zeros",
 TENSOR_SOURCE_METHODS = frozenset({"state_dict", "parameters", "named_parameters", "buffers", "named_buffers"})
 
 
-# The events the flow pass offers to the rules subscribed to them (``Rule.events``), each with
-# what the scan must see for it to happen: a rule's gate is derived from these, so a new event
-# needs an entry here, its dispatch in the flow pass, and an example in tests/test_gate.py.
+# The kinds of syntax where a rule's hazard can arise (``Rule.events``), each with what the scan
+# must see for it to happen: a rule's gate is derived from these, so a new event needs an entry
+# here and an example in tests/test_gate.py.
 EVENTS = {
     "sharing": "an in-place write: ``x.add_()``, ``a[i] =``, ``a +=``, ``out=``, ``opt.step()``, a "
                "training call or a function of the module that writes (alias facts are observed "
@@ -262,7 +262,7 @@ def _on(node: ast.AST, receiver: str) -> bool:
 
 def _identity_test(node: ast.Compare) -> bool:
     """``a is b`` between two values (``x is None`` and friends cannot be about tensors), or
-    ``id(a) == id(b)``: the comparisons the flow pass offers as "identity comparison"."""
+    ``id(a) == id(b)``: the comparisons the "identity comparison" event stands for."""
     operands = [node.left, *node.comparators]
     if any(type(operand) is ast.Call and type(operand.func) is ast.Name and operand.func.id == "id"
            for operand in operands):
