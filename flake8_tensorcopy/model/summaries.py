@@ -48,10 +48,14 @@ def _held_through(storage):
 class Instantiation:
     """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
 
-    def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value):
+    def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value, call_site=None, lines=None):
         self.function = function
         self.actuals = actuals
         self.call_value = call_value  # calls an actual argument (for ``called``)
+        # what the callee allocates (a site within ``lines``) is new at each call: named by the
+        # call site too, so two calls of one helper hand back two tensors, not one
+        self.call_site = call_site
+        self.lines = lines
 
     def actual(self, index: int) -> Value:
         value = self.actuals[index] if index < len(self.actuals) else None
@@ -59,6 +63,8 @@ class Instantiation:
 
     def storages(self, storages: frozenset) -> frozenset:
         function = self.function
+        if self.call_site is not None:
+            storages = frozenset(self.per_call(storage) for storage in storages)
         if not any(parameter_index(_held_through(storage), function) is not None for storage in storages):
             return storages
         result = set()
@@ -71,6 +77,13 @@ class Instantiation:
             else:  # an attribute of the parameter: the same attribute of what is passed
                 result |= {held_within("attribute", actual, storage[2]) for actual in self.actual(index).storages}
         return frozenset(result)
+
+    def per_call(self, storage):
+        """An allocation site inside the callee, named by this call (``("call", site, storage)``)."""
+        if type(storage) is tuple and len(storage) in (2, 4) and type(storage[0]) is int and self.lines[0] <= storage[0] <= \
+                self.lines[1]:
+            return ("call", self.call_site, storage)
+        return storage
 
     def own(self, symbols: frozenset):
         """The parameter indices among ``symbols`` that are this function's, and the others."""

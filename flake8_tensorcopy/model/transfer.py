@@ -1478,7 +1478,8 @@ class Transfer:
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
-        instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state))
+        instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
+                                 _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)))
         for index in summary.reads:  # read on the host before any sync in the callee
             read = instance.actual(index)
             if read.pending:

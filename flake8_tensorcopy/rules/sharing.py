@@ -187,8 +187,10 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
         if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
                    and events.after(arrival, write) for arrival in arrivals):
+            # kept on the object and written by another call: only a write of what outlives
+            # that call (a tensor a call makes anew is not what an earlier call kept)
             kept = None if through_alias or not write.storages & storages or _constructs_first(alias, write) \
-                else _kept_on_object(model, alias, write.storages)
+                or not _outlives_its_call(write) else _kept_on_object(model, alias, write.storages)
             if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
@@ -281,6 +283,15 @@ def _arrivals(events, made, function) -> list:
     holds it (``b, _ = snap(w)``: the call of the helper that returns it)."""
     return [event for event in events.events if event.function is function and event.value is not None
             and _storages_made(event.value, made)]
+
+
+def _outlives_its_call(write) -> bool:
+    """Whether what ``write`` writes outlives the call that writes it: it is held by a
+    parameter, by an attribute of one (``self.w``) or by a module-level name; a tensor made
+    inside the call (``eq_k += small_k`` before ``return eq_k``) is new at every call."""
+    places = (write.place,) + tuple(write.detail.get("holders", ()))
+    return any(place is not None and (_outliving(write.function, place) is not None or "." in place)
+               for place in places) or type(write.node) is ast.Call and write.place is None
 
 
 def _kept_on_object(model, alias, storages: frozenset) -> Optional[tuple]:

@@ -5,7 +5,7 @@ from typing import Optional
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, held_by_receiver, returned_side, source_written_itself, undone, unsafe, writes_arguments,
+    AliasRule, Sharing, alias_place, held_by_receiver, returned_side, source_written_itself, undone, unsafe, writes_arguments,
 )
 
 
@@ -56,6 +56,10 @@ class AssignmentShares(AliasRule):
         self.state; y[i] = v`` updates the state; ``scaled = slot; scaled.mul_(2); return scaled``
         meant a scaled result)."""
         alias = sharing.alias
+        if sharing.write.node is alias.node or alias_place(model, alias) == alias.place:
+            # a helper that writes its argument and hands it back (written before the name), or
+            # a name rebound to what it held (``tile = blend(prev, tile)``): no second name
+            return False
         if _named_before(model, alias) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
             return False
         if writes_arguments(alias.function):
