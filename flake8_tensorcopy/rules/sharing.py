@@ -133,12 +133,15 @@ def comprehension_variables(model) -> frozenset:
 
 
 def _through_receiver(alias, write) -> bool:
-    """``p.detach().mul_(d)``, ``p.data += d``, ``p.data[0] = d``, ``scale_(p.data, d)`` (an
+    """``p.detach().mul_(d)``, ``p.data += d``, ``p.data[0] = d``, ``nn.init.zeros_(p.data)``, ``scale_(p.data, d)`` (an
     alias no place holds, handed straight to a helper that writes it): the chain is the write's
     receiver, the update is the intent."""
     if alias.detail["made"] in write.detail.get("temporaries", ()):
         return True
     node = write.node
+    if type(node) is ast.Call and node.args and node.args[0] is alias.node and str(
+            write.detail.get("method", "")).startswith("torch."):
+        return True  # ``nn.init.zeros_(p.data)``: a torch function writing the chain it is handed
     if type(node) is ast.Call:
         receiver = node.func.value if type(node.func) is ast.Attribute else None
         while _returns_receiver(receiver):  # ``p.data.mul_(d).add_(u)``: in-place calls return their receiver
