@@ -49,3 +49,26 @@ def test_numpy_constructors_without_a_dtype_make_float64_arrays():
         for part in qual.split(".")[1:]:
             function = getattr(function, part)
         assert function(*arguments.get(qual, (2,))).dtype == numpy.float64, qual
+
+
+@pytest.mark.parametrize("operation", ["mul", "matmul", "div"])
+def test_an_operand_is_saved_only_for_the_gradient_of_the_other_where_the_table_says(operation):
+    from flake8_tensorcopy.knowledge import SAVED_FOR_OTHER
+
+    function = getattr(torch, operation)
+
+    def backward_after_writing(operand: int, other_requires_grad: bool) -> bool:
+        x = torch.ones(2, 2, requires_grad=True).clone()
+        other = torch.full((2, 2), 2.0, requires_grad=other_requires_grad)
+        result = function(x, other) if operand == 0 else function(other, x)
+        x.mul_(3)
+        try:
+            result.sum().backward()
+        except RuntimeError:
+            return False
+        return True
+
+    for operand, needs in SAVED_FOR_OTHER["torch." + operation].items():
+        assert needs == 1 - operand
+        assert backward_after_writing(operand, other_requires_grad=False)  # not saved: the write is harmless
+        assert not backward_after_writing(operand, other_requires_grad=True)  # saved for the other's gradient

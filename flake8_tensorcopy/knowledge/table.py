@@ -114,6 +114,15 @@ LEGACY_DTYPES: Dict[str, str] = {
     "torch.IntTensor": "int32", "torch.ShortTensor": "int16", "torch.ByteTensor": "uint8",
     "torch.CharTensor": "int8", "torch.BoolTensor": "bool",
 }
+# Operands autograd keeps only for another operand's gradient: operand -> the operand that must
+# require grad for it to be saved (``x * 0.5`` and ``x * mask`` keep nothing of ``x``; ``x * w``
+# with ``w`` requiring grad keeps ``x``; ``a / b`` keeps ``a`` only for ``b``'s gradient).
+SAVED_FOR_OTHER: Dict[str, Dict[int, int]] = {
+    name: saved for names, saved in (
+        (("torch.mul", "torch.Tensor.mul", "torch.matmul", "torch.Tensor.matmul"), {0: 1, 1: 0}),
+        (("torch.div", "torch.Tensor.div"), {0: 1}),
+    ) for name in names
+}
 # NumPy constructors whose arrays are float64 unless ``dtype=`` says otherwise
 FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
                             "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.linspace"))

@@ -734,10 +734,14 @@ class Transfer:
         if not saved or not (result.grad or result.grad_from) or state.get(NO_GRAD):
             return
         storages = set()
+        for_other = k.SAVED_FOR_OTHER.get(function, {})
         for what in saved:
             if what == "output":
                 kept = result.storages
             elif what < len(operands) and operands[what] is not None:
+                other = for_other.get(what)
+                if other is not None and other < len(operands) and not _may_need_grad(operands[other]):
+                    continue  # kept only for the other operand's gradient, which it has none of
                 kept = operands[what].storages
             else:
                 continue
@@ -2156,6 +2160,16 @@ def _with_items(container: Value, keys: tuple, value: Value) -> Value:
         return with_item(container, keys[0], value)
     inner = container.item(keys[0]) or UNKNOWN
     return with_item(container, keys[0], _with_items(inner, keys[1:], value))
+
+
+def _may_need_grad(value: Optional[Value]) -> bool:
+    """Whether autograd may compute a gradient for ``value``: a number, a constant or a tensor
+    torch made without grad gets none; one known only by annotation, use or callers may."""
+    if value is None:
+        return False
+    if value.grad or value.grad_from or value.kind_from or "?" in value.kinds:
+        return True
+    return value.is_tensor and value.evidence("kind") not in (Evidence.TORCH_API, Evidence.TENSOR_METHOD)
 
 
 def _distribution_package(package: str) -> bool:
