@@ -179,6 +179,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     storages = alias.value.storages
     events = model.events
     name = alias_place(model, alias)
+    if name is not None and name == alias.place and _outliving(alias.function, name) is None:
+        return []  # ``out = out.view(...)`` of a local: the name now holds the alias, nothing else the source
     found = []
     # a container read to take one item (``out["a"]``) is not a read of its other items
     indexed = {id(event.node.value) for event in events.find("read") if type(event.node) is ast.Subscript}
