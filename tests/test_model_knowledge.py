@@ -363,7 +363,10 @@ def test_a_method_only_tensors_have_is_evidence_that_an_unknown_receiver_is_a_te
 
 def test_the_generated_tables_drive_views_and_saved_inputs():
     model = build_model(ast.parse(
-        "import torch\nw = torch.ones(2, requires_grad=True)\nv = w.transpose(0, 1)\nm = torch.mul(w, 2)\n"))
+        "import torch\nw = torch.ones(2, requires_grad=True)\nu = torch.ones(2, requires_grad=True)\n"
+        "v = w.transpose(0, 1)\nm = torch.mul(w, u)\n"))
     state = model.exit_state()
     assert state["v"].storages == state["w"].storages and state["v"].graph
-    assert state["w"].storages <= state["!saved"]  # torch.mul keeps its first input for backward
+    assert state["w"].storages <= state["!saved"]  # torch.mul keeps its first input for u's gradient
+    by_number = build_model(ast.parse("import torch\nw = torch.ones(2, requires_grad=True)\nm = torch.mul(w, 2)\n"))
+    assert "!saved" not in by_number.exit_state()  # a number needs no gradient: nothing of w is kept

@@ -30,6 +30,7 @@ from flake8_tensorcopy.model.values import (
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCALAR_ANNOTATIONS = {"int": "int", "float": "number", "bool": "bool"}  # annotation -> the kind it says
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
@@ -349,6 +350,10 @@ class Model:
                 inner = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),))
             return inner._replace(kinds=inner.kinds | {"none"}) if inner is not value else value
         qual = self.annotation_name(annotation) or ""
+        if qual.rsplit(".", 1)[-1] in _SCALAR_ANNOTATIONS and qual in (qual.rsplit(".", 1)[-1], "builtins." + qual.rsplit(".", 1)[-1]):
+            # ``blend_extent: int``: a Python number, so what it multiplies keeps no gradient of it
+            return value._replace(kinds=kinds(_SCALAR_ANNOTATIONS[qual.rsplit(".", 1)[-1]]),
+                                  why=(("kind", Evidence.ANNOTATION),))
         if "parameter" in role_of("function", qual):
             return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION), ("grad", Evidence.ANNOTATION)))
         if type(annotation) is ast.Subscript and self.annotation_name(annotation.value) in ("typing.List", "list"):

@@ -595,6 +595,8 @@ class Transfer:
         if _is_array(base):  # an array's view is an alias no rule reports alone (numpy()/from_numpy() chains name it)
             item = array_item(node, base, index)
             return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
+        if base.kinds <= _NUMERIC:  # ``x.shape[-2]``: sizes are numbers
+            return INTEGER
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
                      if base.kind_from else EMPTY)
 
