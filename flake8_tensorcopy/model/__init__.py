@@ -30,7 +30,9 @@ from flake8_tensorcopy.model.values import (
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_SCALAR_ANNOTATIONS = {"int": "int", "float": "number", "bool": "bool"}  # annotation -> the kind it says
+# a scalar annotation (as the file's imports qualify it) -> the kind it says
+_SCALAR_ANNOTATIONS = {spelling: kind for name, kind in (("int", "int"), ("float", "number"), ("bool", "bool"))
+                       for spelling in (name, "builtins." + name)}
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
@@ -350,10 +352,8 @@ class Model:
                 inner = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),))
             return inner._replace(kinds=inner.kinds | {"none"}) if inner is not value else value
         qual = self.annotation_name(annotation) or ""
-        if qual.rsplit(".", 1)[-1] in _SCALAR_ANNOTATIONS and qual in (qual.rsplit(".", 1)[-1], "builtins." + qual.rsplit(".", 1)[-1]):
-            # ``blend_extent: int``: a Python number, so what it multiplies keeps no gradient of it
-            return value._replace(kinds=kinds(_SCALAR_ANNOTATIONS[qual.rsplit(".", 1)[-1]]),
-                                  why=(("kind", Evidence.ANNOTATION),))
+        if qual in _SCALAR_ANNOTATIONS:  # ``extent: int``: a Python number, what it multiplies keeps no gradient of it
+            return value._replace(kinds=kinds(_SCALAR_ANNOTATIONS[qual]), why=(("kind", Evidence.ANNOTATION),))
         if "parameter" in role_of("function", qual):
             return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION), ("grad", Evidence.ANNOTATION)))
         if type(annotation) is ast.Subscript and self.annotation_name(annotation.value) in ("typing.List", "list"):

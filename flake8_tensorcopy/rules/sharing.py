@@ -292,11 +292,13 @@ def _arrivals(events, made, function) -> list:
 
 def _outlives_its_call(write) -> bool:
     """Whether what ``write`` writes outlives the call that writes it: it is held by a
-    parameter, by an attribute of one (``self.w``) or by a module-level name; a tensor made
-    inside the call (``eq_k += small_k`` before ``return eq_k``) is new at every call."""
+    parameter or an attribute path (``self.w``), or it is what a helper was handed and wrote
+    (a call's write, no place of its own); a tensor made inside the call (``eq_k += small_k``
+    before ``return eq_k``) is new at every call."""
     places = (write.place,) + tuple(write.detail.get("holders", ()))
-    return any(place is not None and (_outliving(write.function, place) is not None or "." in place)
-               for place in places) or type(write.node) is ast.Call and write.place is None
+    held = any(place is not None and (_outliving(write.function, place) is not None or "." in place)
+               for place in places)
+    return held or type(write.node) is ast.Call and write.place is None
 
 
 def _kept_on_object(model, alias, storages: frozenset) -> Optional[tuple]:
