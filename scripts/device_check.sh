@@ -14,6 +14,6 @@ step() { local name=$1 limit=$2; shift 2; echo "== $name"; timeout "$limit" "$@"
 cat "$out/device.txt"
 step premises 60 python3 -m flake8_tensorcopy.premises.command --device all --markdown
 step pytest_cuda 90 python3 -m pytest -o addopts="" -p no:cacheprovider -q -n 8 -m "not slow" tests/test_premises.py tests/test_runtime.py tests/test_asynchronous.py
-step runtime_incidents 120 python3 benchmarks/runtime_incidents.py --checks .incidents/checks --device cuda --markdown --jobs 4
-step runtime_blind 60 python3 benchmarks/runtime_incidents.py --checks benchmarks/blind/checks --device cuda --counts-only --jobs 4
+step runtime_incidents 240 python3 benchmarks/runtime_incidents.py --checks .incidents/checks --device cuda --markdown --jobs 12
+step runtime_blind 150 python3 benchmarks/runtime_incidents.py --checks benchmarks/blind/checks --device cuda --counts-only --jobs 12
 step monitor_cost 60 python3 benchmarks/monitor.py --device cuda --rounds 3
