@@ -381,6 +381,7 @@ class Model:
         summary = Summary(
             returns=exit_state.get("!return"),
             writes=exit_state.get("!writes", EMPTY),
+            item_writes=exit_state.get("!item_writes", EMPTY) - exit_state.get("!writes", EMPTY),
             stores={place[len(receiver):]: value for place, value in exit_state.items()
                     if receiver and place.startswith(receiver)} if receiver else {},
             in_flight=in_flight - {ENTRY},

@@ -31,6 +31,7 @@ class Summary(NamedTuple):
     # a nested function's enclosing names whose containers it fills (``acts[name] = out`` in a hook)
     closure_stores: Dict[str, Value] = {}
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
+    item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
 
 
 def parameter_index(storage, function: str) -> Optional[int]:

@@ -287,9 +287,12 @@ class Transfer:
     def store_item(self, target: ast.Subscript, value: Value, state: dict, statement=None) -> None:
         container = self.evaluate(target.value, state)
         self.evaluate(target.slice, state)
-        # ``x[i] = v`` writes a tensor or an array in place (a parameter: what a caller passes)
-        if container.is_tensor or "ndarray" in container.kinds or self.summary_mode and container.kind_from:
-            self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement)
+        # ``x[i] = v`` writes a tensor or an array in place (a parameter: what a caller passes);
+        # on what may be a list or a dict it replaces an item and writes no tensor
+        if not container.kinds & PY_CONTAINERS and (
+                container.is_tensor or "ndarray" in container.kinds or self.summary_mode and container.kind_from):
+            self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
+                       replaces_item=True)
         place = place_of(target.value)
         if place is None or container.items is None and (container.is_tensor or _is_array(container)):
             return
@@ -309,9 +312,11 @@ class Transfer:
         state[root] = _with_items(state[root], keys, value)
         return True
 
-    def write(self, target, value: Value, state: dict, node, grad: bool = False, **how) -> None:
+    def write(self, target, value: Value, state: dict, node, grad: bool = False, replaces_item: bool = False,
+              **how) -> None:
         """An in-place write of ``value``'s storages, with who else holds them, what of them
-        autograd saved, whether grad mode was on, and ``how`` (the method, the assigned value)."""
+        autograd saved, whether grad mode was on, and ``how`` (the method, the assigned value).
+        ``replaces_item``: an item assignment, a tensor write only where a caller passes a tensor."""
         if self.recording:
             place = place_of(target)
             holders = set()
@@ -328,7 +333,8 @@ class Transfer:
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
                 if index is not None:
-                    state["!writes"] = state.get("!writes", EMPTY) | {index}
+                    key = "!item_writes" if replaces_item else "!writes"
+                    state[key] = state.get(key, EMPTY) | {index}
                     state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
                         (index, value.made | _written_name(target, state).made)}
 
@@ -1493,8 +1499,10 @@ class Transfer:
         if summary.syncs:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, None, NONE, state)
-        for index in summary.writes:
+        for index in summary.writes | summary.item_writes:
             written = instance.actual(index)
+            if index not in summary.writes and not _array_only(written):
+                continue  # ``p[i] = v`` replaces an item of the list or dict passed
             if written.storages:
                 # the aliases each write went through: the callee's own, and those the argument is
                 ways = summary.written_through.get(index) or frozenset((EMPTY,))
@@ -1850,6 +1858,14 @@ def _attribute_of_parameter(base: Value, name: str) -> Value:
 
 
 ARRAY = kinds("ndarray")
+
+
+PY_CONTAINERS = kinds("list", "tuple", "dict")
+
+
+def _array_only(value: Value) -> bool:
+    """A tensor or an array, never a Python container: its ``[i] = v`` writes its memory."""
+    return (value.is_tensor or "ndarray" in value.kinds) and not value.kinds & PY_CONTAINERS
 
 
 def _is_array(value: Value) -> bool:
