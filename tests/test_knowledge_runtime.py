@@ -72,3 +72,15 @@ def test_an_operand_is_saved_only_for_the_gradient_of_the_other_where_the_table_
         assert needs == 1 - operand
         assert backward_after_writing(operand, other_requires_grad=False)  # not saved: the write is harmless
         assert not backward_after_writing(operand, other_requires_grad=True)  # saved for the other's gradient
+
+
+def test_is_floating_point_holds_for_exactly_the_floating_dtypes_and_a_cast_across_copies():
+    from flake8_tensorcopy.knowledge import CAST_DTYPES, DTYPES, FLOATING_DTYPES
+
+    for name in sorted(DTYPES):
+        assert torch.zeros(1, dtype=getattr(torch, name)).is_floating_point() is (name in FLOATING_DTYPES), name
+    for method, cast in sorted(CAST_DTYPES.items()):
+        for name in sorted(DTYPES):
+            source = torch.zeros(2, dtype=getattr(torch, name))
+            # a cast to another dtype than the tensor's is a new tensor; to its own dtype, the same one
+            assert (getattr(source, method)() is source) is (name == cast), (method, name)

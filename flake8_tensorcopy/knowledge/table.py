@@ -106,6 +106,8 @@ CAST_DTYPES: Dict[str, str] = {
     "int": "int32", "short": "int16", "bool": "bool", "byte": "uint8", "char": "int8",
 }
 DTYPES = frozenset(CAST_DTYPES.values()) | {"complex64", "complex128"}
+# the dtypes ``is_floating_point()`` is true of
+FLOATING_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 # The dtype of each CPU legacy typed constructor: given an ndarray of that dtype it shares the
 # array's memory (``torch.Tensor`` is float32, the default dtype); of another dtype it copies.
 LEGACY_DTYPES: Dict[str, str] = {

@@ -91,6 +91,7 @@ class Model:
         self._lines = None
         self._rebound: Optional[Dict[int, set]] = None
         self._comprehensions = None
+        self.named_tests: Dict[str, tuple] = {}  # ``fp = x.is_floating_point()``: the test and what it tested
         self._alias_operations: Optional[dict] = None
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
         self.alias_makers: Dict[tuple, tuple] = {}

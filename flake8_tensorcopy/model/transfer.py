@@ -17,7 +17,7 @@ from flake8_tensorcopy.model.places import key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
-    held_within, without_none,
+    held_within, join_states, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -111,6 +111,8 @@ class Transfer:
 
     def stmt_Assign(self, node, state):
         value = self.assigned(node.value, self.evaluate(node.value, state), state)
+        if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
+            value = self.named_test(node.value, state) or value
         self.accumulated(node, value, state)
         for target in node.targets:
             self.assign(target, value, state, node)
@@ -648,6 +650,7 @@ class Transfer:
         return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=tuple(items.items()))
 
     def comprehension(self, node, state) -> Value:
+        unrolled = self.unrolled(node, state)
         inner = dict(state)
         for generator in node.generators:
             self.assign(generator.target, self.element(self.evaluate(generator.iter, inner)), inner, generator)
@@ -663,7 +666,28 @@ class Transfer:
             kind = "list" if type(node) is not ast.GeneratorExp else "generator"
         if IN_FLIGHT in inner:
             state[IN_FLIGHT] = inner[IN_FLIGHT]
-        return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
+        return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
+                     items=unrolled if unrolled is not None else (("*", element),))
+
+    def unrolled(self, node, state) -> Optional[tuple]:
+        """The items of ``[f(t) for t in (a, b)]`` over a literal tuple or list, one per element
+        in order (``x, m = tuple(t[keep] for t in (x, m))`` keeps what each one is). Evaluated
+        without recording: the events are those of the whole comprehension, one per node."""
+        if type(node) is ast.DictComp or len(node.generators) != 1:
+            return None
+        generator = node.generators[0]
+        elements = generator.iter.elts if type(generator.iter) in (ast.Tuple, ast.List) else None
+        if generator.ifs or generator.is_async or not elements or len(elements) > _UNROLLED_AT_MOST \
+                or any(type(element) is ast.Starred for element in elements):
+            return None
+        recording, self.recording = self.recording, False
+        items = []
+        for position, element in enumerate(elements):
+            inner = dict(state)
+            self.assign(generator.target, self.evaluate(element, inner), inner, generator)
+            items.append((str(position), self.evaluate(node.elt, inner)))
+        self.recording = recording
+        return tuple(items)
 
     def lambda_(self, node, state) -> Value:
         info = self.model.function_of(node, self.function)
@@ -676,8 +700,14 @@ class Transfer:
         return value
 
     def conditional(self, node, state) -> Value:
+        """``a if test else b``: each branch evaluated where the test held or failed."""
         self.evaluate(node.test, state)
-        return join(self.evaluate(node.body, state), self.evaluate(node.orelse, state))
+        held, failed = dict(state), dict(state)
+        self.narrow(node.test, True, held)
+        self.narrow(node.test, False, failed)
+        value = join(self.evaluate(node.body, held), self.evaluate(node.orelse, failed))
+        state.update(join_states(held, failed))
+        return value
 
     def boolean(self, node, state) -> Value:
         result = None
@@ -788,8 +818,12 @@ class Transfer:
             if checked is not None and checked.qual in ("torch.Tensor", "torch.nn.Parameter"):
                 old = state.get(place, UNKNOWN)
                 state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
+        elif kind is ast.Name and self.narrow_named_test(test, truth, state):
+            return
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
             self.event_absent(test, state)
+        elif kind is ast.Call:
+            self.narrow_floating(test, truth, state)
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -798,10 +832,60 @@ class Transfer:
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
             elif type(left) is ast.Attribute and left.attr == "dtype" and place_of(left.value) in state:
-                named = dtype_named(place_of(right) or "")  # ``x.dtype == np.uint8`` held
-                if named:
-                    place = place_of(left.value)
-                    state[place] = with_dtype(state[place], named)
+                self.narrow_dtype(place_of(left.value), test.ops[0], right, truth, state)
+
+    def narrow_dtype(self, place: str, op, right, truth: bool, state: dict) -> None:
+        """``x.dtype == torch.uint8`` held: that dtype; ``x.dtype in (torch.float16, torch.bfloat16)``
+        held: one of them, failed: none of them (``!=`` likewise): a cast elsewhere copies."""
+        named = [dtype_named(place_of(item) or "") for item in (
+            right.elts if type(right) in (ast.Tuple, ast.List, ast.Set) else [right])]
+        if not named or not all(named):
+            return
+        among = (type(op) in (ast.Eq, ast.In)) == truth
+        if among and len(named) == 1:
+            state[place] = with_dtype(state[place], named[0])
+        elif type(op) in (ast.Eq, ast.NotEq, ast.In, ast.NotIn):
+            state[place] = with_dtype_among(state[place], frozenset(named), among)
+
+    def narrow_floating(self, test: ast.Call, truth: bool, state: dict) -> None:
+        """``x.is_floating_point()`` (or ``torch.is_floating_point(x)``) held: a float dtype, failed:
+        none (``.float()`` of it copies)."""
+        subject = test.func.value if type(test.func) is ast.Attribute and not test.args else (
+            test.args[0] if len(test.args) == 1 else None)
+        if subject is None or getattr(test.func, "attr", None) != "is_floating_point":
+            return
+        if subject is not test.func.value and self.evaluate(test.func.value, state).qual != "torch":
+            return
+        place = place_of(subject)
+        if place is not None and place in state:
+            state[place] = with_dtype_among(state[place], k.FLOATING_DTYPES, truth)
+
+    def narrow_named_test(self, test: ast.Name, truth: bool, state: dict) -> bool:
+        """``fp = x.is_floating_point()`` ... ``if fp:``: the test bound to the name narrows as if
+        written there, for the places it tests that were not rebound since."""
+        value = state.get(test.id)
+        tested = self.model.named_tests.get(value.qual) if value is not None and value.qual else None
+        if tested is None:
+            return False
+        expression, subjects = tested
+        scratch = dict(state)
+        scratch.update(subjects)
+        self.narrow(expression, truth, scratch)
+        for place, then in subjects.items():
+            if state.get(place) == then:
+                state[place] = scratch[place]
+        return True
+
+    def named_test(self, expression, state: dict) -> Optional[Value]:
+        """A test bound to a name (``need_cast = not x.is_floating_point()``), remembered with
+        the values of the places it tests, for ``narrow_named_test``."""
+        tested = _tested_places(expression)
+        subjects = {place: state[place] for place in tested or () if place in state}
+        if not subjects:
+            return None
+        key = "test:%d:%d" % _site(expression)
+        self.model.named_tests[key] = (expression, subjects)
+        return BOOL._replace(qual=key)
 
     def narrow_none(self, test, truth: bool, state: dict) -> bool:
         """``x is not None`` held (or ``x is None`` failed): ``x`` is not None there; where it is
@@ -1392,8 +1476,7 @@ class Transfer:
         other = place_of(target) if target is not None else None
         copies = (other is not None and "!=:" + other in receiver.facts) or _constant(_keyword(node, "copy")) is True
         cast = k.CAST_DTYPES.get(method) or dtype_named(other or "")
-        known = dtype_of(receiver)
-        copies = copies or bool(cast and known and cast != known)  # ``.float()`` of a uint8 tensor
+        copies = copies or bool(cast and not may_have_dtype(receiver, cast))  # ``.float()`` of a uint8 tensor
         device = _device_of(target) if target is not None else EMPTY
         if not device and target_value is not None:
             device = target_value.device  # a name bound to a device, or a tensor's
@@ -1861,6 +1944,7 @@ ARRAY = kinds("ndarray")
 
 
 PY_CONTAINERS = kinds("list", "tuple", "dict")
+_UNROLLED_AT_MOST = 8  # a comprehension over a literal of more elements keeps one ``[*]`` item
 
 
 def _array_only(value: Value) -> bool:
@@ -1896,6 +1980,43 @@ def dtype_of(value: Value) -> str:
 
 def with_dtype(value: Value, dtype: str) -> Value:
     return value._replace(facts=value.facts - dtype_facts(value) | {"dtype:" + dtype})
+
+
+def _tested_places(test) -> Optional[list]:
+    """The places a dtype test narrows (``x.dtype != d``, ``x.is_floating_point()``, ``not``,
+    ``and``/``or`` of them); None for any other expression."""
+    kind = type(test)
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:
+        return _tested_places(test.operand)
+    if kind is ast.BoolOp:
+        parts = [_tested_places(value) for value in test.values]
+        return None if None in parts else [place for part in parts for place in part]
+    if kind is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Attribute and test.left.attr == "dtype":
+        place = place_of(test.left.value)
+        return [place] if place is not None else None
+    if kind is ast.Call and type(test.func) is ast.Attribute and test.func.attr == "is_floating_point":
+        subject = test.args[0] if len(test.args) == 1 else test.func.value
+        place = place_of(subject)
+        return [place] if place is not None else None
+    return None
+
+
+def with_dtype_among(value: Value, dtypes: frozenset, among: bool) -> Value:
+    """Narrowing proved the dtype one of ``dtypes`` (``among``) or none of them."""
+    return value._replace(facts=value.facts | {("dtypes:" if among else "!dtypes:") + ",".join(sorted(dtypes))})
+
+
+def may_have_dtype(value: Value, dtype: str) -> bool:
+    """Whether ``value`` may be of ``dtype``: no fact it holds rules it out."""
+    known = dtype_of(value)
+    if known and known != dtype:
+        return False
+    for fact in value.facts:
+        if fact.startswith("dtypes:") and dtype not in fact[7:].split(","):
+            return False
+        if fact.startswith("!dtypes:") and dtype in fact[8:].split(","):
+            return False
+    return True
 
 
 def _built_dtype(node) -> frozenset:

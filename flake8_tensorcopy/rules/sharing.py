@@ -190,8 +190,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         through_alias = made in write.value.made
         arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
-        if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
-                   and events.after(arrival, write) for arrival in arrivals):
+        if _writes_a_new_allocation(model, alias, write) or not any(
+                write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
+                and events.after(arrival, write) for arrival in arrivals):
             # kept on the object and written by another call: only a write of what outlives
             # that call (a tensor a call makes anew is not what an earlier call kept)
             kept = None if through_alias or not write.storages & storages or _constructs_first(alias, write) \
@@ -208,7 +209,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, write.storages, made)
             if side is None or side == through_alias or side and _made_again(alias, write, read) \
-                    or _allocated_again(alias, read):
+                    or _allocated_again(model, alias, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
             observed = (read.place or "it", f"read on line {read.line}{later}")
@@ -216,7 +217,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if observed is None:
             observed = _held(model, write, through_alias, made, name, alias)
         if observed is None and through_alias:
-            observed = _held_through_object(model, write, made)
+            observed = _held_through_object(model, write, made, storages, name)
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     return sorted(found, key=lambda sharing: (sharing.write.line, sharing.write.node.col_offset))
@@ -318,7 +319,7 @@ def _kept_on_object(model, alias, storages: frozenset) -> Optional[tuple]:
     return None
 
 
-def _held_through_object(model, write, made) -> Optional[tuple]:
+def _held_through_object(model, write, made, alias_storages: frozenset, name: Optional[str]) -> Optional[tuple]:
     """The unwritten side kept on an object of the file's classes that the function was given
     (``volume.voxels`` of a parameter ``volume``: its caller still holds it)."""
     try:
@@ -326,7 +327,7 @@ def _held_through_object(model, write, made) -> Optional[tuple]:
     except (KeyError, TypeError):
         return None
     function = write.function
-    for storage in sorted(write.storages, key=str):  # an attribute of a parameter the model knows nothing of
+    for storage in sorted(write.storages & alias_storages, key=str):  # an attribute of a parameter the model knows nothing of
         if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
             index = parameter_index(storage[1], function.name)
             if index is not None and index >= function.receiver_offset:
@@ -338,17 +339,41 @@ def _held_through_object(model, write, made) -> Optional[tuple]:
                 continue
             owner = model.classes.get(kind[7:])
             for attribute, held in sorted(owner.attributes.items() if owner is not None else ()):
-                if _side(held, write.storages, made) is False:
+                if _side(held, write.storages, made) is False and f"{place}.{attribute}" != name:
                     return f"{place}.{attribute}", "outlives the function (an attribute of a parameter)"
     return None
 
 
-def _allocated_again(alias, read) -> bool:
+def _allocated_again(model, alias, read) -> bool:
     """A read of a new value made earlier in the alias's block than the alias (a temporary made
-    at the same site in the next iteration, ``p.double()`` before ``.numpy()``): not the memory
-    an earlier iteration's write changed."""
-    return (read.value.fresh and read.function is alias.function and read.block == alias.block
-            and read.order < alias.order)
+    at the same site in the next iteration, ``p.double()`` before ``.numpy()``, or a name bound
+    anew there): not the memory an earlier iteration's write changed."""
+    return (read.function is alias.function and read.block == alias.block and read.order < alias.order
+            and (read.value.fresh or _bound_anew_before(model, read, read.value.storages & alias.value.storages)))
+
+
+def _writes_a_new_allocation(model, alias, write) -> bool:
+    """A write, earlier in the alias's block than the alias, of memory allocated anew before it
+    in that block (``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop):
+    each iteration writes its own new buffer, never the one an earlier iteration's alias holds."""
+    return (write.function is alias.function and write.block == alias.block and write.order < alias.order
+            and _bound_anew_before(model, write, write.storages & alias.value.storages))
+
+
+def _bound_anew_before(model, event, storages: frozenset) -> bool:
+    """Whether ``event``'s place was bound, earlier in its block, to a new allocation holding
+    one of ``storages`` (the same site's memory, made again in this iteration)."""
+    if not storages:
+        return False
+    binds = model.answers.get("binds by block")
+    if binds is None:
+        binds = model.answers["binds by block"] = {}
+        for bind in model.events.find("bind"):
+            if bind.value is not None and bind.value.fresh:
+                binds.setdefault((id(bind.function), bind.block), []).append(bind)
+    return any(bind.order < event.order and bind.value.storages & storages
+               and (event.place is None or bind.place == event.place)
+               for bind in binds.get((id(event.function), event.block), ()))
 
 
 def _constructs_first(alias, write) -> bool:
@@ -366,7 +391,7 @@ def fills_a_blank_buffer(sharing: Sharing) -> bool:
     alias = sharing.alias
     node = alias.function.node
     first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", float("inf"))  # a module has none
-    made_here = all(type(storage[0]) is int and first <= storage[0] <= last for storage in alias.value.storages)
+    made_here = all(_allocated_within(storage, first, last) for storage in alias.value.storages)
     return sharing.written_alias and "blank" in alias.value.facts and made_here
 
 
@@ -389,6 +414,8 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         side = _side(value, write.storages, made)
         if side is None or side == through_alias:
             continue
+        if through_alias and name is not None and (name == place or name.startswith(place + ".")):
+            continue  # ``layer`` holds it as ``layer.weight.data``, the alias written itself
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
         if holder is not None:
             return place, f"outlives the function ({holder})"
@@ -513,8 +540,12 @@ def source_local(model, alias) -> bool:
     node = alias.function.node
     first, last = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
     return bool(alias.value.storages) and alias.place is not None and all(
-        type(storage) is tuple and len(storage) == 2 and first <= storage[0] <= last
-        for storage in alias.value.storages)
+        _allocated_within(storage, first, last) for storage in alias.value.storages)
+
+
+def _allocated_within(storage, first: int, last: int) -> bool:
+    """An allocation site (a position, ``(line, column)`` or with its end) on those lines."""
+    return type(storage) is tuple and type(storage[0]) is int and first <= storage[0] <= last
 
 
 def undone(model, write) -> bool:
