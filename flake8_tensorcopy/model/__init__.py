@@ -63,6 +63,7 @@ class FunctionInfo:
         self.backpropagated: set = set()  # names of unknown values some path calls ``.backward()`` on
         self.called_parameters: set = set()  # unknown parameters some path calls on arguments
         self.runs_backward = False  # some path runs a backward
+        self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
 
     @property
     def trained_parameters(self) -> frozenset:
@@ -95,6 +96,7 @@ class Model:
         self._alias_operations: Optional[dict] = None
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
         self.alias_makers: Dict[tuple, tuple] = {}
+        self.view_parts: Dict[tuple, frozenset] = {}  # a view's alias id -> the first-dimension positions it spans
         self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
         self.answers: dict = {}  # what queries work out once per file and several rules ask (rules/sharing.py)
 

@@ -81,6 +81,8 @@ class Transfer:
         self.order = 0
         self.store: EventStore = model.events
         self.zero_dim_nodes: set = set()  # operations whose last result was 0-d
+        self.indexed: Optional[tuple] = None  # (the value of the subscript being evaluated, its part)
+        self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
         self.discarded = None
 
     # ----- events
@@ -110,7 +112,10 @@ class Transfer:
         self.evaluate(node.value, state)
 
     def stmt_Assign(self, node, state):
-        value = self.assigned(node.value, self.evaluate(node.value, state), state)
+        self.rebinding = frozenset(target.id for target in node.targets if type(target) is ast.Name)
+        value = self.evaluate(node.value, state)
+        self.rebinding = EMPTY
+        value = self.assigned(node.value, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
         self.accumulated(node, value, state)
@@ -196,6 +201,9 @@ class Transfer:
             # each row of a tensor is a view of it (``for row in x``): a part, as ``x[i]`` is
             element = self.aliased(node.iter, node.iter, element, "partial_view", "iteration", state)
         self.assign(node.target, element, state, node)
+        for target, constants in _loop_constants(node.target, node.iter, self.model):
+            if target in state:
+                state[target] = state[target]._replace(facts=state[target].facts | {ONE_OF + "|".join(constants)})
 
     def op_with(self, op, state):
         item = op[1]
@@ -294,12 +302,22 @@ class Transfer:
         if not container.kinds & PY_CONTAINERS and (
                 container.is_tensor or "ndarray" in container.kinds or self.summary_mode and container.kind_from):
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
-                       replaces_item=True)
+                       replaces_item=True, part=_part_indexed(target.slice, None, state))
         place = place_of(target.value)
         if place is None or container.items is None and (container.is_tensor or _is_array(container)):
             return
         if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
+
+    def note_kept(self, function, actuals, state: dict) -> None:
+        """Which arguments this caller still holds after the call: not one it made for the call
+        (a fresh value) or holds only under the names the statement rebinds (``x = f(x)``)."""
+        for index, value in enumerate(actuals):
+            if value is None or index < function.receiver_offset:
+                continue
+            dropped = value.fresh or bool(value.storages) and all(
+                place in self.rebinding for storage in value.storages for place in self.store.holders(storage, state))
+            function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or not dropped
 
     def bind_place(self, place: str, value: Value, state: dict) -> bool:
         """Bind ``value`` to ``place``; an item (``d['a']``, ``d['a'][*]``) is put back into
@@ -340,7 +358,8 @@ class Transfer:
                     state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
                         (index, value.made | _written_name(target, state).made)}
 
-    def host_read(self, node, value: Value, state: dict, how: str, items: bool = False, sure: bool = False) -> None:
+    def host_read(self, node, value: Value, state: dict, how: str, items: bool = False, sure: bool = False,
+                  part: frozenset = EMPTY) -> None:
         """A tensor's values read on the host (what a copy still in flight spoils); with
         ``items``, a container's tensors are read too (``torch.cat(parts)``); ``sure``: only
         a tensor for sure, not one by a use a module shares (``print(m)`` prints modules too)."""
@@ -351,7 +370,7 @@ class Transfer:
         if sure and value.evidence("kind") in (None, Evidence.USE):
             return
         if self.recording:
-            self.record("read", node, place_of(node), value, state, value_read=how)
+            self.record("read", node, place_of(node), value, state, value_read=how, part=part)
         if self.summary_mode and ENTRY in state.get(IN_FLIGHT, EMPTY):  # read before any sync in here
             read = {parameter_index(storage, self.function.name) for storage in value.storages}
             read.discard(None)
@@ -457,7 +476,7 @@ class Transfer:
             value = value._replace(why=(("kind", Evidence.REBOUND),) + tuple(
                 pair for pair in value.why if pair[0] != "kind"))
         if value.storages and self.recording:
-            self.record("read", node, node.id, value, state)
+            self.record("read", node, node.id, value, state, part=self.part_read(node))
         return value._replace(fresh=False) if value.fresh else value
 
     def attribute(self, node: ast.Attribute, state) -> Value:
@@ -465,7 +484,7 @@ class Transfer:
         value = state.get(place) if place is not None else None
         if value is not None:
             if value.storages:
-                self.record("read", node, place, value, state)
+                self.record("read", node, place, value, state, part=self.part_read(node))
             return value._replace(fresh=False) if value.fresh else value
         base = self.evaluate(node.value, state)
         value = self.attribute_of(base, node.attr, node, state)
@@ -576,13 +595,19 @@ class Transfer:
             return None  # only a graph tensor kept on self (``self.aux_loss = ...`` in forward)
         return found[0]._replace(storages=EMPTY, fresh=False, why=_why(Evidence.ATTRIBUTE_NAME, "kind", "grad"))
 
+    def part_read(self, node) -> frozenset:
+        """The first-dimension positions of ``node`` read where it is indexed (``x[1]``), else empty."""
+        return self.indexed[1] if self.indexed is not None and self.indexed[0] is node else EMPTY
+
     def subscript(self, node: ast.Subscript, state) -> Value:
+        self.indexed = (node.value, _part_indexed(node.slice, None, state))
         base = self.evaluate(node.value, state)
+        self.indexed = None
         index = self.evaluate(node.slice, state)
         if base.items is not None:
             key = key_of(node.slice)
             joined = items_join(base)
-            item = base.item(key) if key != "*" else joined
+            item = base.item(key) if key != "*" else _items_at(base, _one_of(index)) or joined
             if item is None:  # a position the model does not follow (``xs[-1]``)
                 item = joined
             elif joined is not None and "dict" not in base.kinds:  # a position may shift: as well known as every item
@@ -592,14 +617,19 @@ class Transfer:
                 self.record("read", node, place_of(node), value, state)
             return value
         if base.is_tensor:
-            self.host_read(node.value, base, state, "index")
+            self.host_read(node.value, base, state, "index", part=_part_indexed(node.slice, None, state))
             advanced = _advanced_index(node.slice, index)
             storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
                                  items=None, facts=EMPTY)
             if advanced:
                 return item._replace(made=EMPTY)
-            return self.aliased(node, node.value, item, "partial_view", "indexing", state)
+            view = self.aliased(node, node.value, item, "partial_view", "indexing", state)
+            part = _part_indexed(node.slice, index, state)
+            if part:
+                for made in view.made - item.made:
+                    self.model.view_parts[made] = part
+            return view
         if _is_array(base):  # an array's view is an alias no rule reports alone (numpy()/from_numpy() chains name it)
             item = array_item(node, base, index)
             return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
@@ -1570,6 +1600,7 @@ class Transfer:
         if self.recording:
             self.model.passed_to(function, actuals)
             self.model.note_disputes(function, self.function, node, arguments)
+            self.note_kept(function, actuals, state)
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
@@ -1999,6 +2030,87 @@ def _tested_places(test) -> Optional[list]:
         place = place_of(subject)
         return [place] if place is not None else None
     return None
+
+
+ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, ``|``-joined)
+_CONSTANTS_AT_MOST = 16
+
+
+def _loop_constants(target, iterated, model) -> list:
+    """``for k in ("a", "b")``, ``for i in range(1, 3)``, ``for i, v in enumerate((1, 2), start=1)``:
+    the names the loop binds to one of a few constants, with their reprs."""
+    if type(target) is ast.Name:
+        constants = _constants_iterated(iterated, model)
+        return [(target.id, constants)] if constants else []
+    if type(target) is ast.Tuple and len(target.elts) == 2 and type(iterated) is ast.Call \
+            and place_of(iterated.func) == "enumerate" and iterated.args:
+        listed = _literal_constants(iterated.args[0])
+        start = _keyword(iterated, "start")
+        first = _constant(start) if start is not None else 0
+        found = []
+        if listed and type(first) is int and all(type(name) is ast.Name for name in target.elts):
+            found.append((target.elts[0].id, tuple(repr(first + n) for n in range(len(listed)))))
+            found.append((target.elts[1].id, listed))
+        return found
+    return []
+
+
+def _constants_iterated(iterated, model) -> tuple:
+    listed = _literal_constants(iterated)
+    if listed:
+        return listed
+    if type(iterated) is ast.Call and place_of(iterated.func) == "range" and 1 <= len(iterated.args) <= 2 \
+            and not iterated.keywords:
+        bounds = [_constant(argument) for argument in iterated.args]
+        if all(type(bound) is int for bound in bounds):
+            low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+            if 0 < high - low <= _CONSTANTS_AT_MOST:
+                return tuple(repr(n) for n in range(low, high))
+    return ()
+
+
+def _literal_constants(node) -> tuple:
+    """The reprs of a literal tuple or list of int and str constants (a few), else ()."""
+    if type(node) not in (ast.Tuple, ast.List) or not node.elts or len(node.elts) > _CONSTANTS_AT_MOST:
+        return ()
+    values = [_constant(element) for element in node.elts]
+    if not all(type(value) in (int, str) for value in values):
+        return ()
+    return tuple(repr(value) for value in values)
+
+
+def _one_of(value: Optional[Value]) -> tuple:
+    """The constants (their reprs) narrowing or a loop proved ``value`` one of, else ()."""
+    for fact in value.facts if value is not None else ():
+        if fact.startswith(ONE_OF):
+            return tuple(fact[len(ONE_OF):].split("|"))
+    return ()
+
+
+def _items_at(container: Value, keys: tuple) -> Optional[Value]:
+    """The join of the items at ``keys``, where each is a key the container holds."""
+    found = None
+    for key in keys:
+        item = container.item(key)
+        if item is None or not any(name == key for name, _ in container.items):
+            return None
+        found = item if found is None else join(found, item)
+    return found
+
+
+def _part_indexed(index, value: Optional[Value], state: dict) -> frozenset:
+    """The positions along the first dimension an index takes (``x[0]``, ``x[0, ..., 1::3]``,
+    ``x[d]`` with ``d`` one of 1 and 2), as reprs; empty where unknown. Two parts with no
+    position in common are disjoint memory."""
+    first = index.elts[0] if type(index) is ast.Tuple and index.elts else index
+    if type(first) is ast.Constant and type(first.value) is int and type(first.value) is not bool:
+        return frozenset((repr(first.value),)) if first.value >= 0 else EMPTY
+    place = place_of(first) if type(first) is ast.Name else None
+    if place is not None and place in state and type(state[place]) is Value:
+        constants = _one_of(state[place])
+        if constants and all(constant.lstrip("-").isdigit() and not constant.startswith("-") for constant in constants):
+            return frozenset(constants)
+    return EMPTY
 
 
 def with_dtype_among(value: Value, dtypes: frozenset, among: bool) -> Value:

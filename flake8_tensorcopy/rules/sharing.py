@@ -18,6 +18,7 @@ from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.model.transfer import ITEM_OF
+from flake8_tensorcopy.model.values import EMPTY
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -168,7 +169,10 @@ def _outliving(function, place: str) -> Optional[str]:
     if head not in function.names:
         return None
     if place == head:
-        return "a parameter"
+        kept = function.kept_by_callers
+        index = function.names.index(head)
+        # every caller of the file hands over what it no longer holds (``freqs = rotate(freqs)``)
+        return "a parameter" if not kept or kept.get(index, True) else None
     return "an attribute" if function.receiver_offset and head == function.names[0] else "an attribute of a parameter"
 
 
@@ -202,10 +206,15 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)):
             continue
+        part = model.view_parts.get(made, EMPTY)
+        if part and not through_alias and _disjoint(part, write.detail.get("part")):
+            continue  # ``row = x[0]; x[1] = v``: another part of the base
         observed = None
         for read in events.find("read"):
             if read.value is None or not events.after(write, read):
                 continue
+            if through_alias and _disjoint(part, read.detail.get("part")):
+                continue  # ``out = x[0]; out[...] = v; x[1]``: the base read at another part
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, write.storages, made)
             if side is None or side == through_alias or side and _made_again(alias, write, read) \
@@ -221,6 +230,11 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     return sorted(found, key=lambda sharing: (sharing.write.line, sharing.write.node.col_offset))
+
+
+def _disjoint(part: frozenset, other) -> bool:
+    """Two known sets of first-dimension positions with none in common: disjoint memory."""
+    return bool(part) and bool(other) and not part & other
 
 
 def _through_reported(model, write, alias) -> bool:
@@ -361,19 +375,20 @@ def _writes_a_new_allocation(model, alias, write) -> bool:
 
 
 def _bound_anew_before(model, event, storages: frozenset) -> bool:
-    """Whether ``event``'s place was bound, earlier in its block, to a new allocation holding
-    one of ``storages`` (the same site's memory, made again in this iteration)."""
+    """Whether one of ``storages`` was made anew earlier in ``event``'s block: ``event``'s place
+    bound to a new allocation, or a call there returning new memory (the same site's memory,
+    made again in this iteration)."""
     if not storages:
         return False
-    binds = model.answers.get("binds by block")
-    if binds is None:
-        binds = model.answers["binds by block"] = {}
-        for bind in model.events.find("bind"):
-            if bind.value is not None and bind.value.fresh:
-                binds.setdefault((id(bind.function), bind.block), []).append(bind)
-    return any(bind.order < event.order and bind.value.storages & storages
-               and (event.place is None or bind.place == event.place)
-               for bind in binds.get((id(event.function), event.block), ()))
+    made = model.answers.get("made by block")
+    if made is None:
+        made = model.answers["made by block"] = {}
+        for found in model.events.find("bind") + model.events.find("call"):
+            if found.value is not None and found.value.fresh:
+                made.setdefault((id(found.function), found.block), []).append(found)
+    return any(found.order < event.order and found.value.storages & storages
+               and (found.kind == "call" or event.place is None or found.place == event.place)
+               for found in made.get((id(event.function), event.block), ()))
 
 
 def _constructs_first(alias, write) -> bool:
@@ -417,6 +432,9 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         if through_alias and name is not None and (name == place or name.startswith(place + ".")):
             continue  # ``layer`` holds it as ``layer.weight.data``, the alias written itself
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
+        if holder == "a parameter" and not any(parameter_index(storage, write.function.name) is not None
+                                               for storage in value.storages & write.storages):
+            holder = None  # ``image = to_hsv(image)``: the name holds a value of the function's own now
         if holder is not None:
             return place, f"outlives the function ({holder})"
         kept = _kept_in(write.function, value)
