@@ -82,6 +82,7 @@ class Transfer:
         self.store: EventStore = model.events
         self.zero_dim_nodes: set = set()  # operations whose last result was 0-d
         self.indexed: Optional[tuple] = None  # (the value of the subscript being evaluated, its part)
+        self.metadata_of = None  # the object of ``x.shape`` being evaluated
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
         self.discarded = None
 
@@ -486,7 +487,10 @@ class Transfer:
             if value.storages:
                 self.record("read", node, place, value, state, part=self.part_read(node))
             return value._replace(fresh=False) if value.fresh else value
+        if "integer" in k.role_of("attribute", node.attr) | k.role_of("method", node.attr):
+            self.metadata_of = node.value  # ``x.shape``, ``x.size()``: no value of ``x`` is read
         base = self.evaluate(node.value, state)
+        self.metadata_of = None
         value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
         return self.tensor_attribute(node, base, value, state)
@@ -596,7 +600,10 @@ class Transfer:
         return found[0]._replace(storages=EMPTY, fresh=False, why=_why(Evidence.ATTRIBUTE_NAME, "kind", "grad"))
 
     def part_read(self, node) -> frozenset:
-        """The first-dimension positions of ``node`` read where it is indexed (``x[1]``), else empty."""
+        """The first-dimension positions of ``node`` read where it is indexed (``x[1]``), else empty;
+        ``METADATA`` where only its metadata is read (``x.shape``, ``x.size()``)."""
+        if self.metadata_of is node:
+            return METADATA
         return self.indexed[1] if self.indexed is not None and self.indexed[0] is node else EMPTY
 
     def subscript(self, node: ast.Subscript, state) -> Value:
@@ -2032,6 +2039,7 @@ def _tested_places(test) -> Optional[list]:
     return None
 
 
+METADATA = frozenset(("metadata",))  # a read's part: only the tensor's metadata (``x.shape``)
 ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, ``|``-joined)
 _CONSTANTS_AT_MOST = 16
 

@@ -17,7 +17,7 @@ from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_name
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
-from flake8_tensorcopy.model.transfer import ITEM_OF
+from flake8_tensorcopy.model.transfer import ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
@@ -213,8 +213,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         for read in events.find("read"):
             if read.value is None or not events.after(write, read):
                 continue
-            if through_alias and _disjoint(part, read.detail.get("part")):
-                continue  # ``out = x[0]; out[...] = v; x[1]``: the base read at another part
+            if read.detail.get("part") == METADATA or through_alias and _disjoint(part, read.detail.get("part")):
+                continue  # ``x.shape`` reads no value; ``out = x[0]; out[...] = v; x[1]``: another part
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, write.storages, made)
             if side is None or side == through_alias or side and _made_again(alias, write, read) \
