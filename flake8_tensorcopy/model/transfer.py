@@ -307,6 +307,8 @@ class Transfer:
         place = place_of(target.value)
         if place is None or container.items is None and (container.is_tensor or _is_array(container)):
             return
+        if _indexes_dimensions(target.slice):
+            return  # ``m[:, :2, 2] = v`` copies values into an array, it keeps no reference to ``v``
         if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
 
@@ -615,7 +617,9 @@ class Transfer:
             key = key_of(node.slice)
             joined = items_join(base)
             item = base.item(key) if key != "*" else _items_at(base, _one_of(index)) or joined
-            if item is None:  # a position the model does not follow (``xs[-1]``)
+            if item is None and base.kinds == kinds("dict") and key != "*":
+                item = UNKNOWN  # a key the file never stores: what the dict's other keys hold says nothing of it
+            elif item is None:  # a position the model does not follow (``xs[-1]``)
                 item = joined
             elif joined is not None and "dict" not in base.kinds:  # a position may shift: as well known as every item
                 item = item._replace(kinds=joined.kinds, why=joined.why)
@@ -1988,6 +1992,13 @@ _UNROLLED_AT_MOST = 8  # a comprehension over a literal of more elements keeps o
 def _array_only(value: Value) -> bool:
     """A tensor or an array, never a Python container: its ``[i] = v`` writes its memory."""
     return (value.is_tensor or "ndarray" in value.kinds) and not value.kinds & PY_CONTAINERS
+
+
+def _indexes_dimensions(index) -> bool:
+    """An index only arrays take (several dimensions, ``...``): no list or dict item is stored."""
+    return type(index) is ast.Tuple and any(type(element) is ast.Slice or type(element) is ast.Constant
+                                            and element.value is Ellipsis for element in index.elts) or \
+        type(index) is ast.Constant and index.value is Ellipsis
 
 
 def _is_array(value: Value) -> bool:
