@@ -84,6 +84,7 @@ class Transfer:
         self.indexed: Optional[tuple] = None  # (the value of the subscript being evaluated, its part)
         self.metadata_of = None  # the object of ``x.shape`` being evaluated
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
+        self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
 
     # ----- events
@@ -114,8 +115,11 @@ class Transfer:
 
     def stmt_Assign(self, node, state):
         self.rebinding = frozenset(target.id for target in node.targets if type(target) is ast.Name)
+        self.saved_outputs = set()
         value = self.evaluate(node.value, state)
         self.rebinding = EMPTY
+        if value.fresh and value.storages & state.get(SAVED, EMPTY):
+            renew_saved(value.storages & state[SAVED] - self.saved_outputs, state)
         value = self.assigned(node.value, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
@@ -279,8 +283,11 @@ class Transfer:
                 self.requires_grad(state[owner], owner, node.value if type(node) is ast.Assign else None, state)
             if kind is ast.Name and place in self.function.backpropagated and value.kinds == UNKNOWN.kinds:
                 value = backpropagated(value)
+            before = state.get(place)
             self.forget(place, state)
             state[place] = value
+            if type(before) is Value and before.storages & state.get(SAVED, EMPTY):
+                release_saved(before.storages & state[SAVED], state)
             self.record("bind", target, place, value, state, expression=getattr(node, "value", None))
         elif kind is ast.Subscript:
             self.store_item(target, value, state, node)
@@ -817,6 +824,7 @@ class Transfer:
         for what in saved:
             if what == "output":
                 kept = result.storages
+                self.saved_outputs |= kept
             elif what < len(operands) and operands[what] is not None:
                 other = for_other.get(what)
                 if other is not None and other < len(operands) and not _may_need_grad(operands[other]):
@@ -1645,9 +1653,12 @@ class Transfer:
         if summary.saved and not state.get(NO_GRAD):
             kept = instance.storages(summary.saved)
             state[SAVED] = state.get(SAVED, EMPTY) | kept
-            returned = instance.storages(summary.returns.storages) if summary.returns is not None else EMPTY
+            # its output (the memory it returns that it saved), told apart from its inputs before the
+            # instance maps both to storages of the caller (an input may be an earlier call's output)
+            output = instance.storages(summary.saved & summary.returns.storages) if summary.returns is not None else EMPTY
+            self.saved_outputs |= output
             self.record("save", node, None, NONE, state, op="local:" + function.name,
-                        what="output" if kept & returned else "input", storages=kept)
+                        what="output" if output else "input", storages=kept)
         if summary.backward:
             self.record("backward", node, None, NONE, state)
         if summary.steps:
@@ -1992,6 +2003,39 @@ _UNROLLED_AT_MOST = 8  # a comprehension over a literal of more elements keeps o
 def _array_only(value: Value) -> bool:
     """A tensor or an array, never a Python container: its ``[i] = v`` writes its memory."""
     return (value.is_tensor or "ndarray" in value.kinds) and not value.kinds & PY_CONTAINERS
+
+
+def renew_saved(storages: frozenset, state: dict) -> None:
+    """New memory made at sites whose earlier memory autograd saved (``x = block(x)`` in a
+    loop saved the last ``x`` as its input): what the state holds of those sites, the saved
+    set included, is the earlier memory, renamed ``("earlier", site)``; the new value is not
+    saved (recency: only the newest allocation of a site is its own object)."""
+    if not storages:
+        return
+    earlier = {storage: ("earlier", storage) for storage in storages}
+    state[SAVED] = frozenset(earlier.get(storage, storage) for storage in state[SAVED])
+    for place, value in list(state.items()):
+        if type(value) is Value and _holds_any(value, storages):
+            state[place] = _renamed(value, earlier)
+
+
+def release_saved(storages: frozenset, state: dict) -> None:
+    """Saved memory no place holds any more (``buf = new_buffer()`` dropped the last name of
+    the one a layer saved) can never be written again: it leaves the saved set."""
+    held = [storage for storage in storages
+            if any(type(value) is Value and _holds_any(value, frozenset((storage,))) for value in state.values())]
+    unheld = storages - frozenset(held)
+    if unheld:
+        state[SAVED] = state[SAVED] - unheld
+
+
+def _holds_any(value: Value, storages: frozenset) -> bool:
+    return bool(value.storages & storages) or any(_holds_any(item, storages) for _, item in value.items or ())
+
+
+def _renamed(value: Value, names: dict) -> Value:
+    items = tuple((key, _renamed(item, names)) for key, item in value.items) if value.items is not None else None
+    return value._replace(storages=frozenset(names.get(storage, storage) for storage in value.storages), items=items)
 
 
 def _indexes_dimensions(index) -> bool:
