@@ -251,12 +251,12 @@ class Model:
             if value is None:
                 continue
             kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
-                         qual=value.qual, why=tuple((c, Evidence.CALLERS) for c, _ in value.why),
+                         qual=value.qual, why=tuple((c, Evidence.CALLERS if e.strong else e) for c, e in value.why),
                          items=self.held_by_passed_optimizer(function, value, actuals) or _passed_items(value))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
 
-    def note_disputes(self, function: FunctionInfo, caller: FunctionInfo, node, arguments) -> None:
+    def note_disputes(self, function: FunctionInfo, caller: FunctionInfo, node, arguments, keywords=None) -> None:
         """The parameters this call passes what is surely not a tensor (``disputes``); a call
         that unpacks ``*args`` or ``**kwargs`` says nothing."""
         if type(node) is not ast.Call or any(type(argument) is ast.Starred for argument in node.args) or any(
@@ -267,7 +267,7 @@ class Model:
             return
         nodes = self.bind_arguments(function, [None] * shift + list(node.args),
                                     {keyword.arg: keyword.value for keyword in node.keywords})
-        values = self.bind_arguments(function, arguments, {})
+        values = self.bind_arguments(function, arguments, keywords or {})
         for index, argument in enumerate(nodes):
             if argument is not None and disputes(argument, values[index] if index < len(values) else None, caller):
                 function.disputed.add(index)

@@ -988,15 +988,26 @@ class Transfer:
                      why=module.why if known is not None and not known.strong else _why(Evidence.MODULE_CALL, "kind"))
 
     def narrow_not_tensor(self, test, truth: bool, state: dict) -> bool:
-        """``isinstance(x, torch.Size)`` held, or ``isinstance(x, torch.Tensor)`` failed: ``x`` is
-        not a tensor there."""
-        if type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
+        """``isinstance(x, torch.Size)`` held, or ``isinstance(x, torch.Tensor)`` (``torch.is_tensor(x)``)
+        failed: ``x`` is not a tensor there."""
+        if type(test) is ast.Call and len(test.args) == 1 and place_of(test.args[0]) is not None \
+                and self.evaluate(test.func, state).qual == "torch.is_tensor":
+            if truth:
+                place = place_of(test.args[0])
+                old = state.get(place, UNKNOWN)
+                state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
+                return True
+            tensor = True
+        elif type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
                 or len(test.args) != 2 or place_of(test.args[0]) is None:
             return False
-        classes = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
-        checked = [self.evaluate(item, state).qual for item in classes]
-        tensor = any(qual in ("torch.Tensor", "torch.nn.Parameter") for qual in checked)
-        if truth == tensor or not all(checked):
+        else:
+            classes = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
+            checked = [self.evaluate(item, state).qual for item in classes]
+            tensor = any(qual in ("torch.Tensor", "torch.nn.Parameter") for qual in checked)
+            if not all(checked):
+                return False
+        if truth == tensor:
             return False
         place = place_of(test.args[0])
         old = state.get(place, UNKNOWN)
@@ -1618,7 +1629,7 @@ class Transfer:
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
             self.model.passed_to(function, actuals)
-            self.model.note_disputes(function, self.function, node, arguments)
+            self.model.note_disputes(function, self.function, node, arguments, keywords)
             self.note_kept(function, actuals, state)
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
