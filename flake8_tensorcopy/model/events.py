@@ -92,6 +92,34 @@ class EventStore:
             return True
         return second.block in self._reachable(first.function, first.block)
 
+    def after_unless(self, first: Event, second: Event, kills: List[Event]) -> bool:
+        """Whether some path runs ``second`` after ``first`` without running any of ``kills``
+        in between (same function)."""
+        if first.function is not second.function:
+            return False
+        if not kills:
+            return self.after(first, second)
+        killed: Dict[int, List[int]] = {}
+        for kill in kills:
+            killed.setdefault(kill.block, []).append(kill.order)
+        if first.block == second.block and second.order > first.order and not any(
+                first.order < order < second.order for order in killed.get(first.block, ())):
+            return True
+        if any(order > first.order for order in killed.get(first.block, ())):
+            return False  # every path out of the block runs a kill
+        blocks = first.function.graph.blocks
+        seen, stack = set(), list(blocks[first.block].succ)
+        while stack:
+            index = stack.pop()
+            if index in seen:
+                continue
+            seen.add(index)
+            if index == second.block and not any(order < second.order for order in killed.get(index, ())):
+                return True
+            if index not in killed:
+                stack.extend(blocks[index].succ)
+        return False
+
     def innermost_loop(self, event: Event) -> frozenset:
         """The blocks of the innermost loop holding the event (empty: in no loop): of the loop
         headers around it, the one whose body (the blocks reaching its back edges from inside

@@ -1647,6 +1647,8 @@ class Transfer:
             written = instance.actual(index)
             if index not in summary.writes and not _array_only(written):
                 continue  # ``p[i] = v`` replaces an item of the list or dict passed
+            if written.kinds and written.kinds <= _PLAIN_DATA:
+                continue  # a shape tuple or a number: the callee writes only the tensor it makes of it
             if written.storages:
                 # the aliases each write went through: the callee's own, and those the argument is
                 ways = summary.written_through.get(index) or frozenset((EMPTY,))
@@ -2008,6 +2010,7 @@ ARRAY = kinds("ndarray")
 
 
 PY_CONTAINERS = kinds("list", "tuple", "dict")
+_PLAIN_DATA = PY_CONTAINERS | kinds("number", "int", "bool", "str", "none")  # no memory a tensor write reaches
 _UNROLLED_AT_MOST = 8  # a comprehension over a literal of more elements keeps one ``[*]`` item
 
 

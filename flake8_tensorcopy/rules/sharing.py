@@ -211,7 +211,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue  # ``row = x[0]; x[1] = v``: another part of the base
         observed = None
         for read in events.find("read"):
-            if read.value is None or not events.after(write, read):
+            if read.value is None or not events.after_unless(write, read, _made_anew(model, alias, read)):
                 continue
             if read.detail.get("part") == METADATA or through_alias and _disjoint(part, read.detail.get("part")):
                 continue  # ``x.shape`` reads no value; ``out = x[0]; out[...] = v; x[1]``: another part
@@ -230,6 +230,17 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     return sorted(found, key=lambda sharing: (sharing.write.line, sharing.write.node.col_offset))
+
+
+def _made_anew(model, alias, read) -> list:
+    """The bindings of the name read that end what it held: a run of the alias's own statement
+    (``denom = exp_avg_sq`` in a loop: after it, the name holds the alias made there, after any
+    earlier write), or a binding to a value that is not that alias."""
+    if read.place is None or read.function is not alias.function:
+        return []
+    made = alias.detail["made"]
+    return [bind for bind in model.events.find("bind", place=read.place) if bind.function is alias.function
+            and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
 
 
 def _disjoint(part: frozenset, other) -> bool:
