@@ -1266,9 +1266,10 @@ class Transfer:
         elif name in ("str", "repr", "format"):
             result = STRING
         elif name in ("list", "tuple", "set", "sorted", "reversed", "iter", "frozenset"):
+            in_order = name in ("list", "tuple") and _positional_items(first)
             result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
                            storages=frozenset((_site(node),)), fresh=True,
-                           items=(("*", self.element(first)),) if arguments else ())
+                           items=first.items if in_order else (("*", self.element(first)),) if arguments else ())
         elif name == "filter" and len(arguments) == 2:  # some of the iterable's items
             result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True,
                            items=(("*", self.element(arguments[1])),))
@@ -2162,6 +2163,13 @@ def _one_of(value: Optional[Value]) -> tuple:
         if fact.startswith(ONE_OF):
             return tuple(fact[len(ONE_OF):].split("|"))
     return ()
+
+
+def _positional_items(value: Value) -> bool:
+    """A sequence whose every item is known by position (a literal, an unrolled comprehension):
+    ``list(v)`` and ``tuple(v)`` keep them in order."""
+    return not value.is_tensor and "dict" not in value.kinds and bool(value.items) and all(
+        key.isdigit() for key, _ in value.items)
 
 
 def _items_at(container: Value, keys: tuple) -> Optional[Value]:
