@@ -194,9 +194,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         through_alias = made in write.value.made
         arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
-        if _writes_a_new_allocation(model, alias, write) or not any(
-                write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
-                and events.after(arrival, write) for arrival in arrivals):
+        if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
+                   and events.after_unless(arrival, write, _allocated_for(model, write, storages))
+                   for arrival in arrivals):
             # kept on the object and written by another call: only a write of what outlives
             # that call (a tensor a call makes anew is not what an earlier call kept)
             kept = None if through_alias or not write.storages & storages or _constructs_first(alias, write) \
@@ -377,12 +377,19 @@ def _allocated_again(model, alias, read) -> bool:
             and (read.value.fresh or _bound_anew_before(model, read, read.value.storages & alias.value.storages)))
 
 
-def _writes_a_new_allocation(model, alias, write) -> bool:
-    """A write, earlier in the alias's block than the alias, of memory allocated anew before it
-    in that block (``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop):
-    each iteration writes its own new buffer, never the one an earlier iteration's alias holds."""
-    return (write.function is alias.function and write.block == alias.block and write.order < alias.order
-            and _bound_anew_before(model, write, write.storages & alias.value.storages))
+def _allocated_for(model, write, storages: frozenset) -> list:
+    """Where the memory ``write`` writes is made anew: its name (any name, for a write of a chain
+    with none) bound to a new allocation, or a call of its own statement returning new memory
+    (``X = f(X).mul_(s)``). A path from an alias
+    to the write through one of them writes new memory, never the one the alias holds
+    (``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop)."""
+    written = write.storages & storages
+    if not written:
+        return []
+    return [found for found in model.events.find("bind") + model.events.find("call")
+            if found.function is write.function and found.value is not None and found.value.fresh and (
+                found.kind == "bind" and write.place in (None, found.place) and found.value.storages & written
+                or found.kind == "call" and found.line == write.line and _all_storages(found.value) & written)]
 
 
 def _bound_anew_before(model, event, storages: frozenset) -> bool:
@@ -397,9 +404,18 @@ def _bound_anew_before(model, event, storages: frozenset) -> bool:
         for found in model.events.find("bind") + model.events.find("call"):
             if found.value is not None and found.value.fresh:
                 made.setdefault((id(found.function), found.block), []).append(found)
-    return any(found.order < event.order and found.value.storages & storages
-               and (found.kind == "call" or event.place is None or found.place == event.place)
-               for found in made.get((id(event.function), event.block), ()))
+    return any(found.order < event.order and (
+        _all_storages(found.value) & storages if found.kind == "call"
+        else found.value.storages & storages and (event.place is None or found.place == event.place))
+        for found in made.get((id(event.function), event.block), ()))
+
+
+def _all_storages(value) -> frozenset:
+    """The storages a value holds, its items' included (a call's new tuple and what is in it)."""
+    found = value.storages
+    for _, item in value.items or ():
+        found = found | _all_storages(item)
+    return found
 
 
 def _constructs_first(alias, write) -> bool:
