@@ -193,6 +193,10 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 _through_reported(model, write, alias) or _through_reported_argument(model, write, alias)):
             continue
         through_alias = made in write.value.made
+        part = model.view_parts.get(made, EMPTY)
+        if part and not through_alias and (_disjoint(part, write.detail.get("part")) or _through_other_parts(
+                model, write, part)):
+            continue  # ``row = x[0]; x[1] = v`` or ``other = x[1]; other += v``: another part of the base
         arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
         if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
                    and events.after_unless(arrival, write, _allocated_for(model, write, storages))
@@ -206,9 +210,6 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)):
             continue
-        part = model.view_parts.get(made, EMPTY)
-        if part and not through_alias and _disjoint(part, write.detail.get("part")):
-            continue  # ``row = x[0]; x[1] = v``: another part of the base
         observed = None
         for read in events.find("read"):
             if read.value is None or not events.after_unless(write, read, _made_anew(model, alias, read)):
@@ -241,6 +242,13 @@ def _made_anew(model, alias, read) -> list:
     made = alias.detail["made"]
     return [bind for bind in model.events.find("bind", place=read.place) if bind.function is alias.function
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
+
+
+def _through_other_parts(model, write, part: frozenset) -> bool:
+    """A write through views of known parts of the base, none of them in ``part`` (a second
+    name for such a view, ``d[k] = row``, is the same part)."""
+    parts = [model.view_parts.get(made) for made in write.value.made if made[2] != "assignment"]
+    return bool(parts) and all(other is not None and _disjoint(part, other) for other in parts)
 
 
 def _disjoint(part: frozenset, other) -> bool:
