@@ -319,13 +319,22 @@ class Transfer:
         if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
 
-    def note_kept(self, function, actuals, state: dict) -> None:
+    def note_kept(self, function, arguments, actuals, node, state: dict) -> None:
         """Which arguments this caller still holds after the call: not one it made for the call
-        (a fresh value) or holds only under the names the statement rebinds (``x = f(x)``)."""
+        (a fresh value, a temporary no name holds) or holds only under the names the statement
+        rebinds (``x = f(x)``)."""
+        shift = len(arguments) - len(node.args) if type(node) is ast.Call else -1
+        if shift < 0 or any(type(argument) is ast.Starred for argument in node.args):
+            expressions = []
+        else:  # the expressions passed, bound as the values are (a method's receiver first)
+            expressions = self.model.bind_arguments(function, [None] * shift + list(node.args), {
+                keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
         for index, value in enumerate(actuals):
             if value is None or index < function.receiver_offset:
                 continue
-            dropped = value.fresh or bool(value.storages) and all(
+            expression = expressions[index] if index < len(expressions) else None
+            temporary = expression is not None and place_of(expression) is None and not value.storages
+            dropped = value.fresh or temporary or bool(value.storages) and all(
                 place in self.rebinding for storage in value.storages for place in self.store.holders(storage, state))
             function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or not dropped
 
@@ -1631,7 +1640,7 @@ class Transfer:
         if self.recording:
             self.model.passed_to(function, actuals)
             self.model.note_disputes(function, self.function, node, arguments, keywords)
-            self.note_kept(function, actuals, state)
+            self.note_kept(function, arguments, actuals, node, state)
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)

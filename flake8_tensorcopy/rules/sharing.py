@@ -475,6 +475,21 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         kept = _kept_in(write.function, value)
         if kept is not None:
             return kept
+    if through_alias:
+        return _parameter_written(write, alias)
+    return None
+
+
+def _parameter_written(write, alias) -> Optional[tuple]:
+    """A write through an alias of a parameter whose name now holds the alias (``x = x.float();
+    x[m] = 0``): the caller's tensor is written, where a caller of the file keeps it (rebinding
+    the name to its alias says the function means to work on it; only a caller that reads its
+    tensor again is evidence of the hazard)."""
+    function = write.function
+    for storage in sorted(write.storages & alias.value.storages, key=str):
+        index = parameter_index(storage, function.name)
+        if index is not None and index >= function.receiver_offset and function.kept_by_callers.get(index):
+            return function.names[index], "outlives the function (a parameter, the caller's tensor)"
     return None
 
 
