@@ -434,6 +434,19 @@ def _constructs_first(alias, write) -> bool:
             and getattr(write.function.node, "name", "") == "__init__")
 
 
+def views_a_blank_buffer(model, alias) -> bool:
+    """A part of a buffer made blank to be filled (``self.cache = torch.zeros(n, d)``;
+    ``self.keys = self.cache[:, :k]``): no one keeps such a view for the content it had, it is
+    a window onto what the buffer will hold."""
+    if alias.place is None:
+        return False
+    try:
+        source = model.value_at(alias.line, alias.place)
+    except (KeyError, TypeError, SyntaxError):
+        return False
+    return "blank" in source.facts
+
+
 def fills_a_blank_buffer(sharing: Sharing) -> bool:
     """A write through the alias of a buffer the alias's own function made blank to be filled
     (``self.buf = torch.empty(n)``: no one can have read its content): filling it through its

@@ -8,7 +8,7 @@ from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.rules.sharing import (
     AliasRule, Sharing, alias_place, held_by_receiver, returned_side, source_local, source_written_itself, undone,
-    unsafe, writes_arguments,
+    unsafe, views_a_blank_buffer, writes_arguments,
 )
 
 
@@ -61,8 +61,9 @@ class ViewShares(AliasRule):
         the spot as what the write writes (``out=buf[i:j]``): writing the base is its purpose."""
         alias = sharing.alias
         if not sharing.written_alias:
-            window = sharing.kind == "partial_view" and sharing.observation.startswith("read") and not (
+            window = sharing.kind == "partial_view" and (sharing.observation.startswith("read") and not (
                 returned_side(model, alias, True) or snapshot_named(alias_place(model, alias) or ""))
+                or views_a_blank_buffer(model, alias))
             return not window
         return not (alias_place(model, alias) is None or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias) or returned_side(model, alias, False)
