@@ -195,7 +195,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         through_alias = made in write.value.made
         part = model.view_parts.get(made, EMPTY)
         if part and not through_alias and (_disjoint(part, write.detail.get("part")) or _through_other_parts(
-                model, write, part)):
+                model, write, alias, part)):
             continue  # ``row = x[0]; x[1] = v`` or ``other = x[1]; other += v``: another part of the base
         arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
         if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
@@ -244,10 +244,11 @@ def _made_anew(model, alias, read) -> list:
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
 
 
-def _through_other_parts(model, write, part: frozenset) -> bool:
+def _through_other_parts(model, write, alias, part: frozenset) -> bool:
     """A write through views of known parts of the base, none of them in ``part`` (a second
-    name for such a view, ``d[k] = row``, is the same part)."""
-    parts = [model.view_parts.get(made) for made in write.value.made if made[2] != "assignment"]
+    name for such a view, ``d[k] = row``, is the same part; views both sides were made through,
+    ``x.reshape(...)`` before the rows, say nothing)."""
+    parts = [model.view_parts.get(made) for made in write.value.made - alias.value.made if made[2] != "assignment"]
     return bool(parts) and all(other is not None and _disjoint(part, other) for other in parts)
 
 
