@@ -2182,11 +2182,14 @@ def _positional_items(value: Value) -> bool:
 
 
 def _items_at(container: Value, keys: tuple) -> Optional[Value]:
-    """The join of the items at ``keys``, where each is a key the container holds."""
+    """The join of the items at ``keys``: each key's own item, else the ``[*]`` item; a dict's key
+    the file never stores is unknown (none for a list's position the model does not follow)."""
     found = None
     for key in keys:
         item = container.item(key)
-        if item is None or not any(name == key for name, _ in container.items):
+        if item is None and container.kinds == kinds("dict"):
+            item = UNKNOWN
+        if item is None:
             return None
         found = item if found is None else join(found, item)
     return found
