@@ -388,17 +388,21 @@ def _allocated_again(model, alias, read) -> bool:
 
 def _allocated_for(model, write, storages: frozenset) -> list:
     """Where the memory ``write`` writes is made anew: its name (any name, for a write of a chain
-    with none) bound to a new allocation, or a call of its own statement returning new memory
-    (``X = f(X).mul_(s)``). A path from an alias
+    with none) bound to a new allocation or to something else (``buf = None``), or a call of its
+    own statement returning new memory (``X = f(X).mul_(s)``). A path from an alias
     to the write through one of them writes new memory, never the one the alias holds
     (``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop)."""
     written = write.storages & storages
     if not written:
         return []
+    name = split_items(write.place)[0] if write.place is not None else None  # ``buf[i]`` is written in ``buf``
     return [found for found in model.events.find("bind") + model.events.find("call")
-            if found.function is write.function and found.value is not None and found.value.fresh and (
-                found.kind == "bind" and write.place in (None, found.place) and found.value.storages & written
-                or found.kind == "call" and found.line == write.line and _all_storages(found.value) & written)]
+            if found.function is write.function and found.value is not None and (
+                found.kind == "bind" and name in (None, found.place) and (
+                    found.value.fresh and found.value.storages & written
+                    or name is not None and found.value.items is None and not found.value.storages & written)
+                or found.kind == "call" and found.value.fresh and found.line == write.line
+                and _all_storages(found.value) & written)]
 
 
 def _bound_anew_before(model, event, storages: frozenset) -> bool:
