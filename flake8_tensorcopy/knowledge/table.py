@@ -32,7 +32,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
   writes no tensor;
 - ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``module_container``: a module
-  holding the modules it is given as items (``nn.ModuleList([m])``); ``tensor_dict``: a dict of
+  holding the modules it is given as items (``nn.ModuleList([m])``); ``module_chain``: one that
+  runs them in order, each on the last's output (``nn.Sequential``), so it keeps its input for backward
+  where its first layer does and its output where its last layer does; ``tensor_dict``: a dict of
   tensors that do not require grad (``m.state_dict()``);
 - ``constructs``: a new leaf tensor from any data (a tensor, a list, a number), detached unless
   ``requires_grad=True`` (``torch.tensor(data)``);
@@ -266,6 +268,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.nn.ModuleList", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleList([m])"),
     Entry("torch.nn.ModuleDict", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleDict({'a': m})"),
     Entry("torch.nn.Sequential", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.Sequential(m)"),
+    Entry("torch.nn.Sequential", "function", "module_chain",
+          _W + "m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sigmoid())\nr = m(w)"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
     Entry("requires_grad_", "method", "requires_grad", "import torch\nw = torch.ones(2)\nr = w.requires_grad_()"),
     Entry("inplace=True", "syntax", "inplace", _W + "r = w.detach()\ntorch.nn.functional.relu(r, inplace=True)"),

@@ -1095,17 +1095,20 @@ class Transfer:
         if module.storages and not state.get(NO_GRAD):
             state[SAVED] = state.get(SAVED, EMPTY) | module.storages
 
-    def module_output(self, arguments, node, state, layer: str = "", grad: bool = True) -> Value:
+    def module_output(self, arguments, node, state, layer: str = "", grad: bool = True,
+                      chained: Optional[tuple] = None) -> Value:
         """A module's output is a graph tensor (of a layer without parameters, where its input
         is). What it saves for backward: for a torch layer, what the torch tables say; for a
-        module the model cannot see into, its inputs (its parameters' gradients need them);
-        nothing under ``torch.no_grad()``."""
+        chain of layers, what ``chained`` says; for a module the model cannot see into, its
+        inputs (its parameters' gradients need them); nothing under ``torch.no_grad()``."""
         for argument, value in zip(node.args, arguments):
             self.host_read(argument, value, state, "module_call")
         result = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
                        device=arguments[0].device if arguments else EMPTY,
                        why=_why(Evidence.MODULE_CALL, "kind", "grad"))
-        if layer in k.SAVED_FOR_BACKWARD or not layer:
+        if chained is not None:
+            self.save(layer, arguments, result, state, node, saved=chained)
+        elif layer in k.SAVED_FOR_BACKWARD or not layer:
             self.save(layer or "module", arguments, result, state, node, saved=None if layer else tuple(
                 index for index, value in enumerate(arguments)
                 if value.storages and (value.is_tensor or "?" in value.kinds)))
@@ -1130,10 +1133,11 @@ class Transfer:
         """``model(x)``: a tensor as surely as ``model`` is a module (an ``nn.Module`` annotation
         alone makes it one by weak evidence: annotations lie)."""
         if "parameter_free" in module.facts:  # its output requires grad where its input does
-            result = self.module_output(arguments, node, state, module.qual, grad=any(value.grad for value in arguments))
+            result = self.module_output(arguments, node, state, module.qual, grad=any(value.grad for value in arguments),
+                                        chained=chain_saves(module))
         else:
             self.save_parameters(module, state)
-            result = self.module_output(arguments, node, state, module.qual)
+            result = self.module_output(arguments, node, state, module.qual, chained=chain_saves(module))
         evidence = module.evidence("kind")
         if evidence is None or evidence.strong:
             return result
@@ -2370,6 +2374,20 @@ FORWARD_RAN = "!forward"  # ``m.!forward``: a place whose module may have run it
 
 def _runs_forward(callee: Value) -> bool:
     return "module" in callee.kinds or any(kind.startswith("object:") for kind in callee.kinds)
+
+
+def chain_saves(module: Value) -> Optional[tuple]:
+    """What a chain of layers (``nn.Sequential(a, b)``) keeps of its own input and output for
+    backward: its input where its first layer keeps its input, its output where its last layer
+    keeps its output (the torch tables say which; a chain may end in a chain). None for a module
+    that is no chain, or whose layers are not known one by one."""
+    layers = module.items
+    if "module_chain" not in k.role_of("function", module.qual) or not layers or any(key == "*" for key, _ in layers):
+        return None
+    first, last = layers[0][1], layers[-1][1]
+    first_keeps = chain_saves(first) or k.SAVED_FOR_BACKWARD.get(first.qual) or ()
+    last_keeps = chain_saves(last) or k.SAVED_FOR_BACKWARD.get(last.qual) or ()
+    return tuple(what for what, kept in ((0, 0 in first_keeps), ("output", "output" in last_keeps)) if kept)
 
 
 def _held_modules(arguments) -> tuple:
