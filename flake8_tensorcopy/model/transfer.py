@@ -502,7 +502,21 @@ class Transfer:
         self.metadata_of = None
         value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
+        if value.pending and not self.summary_mode:
+            self.left_by_earlier_calls(base, value, state)
         return self.tensor_attribute(node, base, value, state)
+
+    def left_by_earlier_calls(self, base: Value, value: Value, state) -> None:
+        """An object's attribute (``self.buf``) filled by a copy that a method left in flight:
+        before any sync of this call (``ENTRY``), that copy may still run, so it is in flight from
+        this read on until a sync covers it."""
+        in_flight = state.get(IN_FLIGHT, EMPTY)
+        if ENTRY not in in_flight or getattr(self.function.node, "name", "") == "__init__":
+            return
+        left = frozenset().union(*(self.model.copies_left_in_flight(kind[7:])
+                                   for kind in base.kinds if kind.startswith("object:")))
+        if value.pending & left:
+            state[IN_FLIGHT] = in_flight | (value.pending & left)
 
     def tensor_attribute(self, node: ast.Attribute, base: Value, value: Value, state) -> Value:
         """A tensor's attribute read (``x.data``, ``x.grad``) as an ``attribute`` event; a
@@ -1498,7 +1512,8 @@ class Transfer:
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
             if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
                 written = written._replace(pending=self.start_copy(node, arguments[0], receiver.pinned, state))
-            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            # a copy in flight into an attribute (``self.buf``) is stored there: other methods read it pending
+            if receiver_place is not None and "[" not in receiver_place and (receiver_place in state or written.pending):
                 state[receiver_place] = written
             return written
         function = "torch.Tensor." + method

@@ -51,8 +51,10 @@ class HostReadBeforeSync(Rule):
     the caller, iterating a list it was appended to) before any synchronization:
     `torch.cuda.synchronize()`, `stream.synchronize()`, `event.synchronize()` or
     `stream.wait_event(event)` of an event recorded after the copy, or a blocking
-    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor). The finding is
-    on the copy (where the fix goes) and names the line of the read.
+    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor). A buffer kept on
+    the object (`self.buf.copy_(x, non_blocking=True)`) also counts as read where another method
+    (or the same one, on its next call) reads it before synchronizing while a method left the
+    copy in flight. The finding is on the copy (where the fix goes) and names the line of the read.
 
     ## Why is this bad?
     On CUDA a non-blocking copy to the host returns before the data has arrived: the host
