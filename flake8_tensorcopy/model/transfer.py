@@ -667,8 +667,17 @@ class Transfer:
             return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
         if base.kinds <= _NUMERIC:  # ``x.shape[-2]``: sizes are numbers
             return INTEGER
+        if base.storages and not base.kind_from and base.kinds <= PY_CONTAINERS | UNKNOWN.kinds:
+            return self.held_item(node, base, state)  # ``batch["x"]`` of a dict a caller passes
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
                      if base.kind_from else EMPTY)
+
+    def held_item(self, node: ast.Subscript, container: Value, state) -> Value:
+        """An item of a container whose items the model does not know (a parameter, filled by
+        a caller): an object of its own the container holds, read as such."""
+        item = _filled_elsewhere(container, place_of(node.value))
+        self.record("read", node, place_of(node), item, state)
+        return item
 
     def constant(self, node, state) -> Value:
         value = node.value
@@ -1819,7 +1828,7 @@ class Transfer:
         if not to_array and "ndarray" in first.kinds:
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
-        if qual == "copy.copy" and first.is_tensor:
+        if qual == "copy.copy" and (first.is_tensor or _held_item(first)):
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
         if not to_array and first.is_tensor:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
@@ -2301,6 +2310,11 @@ def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
 
 
 ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the place that follows
+
+
+def _held_item(value: Value) -> bool:
+    """An item of a container, of unknown kind (``_filled_elsewhere``)."""
+    return value.kinds == UNKNOWN.kinds and not value.kind_from and any(fact.startswith(ITEM_OF) for fact in value.facts)
 
 
 def _read_back(element) -> Value:

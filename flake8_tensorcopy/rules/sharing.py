@@ -18,7 +18,7 @@ from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.model.transfer import ITEM_OF, METADATA
-from flake8_tensorcopy.model.values import EMPTY
+from flake8_tensorcopy.model.values import EMPTY, containers_of
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -40,7 +40,7 @@ def _inside(inner: ast.AST, outer: ast.AST) -> bool:
 
 def _side(value, storages: frozenset, made) -> Optional[bool]:
     """Whether ``value`` holds one of ``storages`` as the alias (True), as the source (False), or not at all."""
-    if value.storages & storages:
+    if value.storages & (storages | containers_of(storages)):  # the container holds an item it does not list
         return made in value.made
     for _, item in value.items or ():
         found = _side(item, storages, made)
@@ -444,7 +444,7 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
             continue  # ``layer`` holds it as ``layer.weight.data``, the alias written itself
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
         if holder == "a parameter" and not any(parameter_index(storage, write.function.name) is not None
-                                               for storage in value.storages & write.storages):
+                                               for storage in value.storages & (write.storages | containers_of(write.storages))):
             holder = None  # ``image = to_hsv(image)``: the name holds a value of the function's own now
         if holder is not None:
             return place, f"outlives the function ({holder})"
