@@ -1521,6 +1521,7 @@ class Transfer:
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
             if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
                 written = written._replace(pending=self.start_copy(node, arguments[0], receiver.pinned, state))
+                self.pending_in_base(receiver_node, written.pending, state)
             # a copy in flight into an attribute (``self.buf``) is stored there: other methods read it pending
             if receiver_place is not None and "[" not in receiver_place and (receiver_place in state or written.pending):
                 state[receiver_place] = written
@@ -1548,6 +1549,21 @@ class Transfer:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
             return result
         return UNKNOWN
+
+    def pending_in_base(self, view_node, pending: frozenset, state) -> None:
+        """An asynchronous copy into part of a tensor (``self.buf[:n].copy_(x, non_blocking=True)``)
+        fills the tensor's memory: what reads the tensor, or another slice of it, reads it pending."""
+        base = view_node
+        while type(base) is ast.Subscript:
+            base = base.value
+        place = place_of(base)
+        if base is view_node or place is None or "[" in place:
+            return
+        recording, self.recording = self.recording, False
+        value = self.evaluate(base, state)
+        self.recording = recording
+        if value.is_tensor:
+            state[place] = value._replace(pending=value.pending | pending)
 
     def retain_grad(self, receiver: Value, receiver_place: Optional[str], state) -> Value:
         """``y.retain_grad()``: backward fills the non-leaf's ``.grad`` from now on."""
