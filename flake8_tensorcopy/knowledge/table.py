@@ -73,6 +73,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   unless ``dtype=`` says otherwise);
 - ``forward_hook``: registers a function each call of the module runs with its output (a graph
   tensor where the module has parameters): what it keeps in enclosing containers holds that;
+- ``dict_of_pairs``: a dict of the pairs it is given, in order (``OrderedDict([('a', w)])``:
+  ``r['a']`` is ``w``), as ``dict(pairs)`` makes;
 - ``default_dict``: a dict whose missing keys hold what its factory makes (``defaultdict(list)``:
   ``r['a'].append(w)`` puts ``w`` in the list at ``'a'``);
 - ``array_constructor``: a new NumPy array (``numpy.zeros(3)``, ``numpy.array(w)``, ``numpy.stack``);
@@ -256,6 +258,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("register_forward_hook", "method", "forward_hook",
           _W + "m = torch.nn.Linear(2, 2)\nr = {}\ndef keep(module, inputs, output):\n    r['out'] = output\n"
           "m.register_forward_hook(keep)"),
+    Entry("collections.OrderedDict", "function", "dict_of_pairs",
+          _W + "import collections\nr = collections.OrderedDict([('a', w), ('b', 1.0)])"),
     Entry("collections.defaultdict", "function", "default_dict",
           _W + "import collections\nr = collections.defaultdict(list)\nr['a'].append(w)"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),

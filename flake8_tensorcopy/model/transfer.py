@@ -1191,6 +1191,8 @@ class Transfer:
             result = self.constructed(first, node)
         elif qual in k.LEGACY_DTYPES and len(node.args) == 1 and not node.keywords and _is_array(first):
             result = self.legacy_of_array(qual, node, first, state)
+        elif "dict_of_pairs" in roles:
+            result = self.dict_made(node, arguments, keywords)
         elif "default_dict" in roles:  # ``defaultdict(list)``: a missing key holds what the factory makes
             made = self.call_value(first, [], {}, node, state) if arguments else UNKNOWN
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", made),))
@@ -1235,6 +1237,20 @@ class Transfer:
             return self.unknown_call(arguments, keywords, node, state, qual)
         self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments), keywords=keywords)
         return result
+
+    def dict_made(self, node, arguments, keywords) -> Value:
+        """``dict(d)``, ``dict(pairs)``, ``OrderedDict([("fc", m), ...])``: a new dict holding what
+        it is given (a dict's items, or literal pairs' values under their constant keys, in
+        order) and its keywords; items unknown where what it is given is not known so."""
+        first = arguments[0] if arguments else None
+        if first is None:
+            given = ()
+        elif first.items is not None and first.kinds == kinds("dict"):
+            given = first.items
+        else:
+            given = _literal_pairs(node.args[0] if node.args else None, first)
+        return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
+                     items=None if given is None else given + tuple((repr(key), value) for key, value in keywords.items()))
 
     def distribution(self, parameters, node) -> Value:
         """``torch.distributions.Normal(mu, sigma)``: an object computing from its parameters,
@@ -1300,10 +1316,7 @@ class Transfer:
             result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True,
                            items=(("*", self.element(arguments[1])),))
         elif name == "dict":
-            given = () if not arguments else first.items if first.items is not None and first.kinds == kinds(
-                "dict") else None
-            result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
-                           items=None if given is None else given + tuple((repr(key), value) for key, value in keywords.items()))
+            result = self.dict_made(node, arguments, keywords)
         elif name in ("zip", "enumerate"):
             elements = [INTEGER] if name == "enumerate" else []
             elements += [self.element(value) for value in arguments]
@@ -2433,6 +2446,21 @@ def chain_saves(module: Value) -> Optional[tuple]:
     first_keeps = chain_saves(first) or k.SAVED_FOR_BACKWARD.get(first.qual) or ()
     last_keeps = chain_saves(last) or k.SAVED_FOR_BACKWARD.get(last.qual) or ()
     return tuple(what for what, kept in ((0, 0 in first_keeps), ("output", "output" in last_keeps)) if kept)
+
+
+def _literal_pairs(node, value: Value) -> Optional[tuple]:
+    """The items a literal list of ``(constant key, value)`` pairs gives a dict, in order."""
+    if type(node) not in (ast.List, ast.Tuple) or value.items is None:
+        return None
+    found = []
+    for index, element in enumerate(node.elts):
+        pair = value.item(str(index))
+        held = pair.item("1") if pair is not None else None
+        if type(element) is not ast.Tuple or len(element.elts) != 2 or type(element.elts[0]) is not ast.Constant \
+                or held is None:
+            return None
+        found.append((repr(element.elts[0].value), held))
+    return tuple(found)
 
 
 def _held_modules(arguments) -> tuple:
