@@ -84,3 +84,27 @@ def test_is_floating_point_holds_for_exactly_the_floating_dtypes_and_a_cast_acro
             source = torch.zeros(2, dtype=getattr(torch, name))
             # a cast to another dtype than the tensor's is a new tensor; to its own dtype, the same one
             assert (getattr(source, method)() is source) is (name == cast), (method, name)
+
+
+@pytest.mark.parametrize("layers", [("Linear", "Sigmoid"), ("Linear", "Tanh"), ("Linear", "Softmax"),
+                                    ("Linear", "ReLU", "Linear"), ("ReLU", "Linear"), ("Sigmoid",)])
+def test_a_sequential_keeps_its_input_where_its_first_layer_does_and_its_output_where_its_last_does(layers):
+    from flake8_tensorcopy.knowledge import SAVED_FOR_BACKWARD, role_of
+
+    assert "module_chain" in role_of("function", "torch.nn.Sequential")
+    made = {"Linear": lambda: torch.nn.Linear(3, 3), "Softmax": lambda: torch.nn.Softmax(dim=-1)}
+    chain = torch.nn.Sequential(*(made.get(name, getattr(torch.nn, name))() for name in layers))
+
+    def backward_after_writing(which: str) -> bool:
+        x = torch.ones(2, 3, requires_grad=True).clone()
+        y = chain(x)
+        (x if which == "input" else y).mul_(2)
+        try:
+            y.sum().backward()
+        except RuntimeError:
+            return False
+        return True
+
+    first, last = (SAVED_FOR_BACKWARD["torch.nn." + layers[index]] for index in (0, -1))
+    assert backward_after_writing("input") is (0 not in first), layers
+    assert backward_after_writing("output") is ("output" not in last), layers

@@ -83,6 +83,14 @@ def check_module_container(model, example):
     assert "module" in _value_after(model, example, "r").kinds and held.storages == _value_after(model, example, "m").storages
 
 
+def check_module_chain(model, example):
+    saved = model.exit_state()["!saved"]
+    assert _value_after(model, example, "r").storages <= saved and _value_after(model, example, "w").storages <= saved
+    ending_in_linear = build_model(ast.parse(example.replace("torch.nn.Sigmoid()", "torch.nn.Linear(2, 2)")))
+    saved = ending_in_linear.exit_state()["!saved"]  # a linear layer keeps its input, not its output
+    assert not ending_in_linear.exit_state()["r"].storages & saved and ending_in_linear.exit_state()["w"].storages <= saved
+
+
 def check_differentiable(model, example):
     assert _value_after(model, example, "r").graph and not _value_after(model, example, "w").graph
     inside = build_model(ast.parse(example.replace("r = ", "with torch.no_grad():\n    r = ")))
@@ -155,6 +163,11 @@ def check_forward_hook(model, example):
 def check_default_dict(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert result.kinds == {"dict"} and result.item("'a'").item("0").storages == w.storages
+
+
+def check_dict_of_pairs(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert [key for key, _ in result.items] == ["'a'", "'b'"] and result.item("'a'").storages == w.storages
 
 
 def check_parameter(model, example):

@@ -32,7 +32,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
   writes no tensor;
 - ``retain_grad``: a non-leaf whose ``.grad`` backward fills; ``module_container``: a module
-  holding the modules it is given as items (``nn.ModuleList([m])``); ``tensor_dict``: a dict of
+  holding the modules it is given as items (``nn.ModuleList([m])``); ``module_chain``: one that
+  runs them in order, each on the last's output (``nn.Sequential``), so it keeps its input for backward
+  where its first layer does and its output where its last layer does; ``tensor_dict``: a dict of
   tensors that do not require grad (``m.state_dict()``);
 - ``constructs``: a new leaf tensor from any data (a tensor, a list, a number), detached unless
   ``requires_grad=True`` (``torch.tensor(data)``);
@@ -71,6 +73,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   unless ``dtype=`` says otherwise);
 - ``forward_hook``: registers a function each call of the module runs with its output (a graph
   tensor where the module has parameters): what it keeps in enclosing containers holds that;
+- ``dict_of_pairs``: a dict of the pairs it is given, in order (``OrderedDict([('a', w)])``:
+  ``r['a']`` is ``w``), as ``dict(pairs)`` makes;
 - ``default_dict``: a dict whose missing keys hold what its factory makes (``defaultdict(list)``:
   ``r['a'].append(w)`` puts ``w`` in the list at ``'a'``);
 - ``array_constructor``: a new NumPy array (``numpy.zeros(3)``, ``numpy.array(w)``, ``numpy.stack``);
@@ -254,6 +258,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("register_forward_hook", "method", "forward_hook",
           _W + "m = torch.nn.Linear(2, 2)\nr = {}\ndef keep(module, inputs, output):\n    r['out'] = output\n"
           "m.register_forward_hook(keep)"),
+    Entry("collections.OrderedDict", "function", "dict_of_pairs",
+          _W + "import collections\nr = collections.OrderedDict([('a', w), ('b', 1.0)])"),
     Entry("collections.defaultdict", "function", "default_dict",
           _W + "import collections\nr = collections.defaultdict(list)\nr['a'].append(w)"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),
@@ -266,6 +272,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.nn.ModuleList", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleList([m])"),
     Entry("torch.nn.ModuleDict", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.ModuleDict({'a': m})"),
     Entry("torch.nn.Sequential", "function", "module_container", _W + "m = torch.nn.Linear(2, 2)\nr = torch.nn.Sequential(m)"),
+    Entry("torch.nn.Sequential", "function", "module_chain",
+          _W + "m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sigmoid())\nr = m(w)"),
     Entry("subscript_assignment", "syntax", "inplace", _W + "r = w.detach()\nr[0] = 1"),
     Entry("requires_grad_", "method", "requires_grad", "import torch\nw = torch.ones(2)\nr = w.requires_grad_()"),
     Entry("inplace=True", "syntax", "inplace", _W + "r = w.detach()\ntorch.nn.functional.relu(r, inplace=True)"),

@@ -513,6 +513,18 @@ class Model:
                 return False
         return True
 
+    def copies_left_in_flight(self, class_name: str) -> frozenset:
+        """The copies some method of the class (or of a base class) may leave in flight when it
+        returns: a later call may find them still running."""
+        info = self.classes.get(class_name)
+        left = set()
+        for owner in info.lineage(self.classes) if info is not None else ():
+            for method in owner.methods.values():
+                summary = self.summary(method)
+                if summary is not None:
+                    left |= summary.in_flight
+        return frozenset(left)
+
     def left_in_flight(self, copy) -> bool:
         """Whether a ``copy-start`` event's copy may still run when its function returns."""
         states = copy.function.states

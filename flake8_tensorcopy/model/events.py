@@ -15,6 +15,8 @@ a write later in it.
 
 from typing import Dict, Iterable, List, Optional
 
+from flake8_tensorcopy.model.values import containers_of
+
 
 class Event:
     __slots__ = ("kind", "node", "place", "value", "function", "block", "order", "in_flight", "detail")
@@ -173,6 +175,7 @@ class EventStore:
 
 
 def _holds(value, storage) -> bool:
-    if storage in value.storages:
+    if storage in value.storages or containers_of((storage,)) & value.storages:
         return True
     return any(_holds(item, storage) for _, item in value.items or ())
+

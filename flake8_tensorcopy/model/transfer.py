@@ -511,7 +511,21 @@ class Transfer:
         self.metadata_of = None
         value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
+        if value.pending and not self.summary_mode:
+            self.left_by_earlier_calls(base, value, state)
         return self.tensor_attribute(node, base, value, state)
+
+    def left_by_earlier_calls(self, base: Value, value: Value, state) -> None:
+        """An object's attribute (``self.buf``) filled by a copy that a method left in flight:
+        before any sync of this call (``ENTRY``), that copy may still run, so it is in flight from
+        this read on until a sync covers it."""
+        in_flight = state.get(IN_FLIGHT, EMPTY)
+        if ENTRY not in in_flight or getattr(self.function.node, "name", "") == "__init__":
+            return
+        left = frozenset().union(*(self.model.copies_left_in_flight(kind[7:])
+                                   for kind in base.kinds if kind.startswith("object:")))
+        if value.pending & left:
+            state[IN_FLIGHT] = in_flight | (value.pending & left)
 
     def tensor_attribute(self, node: ast.Attribute, base: Value, value: Value, state) -> Value:
         """A tensor's attribute read (``x.data``, ``x.grad``) as an ``attribute`` event; a
@@ -662,8 +676,17 @@ class Transfer:
             return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
         if base.kinds <= _NUMERIC:  # ``x.shape[-2]``: sizes are numbers
             return INTEGER
+        if base.storages and not base.kind_from and base.kinds <= PY_CONTAINERS | UNKNOWN.kinds:
+            return self.held_item(node, base, state)  # ``batch["x"]`` of a dict a caller passes
         return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
                      if base.kind_from else EMPTY)
+
+    def held_item(self, node: ast.Subscript, container: Value, state) -> Value:
+        """An item of a container whose items the model does not know (a parameter, filled by
+        a caller): an object of its own the container holds, read as such."""
+        item = _filled_elsewhere(container, place_of(node.value))
+        self.record("read", node, place_of(node), item, state)
+        return item
 
     def constant(self, node, state) -> Value:
         value = node.value
@@ -1104,17 +1127,20 @@ class Transfer:
         if module.storages and not state.get(NO_GRAD):
             state[SAVED] = state.get(SAVED, EMPTY) | module.storages
 
-    def module_output(self, arguments, node, state, layer: str = "", grad: bool = True) -> Value:
+    def module_output(self, arguments, node, state, layer: str = "", grad: bool = True,
+                      chained: Optional[tuple] = None) -> Value:
         """A module's output is a graph tensor (of a layer without parameters, where its input
         is). What it saves for backward: for a torch layer, what the torch tables say; for a
-        module the model cannot see into, its inputs (its parameters' gradients need them);
-        nothing under ``torch.no_grad()``."""
+        chain of layers, what ``chained`` says; for a module the model cannot see into, its
+        inputs (its parameters' gradients need them); nothing under ``torch.no_grad()``."""
         for argument, value in zip(node.args, arguments):
             self.host_read(argument, value, state, "module_call")
         result = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
                        device=arguments[0].device if arguments else EMPTY,
                        why=_why(Evidence.MODULE_CALL, "kind", "grad"))
-        if layer in k.SAVED_FOR_BACKWARD or not layer:
+        if chained is not None:
+            self.save(layer, arguments, result, state, node, saved=chained)
+        elif layer in k.SAVED_FOR_BACKWARD or not layer:
             self.save(layer or "module", arguments, result, state, node, saved=None if layer else tuple(
                 index for index, value in enumerate(arguments)
                 if value.storages and (value.is_tensor or "?" in value.kinds)))
@@ -1139,10 +1165,11 @@ class Transfer:
         """``model(x)``: a tensor as surely as ``model`` is a module (an ``nn.Module`` annotation
         alone makes it one by weak evidence: annotations lie)."""
         if "parameter_free" in module.facts:  # its output requires grad where its input does
-            result = self.module_output(arguments, node, state, module.qual, grad=any(value.grad for value in arguments))
+            result = self.module_output(arguments, node, state, module.qual, grad=any(value.grad for value in arguments),
+                                        chained=chain_saves(module))
         else:
             self.save_parameters(module, state)
-            result = self.module_output(arguments, node, state, module.qual)
+            result = self.module_output(arguments, node, state, module.qual, chained=chain_saves(module))
         evidence = module.evidence("kind")
         if evidence is None or evidence.strong:
             return result
@@ -1173,6 +1200,8 @@ class Transfer:
             result = self.constructed(first, node)
         elif qual in k.LEGACY_DTYPES and len(node.args) == 1 and not node.keywords and _is_array(first):
             result = self.legacy_of_array(qual, node, first, state)
+        elif "dict_of_pairs" in roles:
+            result = self.dict_made(node, arguments, keywords)
         elif "default_dict" in roles:  # ``defaultdict(list)``: a missing key holds what the factory makes
             made = self.call_value(first, [], {}, node, state) if arguments else UNKNOWN
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", made),))
@@ -1217,6 +1246,20 @@ class Transfer:
             return self.unknown_call(arguments, keywords, node, state, qual)
         self.record("call", node, None, result, state, callee=qual, arguments=tuple(arguments), keywords=keywords)
         return result
+
+    def dict_made(self, node, arguments, keywords) -> Value:
+        """``dict(d)``, ``dict(pairs)``, ``OrderedDict([("fc", m), ...])``: a new dict holding what
+        it is given (a dict's items, or literal pairs' values under their constant keys, in
+        order) and its keywords; items unknown where what it is given is not known so."""
+        first = arguments[0] if arguments else None
+        if first is None:
+            given = ()
+        elif first.items is not None and first.kinds == kinds("dict"):
+            given = first.items
+        else:
+            given = _literal_pairs(node.args[0] if node.args else None, first)
+        return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
+                     items=None if given is None else given + tuple((repr(key), value) for key, value in keywords.items()))
 
     def distribution(self, parameters, node) -> Value:
         """``torch.distributions.Normal(mu, sigma)``: an object computing from its parameters,
@@ -1283,10 +1326,7 @@ class Transfer:
             result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True,
                            items=(("*", self.element(arguments[1])),))
         elif name == "dict":
-            given = () if not arguments else first.items if first.items is not None and first.kinds == kinds(
-                "dict") else None
-            result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
-                           items=None if given is None else given + tuple((repr(key), value) for key, value in keywords.items()))
+            result = self.dict_made(node, arguments, keywords)
         elif name in ("zip", "enumerate"):
             elements = [INTEGER] if name == "enumerate" else []
             elements += [self.element(value) for value in arguments]
@@ -1504,7 +1544,9 @@ class Transfer:
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
             if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
                 written = written._replace(pending=self.start_copy(node, arguments[0], receiver.pinned, state))
-            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+                self.pending_in_base(receiver_node, written.pending, state)
+            # a copy in flight into an attribute (``self.buf``) is stored there: other methods read it pending
+            if receiver_place is not None and "[" not in receiver_place and (receiver_place in state or written.pending):
                 state[receiver_place] = written
             return written
         function = "torch.Tensor." + method
@@ -1530,6 +1572,21 @@ class Transfer:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
             return result
         return UNKNOWN
+
+    def pending_in_base(self, view_node, pending: frozenset, state) -> None:
+        """An asynchronous copy into part of a tensor (``self.buf[:n].copy_(x, non_blocking=True)``)
+        fills the tensor's memory: what reads the tensor, or another slice of it, reads it pending."""
+        base = view_node
+        while type(base) is ast.Subscript:
+            base = base.value
+        place = place_of(base)
+        if base is view_node or place is None or "[" in place:
+            return
+        recording, self.recording = self.recording, False
+        value = self.evaluate(base, state)
+        self.recording = recording
+        if value.is_tensor:
+            state[place] = value._replace(pending=value.pending | pending)
 
     def retain_grad(self, receiver: Value, receiver_place: Optional[str], state) -> Value:
         """``y.retain_grad()``: backward fills the non-leaf's ``.grad`` from now on."""
@@ -1810,7 +1867,7 @@ class Transfer:
         if not to_array and "ndarray" in first.kinds:
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
-        if qual == "copy.copy" and first.is_tensor:
+        if qual == "copy.copy" and (first.is_tensor or _held_item(first)):
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
         if not to_array and first.is_tensor:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
@@ -2304,6 +2361,11 @@ def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
 ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the place that follows
 
 
+def _held_item(value: Value) -> bool:
+    """An item of a container, of unknown kind (``_filled_elsewhere``)."""
+    return value.kinds == UNKNOWN.kinds and not value.kind_from and any(fact.startswith(ITEM_OF) for fact in value.facts)
+
+
 def _read_back(element) -> Value:
     """``t[i].item()``: a number that remembers the element it was read from, so that writing
     it back there (``t[i] = saved``) is known to undo a write in between (a perturbation)."""
@@ -2390,6 +2452,35 @@ FORWARD_RAN = "!forward"  # ``m.!forward``: a place whose module may have run it
 
 def _runs_forward(callee: Value) -> bool:
     return "module" in callee.kinds or any(kind.startswith("object:") for kind in callee.kinds)
+
+
+def chain_saves(module: Value) -> Optional[tuple]:
+    """What a chain of layers (``nn.Sequential(a, b)``) keeps of its own input and output for
+    backward: its input where its first layer keeps its input, its output where its last layer
+    keeps its output (the torch tables say which; a chain may end in a chain). None for a module
+    that is no chain, or whose layers are not known one by one."""
+    layers = module.items
+    if "module_chain" not in k.role_of("function", module.qual) or not layers or any(key == "*" for key, _ in layers):
+        return None
+    first, last = layers[0][1], layers[-1][1]
+    first_keeps = chain_saves(first) or k.SAVED_FOR_BACKWARD.get(first.qual) or ()
+    last_keeps = chain_saves(last) or k.SAVED_FOR_BACKWARD.get(last.qual) or ()
+    return tuple(what for what, kept in ((0, 0 in first_keeps), ("output", "output" in last_keeps)) if kept)
+
+
+def _literal_pairs(node, value: Value) -> Optional[tuple]:
+    """The items a literal list of ``(constant key, value)`` pairs gives a dict, in order."""
+    if type(node) not in (ast.List, ast.Tuple) or value.items is None:
+        return None
+    found = []
+    for index, element in enumerate(node.elts):
+        pair = value.item(str(index))
+        held = pair.item("1") if pair is not None else None
+        if type(element) is not ast.Tuple or len(element.elts) != 2 or type(element.elts[0]) is not ast.Constant \
+                or held is None:
+            return None
+        found.append((repr(element.elts[0].value), held))
+    return tuple(found)
 
 
 def _held_modules(arguments) -> tuple:

@@ -35,6 +35,13 @@ def _first(copy, hazards: list):
                                            event.line, event.node.col_offset))
 
 
+def _part_of(node, call) -> bool:
+    """Whether ``node`` is part of the copy's own call (``self.buf[:n]`` in ``self.buf[:n].copy_(...)``):
+    evaluated to say where the copy goes, it reads nothing the copy fills."""
+    return (call.lineno, call.col_offset) <= (node.lineno, node.col_offset) and (
+        node.end_lineno, node.end_col_offset) <= (call.end_lineno, call.end_col_offset)
+
+
 def _report(rule: Rule, site, copy, hazard, text: Callable[[str, int], str]) -> None:
     call = site.node_of(copy.node)
     arg = non_blocking_argument(call) if call is not None else None
@@ -51,8 +58,11 @@ class HostReadBeforeSync(Rule):
     the caller, iterating a list it was appended to) before any synchronization:
     `torch.cuda.synchronize()`, `stream.synchronize()`, `event.synchronize()` or
     `stream.wait_event(event)` of an event recorded after the copy, or a blocking
-    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor). The finding is
-    on the copy (where the fix goes) and names the line of the read.
+    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor). A copy into a
+    slice (`host[:n].copy_(x, non_blocking=True)`) fills the whole tensor's memory. A buffer kept
+    on the object (`self.buf.copy_(x, non_blocking=True)`) also counts as read where another
+    method (or the same one, on its next call) reads it before synchronizing while a method left
+    the copy in flight. The finding is on the copy (where the fix goes) and names the line of the read.
 
     ## Why is this bad?
     On CUDA a non-blocking copy to the host returns before the data has arrived: the host
@@ -104,7 +114,8 @@ class HostReadBeforeSync(Rule):
             event.kind == "read" and event.detail.get("value_read")
             or event.kind == "return" and event.function.name not in called)]
         for copy in copies:
-            hazards = [read for read in reads if copy.detail["copy"] in events.unsynced(read)]
+            hazards = [read for read in reads if copy.detail["copy"] in events.unsynced(read)
+                       and not _part_of(read.node, copy.node)]
             if hazards:
                 _report(self, site, copy, _first(copy, hazards), lambda source, line: (
                     f"'{source}' returns before the data reaches the host, and it is read on line {line} "

@@ -18,7 +18,7 @@ from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.model.transfer import ITEM_OF, METADATA
-from flake8_tensorcopy.model.values import EMPTY
+from flake8_tensorcopy.model.values import EMPTY, containers_of
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -40,7 +40,7 @@ def _inside(inner: ast.AST, outer: ast.AST) -> bool:
 
 def _side(value, storages: frozenset, made) -> Optional[bool]:
     """Whether ``value`` holds one of ``storages`` as the alias (True), as the source (False), or not at all."""
-    if value.storages & storages:
+    if value.storages & (storages | containers_of(storages)):  # the container holds an item it does not list
         return made in value.made
     for _, item in value.items or ():
         found = _side(item, storages, made)
@@ -203,8 +203,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                    for arrival in arrivals):
             # kept on the object and written by another call: only a write of what outlives
             # that call (a tensor a call makes anew is not what an earlier call kept)
-            kept = None if through_alias or not write.storages & storages or _constructs_first(alias, write) \
-                or not _outlives_its_call(write) else _kept_on_object(model, alias, write.storages)
+            kept = None if through_alias or not write.storages & (storages | _held_by_its_object(alias)) \
+                or _constructs_first(alias, write) \
+                or not _outlives_its_call(write) else _kept_on_object(model, alias)
             if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
@@ -230,7 +231,10 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             observed = _held_through_object(model, write, made, storages, name)
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
-    return sorted(found, key=lambda sharing: (sharing.write.line, sharing.write.node.col_offset))
+    # a write by the alias's own class first (``self.snaps`` in ``__init__``, a step in ``train_step``)
+    owner = alias.function.owner
+    return sorted(found, key=lambda sharing: (owner is not None and sharing.write.function.owner is not owner,
+                                              sharing.write.line, sharing.write.node.col_offset))
 
 
 def _made_anew(model, alias, read) -> list:
@@ -328,18 +332,40 @@ def _arrivals(events, made, function) -> list:
 def _outlives_its_call(write) -> bool:
     """Whether what ``write`` writes outlives the call that writes it: it is held by a
     parameter or an attribute path (``self.w``), or it is what a helper was handed and wrote
-    (a call's write, no place of its own); a tensor made inside the call (``eq_k += small_k``
+    (a call's write, no place of its own), or memory the call did not make (``for p in
+    self.model.parameters(): p.add_(d)``); a tensor made inside the call (``eq_k += small_k``
     before ``return eq_k``) is new at every call."""
     places = (write.place,) + tuple(write.detail.get("holders", ()))
     held = any(place is not None and (_outliving(write.function, place) is not None or "." in place)
                for place in places)
-    return held or type(write.node) is ast.Call and write.place is None
+    return held or type(write.node) is ast.Call and write.place is None or _made_before_its_call(write)
 
 
-def _kept_on_object(model, alias, storages: frozenset) -> Optional[tuple]:
-    """An alias a method kept on ``self``, seen by a write of its source in another function
-    (another method, a training loop given the same model); not where a method of the class
-    writes through what it keeps: it keeps references on purpose."""
+def _made_before_its_call(write) -> bool:
+    """Whether all that ``write`` writes was made before the call that writes it: no allocation
+    of its function (nor of a function it called, which is new at each call too)."""
+    node = write.function.node
+    first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", float("inf"))  # a module has none
+    return bool(write.storages) and not any(
+        _allocated_within(storage, first, last) or type(storage) is tuple and storage[:1] == ("call",)
+        for storage in write.storages)
+
+
+def _held_by_its_object(alias) -> frozenset:
+    """The memory the alias is of as the attributes of its method's class hold it (the items
+    with its id), which is how the class's other methods see it: a parameter of ``__init__``
+    kept on ``self`` (``self.w = w``) is the object's own from then on."""
+    owner = alias.function.owner
+    if owner is None or not alias.function.receiver_offset:
+        return EMPTY
+    return frozenset().union(*(_storages_made(value, alias.detail["made"]) for value in owner.attributes.values()))
+
+
+def _kept_on_object(model, alias) -> Optional[tuple]:
+    """An alias a method kept on ``self`` (an attribute holding it, or items with its id), seen
+    by a write of its source in another function (another method, a training loop given the
+    same model); not where a method of the class writes through what it keeps: it keeps
+    references on purpose."""
     owner = alias.function.owner
     if owner is None or not alias.function.receiver_offset:
         return None
@@ -348,7 +374,7 @@ def _kept_on_object(model, alias, storages: frozenset) -> Optional[tuple]:
         return None
     receiver = alias.function.names[0]
     for attribute, value in sorted(owner.attributes.items()):
-        if _side(value, storages, made):
+        if _storages_made(value, made):
             return f"{receiver}.{attribute}", "outlives the function (an attribute)"
     return None
 
@@ -486,7 +512,7 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
             continue  # ``layer`` holds it as ``layer.weight.data``, the alias written itself
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
         if holder == "a parameter" and not any(parameter_index(storage, write.function.name) is not None
-                                               for storage in value.storages & write.storages):
+                                               for storage in value.storages & (write.storages | containers_of(write.storages))):
             holder = None  # ``image = to_hsv(image)``: the name holds a value of the function's own now
         if holder is not None:
             return place, f"outlives the function ({holder})"
