@@ -746,6 +746,8 @@ class Transfer:
             kind = "list" if type(node) is not ast.GeneratorExp else "generator"
         if IN_FLIGHT in inner:
             state[IN_FLIGHT] = inner[IN_FLIGHT]
+        if inner.get(SAVED, EMPTY) != state.get(SAVED, EMPTY):  # what its operations saved for backward
+            state[SAVED] = inner[SAVED]
         return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                      items=unrolled if unrolled is not None else (("*", element),))
 
