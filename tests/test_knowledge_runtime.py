@@ -108,3 +108,13 @@ def test_a_sequential_keeps_its_input_where_its_first_layer_does_and_its_output_
     first, last = (SAVED_FOR_BACKWARD["torch.nn." + layers[index]] for index in (0, -1))
     assert backward_after_writing("input") is (0 not in first), layers
     assert backward_after_writing("output") is ("output" not in last), layers
+
+
+def test_a_view_rearranged_onto_itself_raises_where_contiguous_and_is_silently_wrong_elsewhere():
+    whole = torch.arange(9.0).reshape(3, 3)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        whole[:] = whole.t()
+    grid = torch.arange(16.0).reshape(4, 4)
+    intended = grid[:2, :2].t().clone()
+    grid[:2, :2] = grid[:2, :2].t()  # no error: the block is not contiguous
+    assert not torch.equal(grid[:2, :2], intended)

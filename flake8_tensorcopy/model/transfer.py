@@ -1398,6 +1398,11 @@ class Transfer:
             self.function.backpropagated.add(receiver_place)
         if method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles:
             receiver = self.proven_by_use(receiver, roles, receiver_place, state)
+            whole = _indexed_whole(receiver_node)
+            if whole is not None and type(state.get(whole)) is Value and "?" in state[whole].kinds:
+                # ``x[:k].t()``: a part of x is a tensor, so x is one, and the part is its memory
+                base = self.proven_by_use(state[whole], roles, whole, state)
+                receiver = receiver._replace(storages=receiver.storages | base.storages)
         if receiver.is_tensor:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state)
@@ -2119,6 +2124,15 @@ def _holds_any(value: Value, storages: frozenset) -> bool:
 def _renamed(value: Value, names: dict) -> Value:
     items = tuple((key, _renamed(item, names)) for key, item in value.items) if value.items is not None else None
     return value._replace(storages=frozenset(names.get(storage, storage) for storage in value.storages), items=items)
+
+
+def _indexed_whole(node) -> Optional[str]:
+    """The place ``x`` of an indexed expression ``x[...]`` (``x[i][j]`` too), else None."""
+    if type(node) is not ast.Subscript:
+        return None
+    while type(node) is ast.Subscript:
+        node = node.value
+    return place_of(node)
 
 
 def _indexes_dimensions(index) -> bool:

@@ -162,7 +162,8 @@ class OverlappingSliceAssignment(Rule):
         written, source_text = short_source(site, target), short_source(site, value)
         if overlap == SAME:
             effect = (f"the same elements rearranged by {rearranged}: it raises 'some elements of the input tensor "
-                      "and the written-to tensor refer to a single memory location'")
+                      "and the written-to tensor refer to a single memory location' where the views are contiguous, "
+                      "elsewhere it silently reads elements it already overwrote")
         else:
             effect = ("a right shift: it raises where the views are contiguous, elsewhere CPU propagates the values "
                       "already shifted while CUDA shifts them")
