@@ -118,3 +118,10 @@ def test_a_view_rearranged_onto_itself_raises_where_contiguous_and_is_silently_w
     intended = grid[:2, :2].t().clone()
     grid[:2, :2] = grid[:2, :2].t()  # no error: the block is not contiguous
     assert not torch.equal(grid[:2, :2], intended)
+
+
+def test_ids_of_two_temporaries_compared_in_one_expression_can_coincide_for_unrelated_tensors():
+    first, second = torch.nn.Linear(3, 3), torch.nn.Linear(3, 3)
+    same_id = id(first.weight.data) == id(second.weight.data)  # CPython reuses the freed first temporary's id
+    same_memory = first.weight.data.untyped_storage().data_ptr() == second.weight.data.untyped_storage().data_ptr()
+    assert same_id and not same_memory

@@ -19,6 +19,13 @@ def _alias_between(model, left, right) -> Optional[str]:
     return sorted(different)[0] if different else None
 
 
+def _made_here(model, call) -> Optional[str]:
+    """The operation that made ``id()``'s argument right there (``id(x.data)``): a temporary, freed
+    once ``id()`` returns."""
+    argument = call.node.args[0]
+    return model.alias_operations(call.detail["arguments"][0]).get(f"{argument.lineno}:{argument.col_offset}")
+
+
 def _storage_pointer(node: cst.BaseExpression) -> cst.BaseExpression:
     return chain(bare(node), "untyped_storage", "data_ptr")
 
@@ -77,14 +84,20 @@ class IdentityAsSharingTest(Rule):
             else:
                 continue
             operation = _alias_between(model, *values)
+            if operation is None and not identity:
+                made = [_made_here(model, ids[id(operand)]) for operand in operands]
+                operation = made[0] if all(made) else None
+                freed = operation is not None
+            else:
+                freed = False
             node = site.node_of(event.node) if operation is not None else None
             if node is not None:
-                self._comparison(site, node, operation, identity)
+                self._comparison(site, node, operation, identity, freed)
         for key, event in ids.items():
             if key not in compared:
                 self._temporary(model, site, event)
 
-    def _comparison(self, site, node: cst.Comparison, operation: str, identity: bool) -> None:
+    def _comparison(self, site, node: cst.Comparison, operation: str, identity: bool, freed: bool) -> None:
         left, right = node.left, node.comparisons[0].comparator
         if not identity:
             left, right = left.args[0].value, right.args[0].value
@@ -93,16 +106,18 @@ class IdentityAsSharingTest(Rule):
             left=_storage_pointer(left),
             comparisons=[cst.ComparisonTarget(cst.Equal() if same else cst.NotEqual(), _storage_pointer(right))],
         )
-        site.report(self.code, node,
-                    f"identity is not memory sharing: {short_source(site, left)} and {short_source(site, right)} "
-                    f"share memory ({operation} does not copy) yet are different objects; "
-                    "compare .untyped_storage().data_ptr() instead",
+        if freed:
+            why = (f"the ids of two temporaries ({operation} made each) can coincide: the first is freed before "
+                   "the second is made, whatever memory they share")
+        else:
+            why = (f"{short_source(site, left)} and {short_source(site, right)} share memory ({operation} does not "
+                   "copy) yet are different objects")
+        site.report(self.code, node, f"identity is not memory sharing: {why}; compare .untyped_storage().data_ptr() instead",
                     Fix(keep_parentheses(node, fixed), safe=False))
 
     def _temporary(self, model, site, event) -> None:
         """``id(x.detach())``: the id of an alias made right there, freed right after."""
-        argument = event.node.args[0]
-        operation = model.alias_operations(event.detail["arguments"][0]).get(f"{argument.lineno}:{argument.col_offset}")
+        operation = _made_here(model, event)
         call = site.node_of(event.node) if operation is not None else None
         if call is None:
             return
