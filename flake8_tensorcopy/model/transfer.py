@@ -900,7 +900,7 @@ class Transfer:
             checked = self.evaluate(test.args[1], state) if place is not None else None
             if checked is not None and checked.qual in ("torch.Tensor", "torch.nn.Parameter"):
                 old = state.get(place, UNKNOWN)
-                state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
+                self.narrowed(place, old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind")), state)
         elif kind is ast.Name and self.narrow_named_test(test, truth, state):
             return
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
@@ -970,6 +970,14 @@ class Transfer:
         self.model.named_tests[key] = (expression, subjects)
         return BOOL._replace(qual=key)
 
+    def narrowed(self, place: str, value: Value, state: dict) -> None:
+        """What narrowing proved of a place: an item (``labels[k]``) goes into its container, which
+        stays what it is."""
+        if "[" in place:
+            self.bind_place(place, value, state)
+        else:
+            state[place] = value
+
     def narrow_none(self, test, truth: bool, state: dict) -> bool:
         """``x is not None`` held (or ``x is None`` failed): ``x`` is not None there; where it is
         None, an event place is absent (``event_absent``)."""
@@ -1010,7 +1018,7 @@ class Transfer:
             return False
         place = place_of(test.args[0])
         old = state.get(place, UNKNOWN)
-        state[place] = old._replace(kinds=MODULE, why=_why(Evidence.ISINSTANCE, "kind"))
+        self.narrowed(place, old._replace(kinds=MODULE, why=_why(Evidence.ISINSTANCE, "kind")), state)
         return True
 
     def module_buffer(self, module: Value, name: str, node) -> Value:
@@ -1029,7 +1037,7 @@ class Transfer:
             if truth:
                 place = place_of(test.args[0])
                 old = state.get(place, UNKNOWN)
-                state[place] = old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind"))
+                self.narrowed(place, old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind")), state)
                 return True
             tensor = True
         elif type(test) is not ast.Call or type(test.func) is not ast.Name or test.func.id != "isinstance" \
@@ -1045,7 +1053,8 @@ class Transfer:
             return False
         place = place_of(test.args[0])
         old = state.get(place, UNKNOWN)
-        state[place] = old._replace(kinds=(old.kinds - TENSOR) or kinds("?"), why=(), grad=False, graph=False)
+        self.narrowed(place, old._replace(kinds=(old.kinds - TENSOR) or kinds("?"), why=(), grad=False, graph=False),
+                      state)
         return True
 
     def annotated(self, value: Value, annotation) -> Value:
@@ -2127,12 +2136,11 @@ def _renamed(value: Value, names: dict) -> Value:
 
 
 def _indexed_whole(node) -> Optional[str]:
-    """The place ``x`` of an indexed expression ``x[...]`` (``x[i][j]`` too), else None."""
-    if type(node) is not ast.Subscript:
+    """The place ``x`` of a sliced expression ``x[:k, :k]`` (a slice or several dimensions: no
+    list or dict item; ``d[k]`` says nothing of ``d``), else None."""
+    if type(node) is not ast.Subscript or not (type(node.slice) is ast.Slice or _indexes_dimensions(node.slice)):
         return None
-    while type(node) is ast.Subscript:
-        node = node.value
-    return place_of(node)
+    return place_of(node.value)
 
 
 def _indexes_dimensions(index) -> bool:
