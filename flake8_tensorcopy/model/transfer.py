@@ -98,6 +98,7 @@ class Transfer:
     # ----- statements
     def execute(self, op, state: dict) -> None:
         kind = type(op)
+        self.saved_outputs = set()
         if kind is tuple:
             getattr(self, "op_" + op[0])(op, state)
             return
@@ -115,11 +116,8 @@ class Transfer:
 
     def stmt_Assign(self, node, state):
         self.rebinding = frozenset(target.id for target in node.targets if type(target) is ast.Name)
-        self.saved_outputs = set()
         value = self.evaluate(node.value, state)
         self.rebinding = EMPTY
-        if value.fresh and value.storages & state.get(SAVED, EMPTY):
-            renew_saved(value.storages & state[SAVED] - self.saved_outputs, state)
         value = self.assigned(node.value, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
@@ -423,6 +421,8 @@ class Transfer:
             self.zero_dim_nodes.discard(id(node))
         if value.is_tensor and type(node) is ast.Call:
             value = self.loss_result(node, value)
+        if value.fresh and value.storages & state.get(SAVED, EMPTY):  # new memory of a site saved before
+            renew_saved(value.storages & state[SAVED] - self.saved_outputs, state)
         if state.get(NO_GRAD) and (value.graph or value.grad_from):
             return value._replace(grad=False, graph=False, grad_from=EMPTY)  # made with grad disabled
         return value
