@@ -124,11 +124,14 @@ def _write_hazard(model, write) -> Optional[str]:
         return ("written in place after a forward pass and before its backward(): the saved values change "
                 "behind autograd's back (wrong gradients, no error)")
     base = write.place[:-len(".data")] if write.place and write.place.endswith(".data") else "it"
-    if write.detail["saved"] and any(
-            events.after(write, returned) and returned.value.graph and returned.value.storages & write.storages
-            for returned in events.find("return") if returned.function is write.function):
+    returns = [returned for returned in events.find("return") if returned.function is write.function
+               and events.after(write, returned) and returned.value.graph] if write.detail["saved"] else []
+    if any(returned.value.storages & write.storages for returned in returns):
         return (f"written in place while '{base}' is in a graph (saved for backward by the operation that made "
                 "it, and returned to the caller): wrong gradients, no error")
+    if returns and _module_forward(model, write.function):
+        return (f"written in place while '{base}' is in a graph (saved for backward by the operation that made "
+                "it, in a forward whose output its caller backpropagates): wrong gradients, no error")
     function = write.function
     summary = function.summary
     if not (summary and summary.saved & write.storages and summary.returns is not None and summary.returns.grad_from):
@@ -139,6 +142,13 @@ def _write_hazard(model, write) -> Optional[str]:
     return (f"written in place while '{base}' is in a graph (saved for backward in "
             f"'{getattr(function.node, 'name', function.name)}', whose caller '{caller}' calls backward() on its "
             "result): wrong gradients, no error")
+
+
+def _module_forward(model, function) -> bool:
+    """A module's ``forward``: what it returns in a graph is what its caller backpropagates, so
+    everything it saved on the way is read by that backward."""
+    owner = function.owner
+    return owner is not None and getattr(function.node, "name", "") == "forward" and model.class_is_module(owner)
 
 
 def _caller_backpropagating(model, function) -> Optional[str]:
