@@ -62,14 +62,18 @@ class FunctionInfo:
         self.disputed: set = set()  # parameters a call site of the file passes surely not a tensor
         self.backpropagated: set = set()  # names of unknown values some path calls ``.backward()`` on
         self.called_parameters: set = set()  # unknown parameters some path calls on arguments
+        self.copied_parameters: set = set()  # unknown parameters some path deep-copies
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
 
     @property
     def trained_parameters(self) -> frozenset:
-        """Unknown parameters called on arguments in a function that backpropagates: the
-        modules it trains (``def fit(model, opt, loader)``), by use."""
-        return frozenset(self.called_parameters) if self.runs_backward else frozenset()
+        """Unknown parameters called on arguments in a function that backpropagates (the modules
+        it trains, ``def fit(model, opt, loader)``) or that deep-copies them (a module snapshot
+        after a forward, ``model(x); copy.deepcopy(model)``), by use."""
+        if self.runs_backward:
+            return frozenset(self.called_parameters)
+        return frozenset(self.called_parameters & self.copied_parameters)
 
     @property
     def graph(self):

@@ -1217,6 +1217,8 @@ class Transfer:
             made = self.call_value(first, [], {}, node, state) if arguments else UNKNOWN
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", made),))
         elif "copy" in roles:
+            if qual == "copy.deepcopy" and not self.summary_mode:
+                self.copied_parameter(first)
             result = _differentiable(_copied(first, node), roles)
         elif "shares" in roles and node.args:
             result = self.shared(qual, node, first, state)
@@ -1483,6 +1485,14 @@ class Transfer:
         index = parameter_index(next(iter(callee.storages)), self.function.name)
         if index is not None and index >= self.function.receiver_offset:
             self.function.called_parameters.add(index)
+
+    def copied_parameter(self, copied: Value) -> None:
+        """An unknown parameter given to ``copy.deepcopy``: where the function also calls it on
+        arguments, it is a module being snapshotted, by use (weak)."""
+        if len(copied.storages) == 1 and "?" in copied.kinds:
+            index = parameter_index(next(iter(copied.storages)), self.function.name)
+            if index is not None and index >= self.function.receiver_offset:
+                self.function.copied_parameters.add(index)
 
     def used_as_tensor(self, receiver: Value) -> None:
         """A tensor-only method called on a parameter not proven a tensor: on every path that

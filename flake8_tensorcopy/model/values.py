@@ -62,8 +62,9 @@ class Evidence(enum.Enum):
     LOSS = "a loss, computed where grad is recorded"
     # ``layer.aux_loss`` of an unknown ``layer``, where one class of the file stores ``self.aux_loss``
     ATTRIBUTE_NAME = "what the only class of this file with that attribute stores there"
-    # ``def fit(model, ...)``: an unannotated parameter called on a batch where a backward runs
-    TRAINED = "called as the module a backward of this function trains"
+    # ``def fit(model, ...)``: an unannotated parameter called on a batch where a backward runs,
+    # or called and then deep-copied (a snapshot of a module)
+    TRAINED = "called as the module this function trains or snapshots"
 
     @property
     def strong(self) -> bool:
