@@ -244,7 +244,7 @@ def _made_anew(model, alias, read) -> list:
     if read.place is None or read.function is not alias.function:
         return []
     made = alias.detail["made"]
-    return [bind for bind in model.events.find("bind", place=read.place) if bind.function is alias.function
+    return [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == read.place
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
 
 
@@ -422,13 +422,22 @@ def _allocated_for(model, write, storages: frozenset) -> list:
     if not written:
         return []
     name = split_items(write.place)[0] if write.place is not None else None  # ``buf[i]`` is written in ``buf``
-    return [found for found in model.events.find("bind") + model.events.find("call")
-            if found.function is write.function and found.value is not None and (
+    return [found for found in _binds_and_calls(model, write.function) if found.value is not None and (
                 found.kind == "bind" and name in (None, found.place) and (
                     found.value.fresh and found.value.storages & written
                     or name is not None and found.value.items is None and not found.value.storages & written)
                 or found.kind == "call" and found.value.fresh and found.line == write.line
                 and _all_storages(found.value) & written)]
+
+
+def _binds_and_calls(model, function) -> list:
+    """The bind and call events of one function (indexed once per file)."""
+    index = model.answers.get("binds and calls")
+    if index is None:
+        index = model.answers["binds and calls"] = {}
+        for event in model.events.find("bind") + model.events.find("call"):
+            index.setdefault(id(event.function), []).append(event)
+    return index.get(id(function), [])
 
 
 def _bound_anew_before(model, event, storages: frozenset) -> bool:
