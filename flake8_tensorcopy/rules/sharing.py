@@ -446,16 +446,11 @@ def _bound_anew_before(model, event, storages: frozenset) -> bool:
     made again in this iteration)."""
     if not storages:
         return False
-    made = model.answers.get("made by block")
-    if made is None:
-        made = model.answers["made by block"] = {}
-        for found in model.events.find("bind") + model.events.find("call"):
-            if found.value is not None and found.value.fresh:
-                made.setdefault((id(found.function), found.block), []).append(found)
-    return any(found.order < event.order and (
-        _all_storages(found.value) & storages if found.kind == "call"
-        else found.value.storages & storages and (event.place is None or found.place == event.place))
-        for found in made.get((id(event.function), event.block), ()))
+    return any(found.block == event.block and found.order < event.order and found.value is not None
+               and found.value.fresh and (
+                   _all_storages(found.value) & storages if found.kind == "call"
+                   else found.value.storages & storages and (event.place is None or found.place == event.place))
+               for found in _binds_and_calls(model, event.function))
 
 
 def _all_storages(value) -> frozenset:
