@@ -204,7 +204,7 @@ class Transfer:
             # each row of a tensor is a view of it (``for row in x``): a part, as ``x[i]`` is
             element = self.aliased(node.iter, node.iter, element, "partial_view", "iteration", state)
         self.assign(node.target, element, state, node)
-        for target, constants in _loop_constants(node.target, node.iter, self.model):
+        for target, constants in _loop_constants(node.target, node.iter):
             if target in state:
                 state[target] = state[target]._replace(facts=state[target].facts | {ONE_OF + "|".join(constants)})
 
@@ -308,7 +308,7 @@ class Transfer:
         if not container.kinds & PY_CONTAINERS and (
                 container.is_tensor or "ndarray" in container.kinds or self.summary_mode and container.kind_from):
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
-                       replaces_item=True, part=_part_indexed(target.slice, None, state))
+                       replaces_item=True, part=_part_indexed(target.slice, state))
         place = place_of(target.value)
         if place is None or container.items is None and (container.is_tensor or _is_array(container)):
             return
@@ -639,7 +639,7 @@ class Transfer:
         return self.indexed[1] if self.indexed is not None and self.indexed[0] is node else EMPTY
 
     def subscript(self, node: ast.Subscript, state) -> Value:
-        self.indexed = (node.value, _part_indexed(node.slice, None, state))
+        self.indexed = (node.value, _part_indexed(node.slice, state))
         base = self.evaluate(node.value, state)
         self.indexed = None
         index = self.evaluate(node.slice, state)
@@ -658,7 +658,7 @@ class Transfer:
                 self.record("read", node, place_of(node), value, state)
             return value
         if base.is_tensor:
-            self.host_read(node.value, base, state, "index", part=_part_indexed(node.slice, None, state))
+            self.host_read(node.value, base, state, "index", part=_part_indexed(node.slice, state))
             advanced = _advanced_index(node.slice, index)
             storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
@@ -666,7 +666,7 @@ class Transfer:
             if advanced:
                 return item._replace(made=EMPTY)
             view = self.aliased(node, node.value, item, "partial_view", "indexing", state)
-            part = _part_indexed(node.slice, index, state)
+            part = _part_indexed(node.slice, state)
             if part:
                 for made in view.made - item.made:
                     self.model.view_parts[made] = part
@@ -2214,11 +2214,11 @@ ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, 
 _CONSTANTS_AT_MOST = 16
 
 
-def _loop_constants(target, iterated, model) -> list:
+def _loop_constants(target, iterated) -> list:
     """``for k in ("a", "b")``, ``for i in range(1, 3)``, ``for i, v in enumerate((1, 2), start=1)``:
     the names the loop binds to one of a few constants, with their reprs."""
     if type(target) is ast.Name:
-        constants = _constants_iterated(iterated, model)
+        constants = _constants_iterated(iterated)
         return [(target.id, constants)] if constants else []
     if type(target) is ast.Tuple and len(target.elts) == 2 and type(iterated) is ast.Call \
             and place_of(iterated.func) == "enumerate" and iterated.args:
@@ -2233,7 +2233,7 @@ def _loop_constants(target, iterated, model) -> list:
     return []
 
 
-def _constants_iterated(iterated, model) -> tuple:
+def _constants_iterated(iterated) -> tuple:
     listed = _literal_constants(iterated)
     if listed:
         return listed
@@ -2286,7 +2286,7 @@ def _items_at(container: Value, keys: tuple) -> Optional[Value]:
     return found
 
 
-def _part_indexed(index, value: Optional[Value], state: dict) -> frozenset:
+def _part_indexed(index, state: dict) -> frozenset:
     """The positions along the first dimension an index takes (``x[0]``, ``x[0, ..., 1::3]``,
     ``x[d]`` with ``d`` one of 1 and 2), as reprs; empty where unknown. Two parts with no
     position in common are disjoint memory."""
