@@ -17,7 +17,7 @@ from flake8_tensorcopy.model.places import key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
-    held_within, join_states, without_none,
+    held_within, join_states, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 
@@ -2122,22 +2122,17 @@ def renew_saved(storages: frozenset, state: dict) -> None:
     earlier = {storage: ("earlier", storage) for storage in storages}
     state[SAVED] = frozenset(earlier.get(storage, storage) for storage in state[SAVED])
     for place, value in list(state.items()):
-        if type(value) is Value and _holds_any(value, storages):
+        if type(value) is Value and storages_held(value) & storages:
             state[place] = _renamed(value, earlier)
 
 
 def release_saved(storages: frozenset, state: dict) -> None:
     """Saved memory no place holds any more (``buf = new_buffer()`` dropped the last name of
     the one a layer saved) can never be written again: it leaves the saved set."""
-    held = [storage for storage in storages
-            if any(type(value) is Value and _holds_any(value, frozenset((storage,))) for value in state.values())]
-    unheld = storages - frozenset(held)
+    held = frozenset().union(*(storages_held(value) for value in state.values() if type(value) is Value))
+    unheld = storages - held
     if unheld:
         state[SAVED] = state[SAVED] - unheld
-
-
-def _holds_any(value: Value, storages: frozenset) -> bool:
-    return bool(value.storages & storages) or any(_holds_any(item, storages) for _, item in value.items or ())
 
 
 def _renamed(value: Value, names: dict) -> Value:

@@ -238,6 +238,14 @@ def widen_states(old: dict, new: dict) -> dict:
     return join_states(old, new, widen)
 
 
+def storages_held(value: Value) -> frozenset:
+    """The storages a value holds, its container items' included (a call's new tuple and what is in it)."""
+    found = value.storages
+    for _, item in value.items or ():
+        found = found | storages_held(item)
+    return found
+
+
 def containers_of(storages) -> frozenset:
     """The containers holding ``storages`` that are items not known one by one (``held_within``
     an item): a container holds them, a write of one is a write of what it holds."""

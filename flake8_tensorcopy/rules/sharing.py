@@ -18,7 +18,7 @@ from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.model.transfer import ITEM_OF, METADATA
-from flake8_tensorcopy.model.values import EMPTY, containers_of
+from flake8_tensorcopy.model.values import EMPTY, containers_of, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -427,7 +427,7 @@ def _allocated_for(model, write, storages: frozenset) -> list:
                     found.value.fresh and found.value.storages & written
                     or name is not None and found.value.items is None and not found.value.storages & written)
                 or found.kind == "call" and found.value.fresh and found.line == write.line
-                and _all_storages(found.value) & written)]
+                and storages_held(found.value) & written)]
 
 
 def _binds_and_calls(model, function) -> list:
@@ -448,17 +448,9 @@ def _bound_anew_before(model, event, storages: frozenset) -> bool:
         return False
     return any(found.block == event.block and found.order < event.order and found.value is not None
                and found.value.fresh and (
-                   _all_storages(found.value) & storages if found.kind == "call"
+                   storages_held(found.value) & storages if found.kind == "call"
                    else found.value.storages & storages and (event.place is None or found.place == event.place))
                for found in _binds_and_calls(model, event.function))
-
-
-def _all_storages(value) -> frozenset:
-    """The storages a value holds, its items' included (a call's new tuple and what is in it)."""
-    found = value.storages
-    for _, item in value.items or ():
-        found = found | _all_storages(item)
-    return found
 
 
 def _constructs_first(alias, write) -> bool:

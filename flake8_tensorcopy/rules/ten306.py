@@ -9,18 +9,11 @@ import libcst as cst
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, method
 from flake8_tensorcopy.model.places import split_items
+from flake8_tensorcopy.model.values import storages_held
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
 _BUILTINS = frozenset(dir(builtins))
-
-
-def _storages(value) -> frozenset:
-    """The storages a value holds, its container items' included."""
-    found = set(value.storages)
-    for _, item in value.items or ():
-        found |= _storages(item)
-    return frozenset(found)
 
 
 def _converts(name: str) -> bool:
@@ -110,17 +103,17 @@ class GraphKeptAcrossIterations(Rule):
             return False  # reset every iteration
         if not any(bind not in in_loop for bind in binds):
             return False  # bound elsewhere (a parameter): nothing says it outlives the loop
-        own = _storages(event.detail["old"]) - _storages(event.value)  # the accumulator's, not this step's
+        own = storages_held(event.detail["old"]) - storages_held(event.value)  # the accumulator's, not this step's
         held = own | event.value.storages
         for other in same:
-            if other.kind == "backward" and other.value is not None and _storages(other.value) & (
+            if other.kind == "backward" and other.value is not None and storages_held(other.value) & (
                     own if other in in_loop else held):
                 return False  # backward through what it kept: on purpose
         if any(other.kind in ("backward", "step") and events.innermost_loop(other) == loop for other in in_loop):
             return True  # each iteration trains: what it keeps is spent
         later = [other for other in same if events.after(event, other)]
         return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
-                    and _storages(other.value) & held for other in later)
+                    and storages_held(other.value) & held for other in later)
                 and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
 
     def _report_container(self, site, event) -> None:
@@ -170,7 +163,7 @@ def _proved_graph(event, same: list) -> bool:
 
 def _holds_any(call, held: frozenset) -> bool:
     """Whether a call is given what the accumulator holds."""
-    return any(_storages(argument) & held for argument in call.detail.get("arguments", ()))
+    return any(storages_held(argument) & held for argument in call.detail.get("arguments", ()))
 
 
 def _kept_as_tensor(model, event, held: frozenset) -> bool:
@@ -178,11 +171,11 @@ def _kept_as_tensor(model, event, held: frozenset) -> bool:
     code the model cannot see, or to a call other than a number conversion (of a function of
     the file: one whose summary runs backward or returns what it was given)."""
     if event.kind in ("return", "escape"):
-        return bool(_storages(event.value) & held) if event.value is not None else False
+        return bool(storages_held(event.value) & held) if event.value is not None else False
     if event.kind != "call" or _as_number(event) or not _holds_any(event, held):
         return False
     if event.detail.get("callee") in _BUILTINS:  # ``getattr(total, "requires_grad")``: what it makes is all
-        return event.value.graph or bool(_storages(event.value) & held)
+        return event.value.graph or bool(storages_held(event.value) & held)
     function = model.functions_by_name.get(event.detail.get("callee"))
     summary = model.summary(function) if function is not None else None
     if summary is None:
