@@ -80,9 +80,13 @@ class Instantiation:
         return frozenset(result)
 
     def per_call(self, storage):
-        """An allocation site inside the callee, named by this call (``("call", site, storage)``)."""
-        if type(storage) is tuple and len(storage) in (2, 4) and type(storage[0]) is int and self.lines[0] <= storage[0] <= \
-                self.lines[1]:
+        """An allocation site inside the callee, named by this call (``("call", site, storage)``);
+        so is what a call inside the callee made (its own ``("call", ...)`` storage), so that a
+        helper of a helper hands back new memory at every outer call too."""
+        if type(storage) is not tuple:
+            return storage
+        site = storage[1] if len(storage) == 3 and storage[0] == "call" else storage
+        if len(site) in (2, 4) and type(site[0]) is int and self.lines[0] <= site[0] <= self.lines[1]:
             return ("call", self.call_site, storage)
         return storage
 
