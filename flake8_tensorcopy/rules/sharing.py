@@ -338,15 +338,22 @@ def _outlives_its_call(write) -> bool:
     places = (write.place,) + tuple(write.detail.get("holders", ()))
     held = any(place is not None and (_outliving(write.function, place) is not None or "." in place)
                for place in places)
-    return held or type(write.node) is ast.Call and write.place is None or _made_before_its_call(write)
+    handed = type(write.node) is ast.Call and write.place is None and not _made_in_its_call(write, all)
+    return held or handed or _made_before_its_call(write)
 
 
 def _made_before_its_call(write) -> bool:
     """Whether all that ``write`` writes was made before the call that writes it: no allocation
     of its function (nor of a function it called, which is new at each call too)."""
+    return bool(write.storages) and not _made_in_its_call(write, any)
+
+
+def _made_in_its_call(write, quantifier) -> bool:
+    """Whether ``quantifier`` (any, all) of what ``write`` writes is allocated by the call of its
+    function (``torch.zeros(n).normal_()`` writes a tensor that call made)."""
     node = write.function.node
     first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", float("inf"))  # a module has none
-    return bool(write.storages) and not any(
+    return bool(write.storages) and quantifier(
         _allocated_within(storage, first, last) or type(storage) is tuple and storage[:1] == ("call",)
         for storage in write.storages)
 
