@@ -81,6 +81,7 @@ class Transfer:
         self.order = 0
         self.store: EventStore = model.events
         self.zero_dim_nodes: set = set()  # operations whose last result was 0-d
+        self.fresh_nodes: set = set()  # operations whose last result was new memory no one else holds
         self.indexed: Optional[tuple] = None  # (the value of the subscript being evaluated, its part)
         self.metadata_of = None  # the object of ``x.shape`` being evaluated
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
@@ -419,6 +420,10 @@ class Transfer:
             self.zero_dim_nodes.add(id(node))
         else:
             self.zero_dim_nodes.discard(id(node))
+        if value.fresh:
+            self.fresh_nodes.add(id(node))
+        else:
+            self.fresh_nodes.discard(id(node))
         if value.is_tensor and type(node) is ast.Call:
             value = self.loss_result(node, value)
         if value.fresh and value.storages & state.get(SAVED, EMPTY):  # new memory of a site saved before
@@ -1866,8 +1871,10 @@ class Transfer:
         self.model.alias_makers[made] = (node, op, source)
         if in_container:
             self.model.container_aliases.add(made)
+        # ``torch.clone(g).detach()``: the source is new memory no name holds, so only the alias does
+        fresh_source = source is None and id(source_node) in self.fresh_nodes
         self.record("alias", node, source, value, state, made=made, operation=kind, op=op, in_container=in_container,
-                    source_node=source_node)
+                    source_node=source_node, fresh_source=fresh_source)
         return value
 
     def assigned(self, expression, value: Value, state: dict) -> Value:

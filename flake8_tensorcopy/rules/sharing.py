@@ -185,6 +185,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     name = alias_place(model, alias)
     if name is not None and name == alias.place and _outliving(alias.function, name) is None:
         return []  # ``out = out.view(...)`` of a local: the name now holds the alias, nothing else the source
+    if alias.detail.get("fresh_source"):
+        return []  # ``torch.clone(g).detach()``: no one but the alias holds the new memory
     found = []
     # a container read to take one item (``out["a"]``) is not a read of its other items
     indexed = {id(event.node.value) for event in events.find("read") if type(event.node) is ast.Subscript}
