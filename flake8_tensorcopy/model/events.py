@@ -122,6 +122,26 @@ class EventStore:
                 stack.extend(blocks[index].succ)
         return False
 
+    def entered_unless(self, event: Event, kills: List[Event]) -> bool:
+        """Whether some path from its function's entry runs ``event`` without running any of
+        ``kills`` first: False where every call runs a kill before ``event``."""
+        killed: Dict[int, List[int]] = {}
+        for kill in kills:
+            if kill.function is event.function:
+                killed.setdefault(kill.block, []).append(kill.order)
+        blocks = event.function.graph.blocks
+        seen, stack = set(), [0]
+        while stack:
+            index = stack.pop()
+            if index in seen:
+                continue
+            seen.add(index)
+            if index == event.block and not any(order < event.order for order in killed.get(index, ())):
+                return True
+            if index not in killed:
+                stack.extend(blocks[index].succ)
+        return False
+
     def innermost_loop(self, event: Event) -> frozenset:
         """The blocks of the innermost loop holding the event (empty: in no loop): of the loop
         headers around it, the one whose body (the blocks reaching its back edges from inside

@@ -206,8 +206,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             # kept on the object and written by another call: only a write of what outlives
             # that call (a tensor a call makes anew is not what an earlier call kept)
             kept = None if through_alias or not write.storages & (storages | _held_by_its_object(alias)) \
-                or _constructs_first(alias, write) \
-                or not _outlives_its_call(write) else _kept_on_object(model, alias)
+                or _constructs_first(alias, write) or not _outlives_its_call(write) \
+                or not events.entered_unless(write, _allocated_for(model, write, storages)) \
+                else _kept_on_object(model, alias)
             if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
