@@ -110,17 +110,7 @@ class EventStore:
         if any(order > first.order for order in killed.get(first.block, ())):
             return False  # every path out of the block runs a kill
         blocks = first.function.graph.blocks
-        seen, stack = set(), list(blocks[first.block].succ)
-        while stack:
-            index = stack.pop()
-            if index in seen:
-                continue
-            seen.add(index)
-            if index == second.block and not any(order < second.order for order in killed.get(index, ())):
-                return True
-            if index not in killed:
-                stack.extend(blocks[index].succ)
-        return False
+        return _reaches_unless(blocks, blocks[first.block].succ, second, killed)
 
     def entered_unless(self, event: Event, kills: List[Event]) -> bool:
         """Whether some path from its function's entry runs ``event`` without running any of
@@ -129,18 +119,7 @@ class EventStore:
         for kill in kills:
             if kill.function is event.function:
                 killed.setdefault(kill.block, []).append(kill.order)
-        blocks = event.function.graph.blocks
-        seen, stack = set(), [0]
-        while stack:
-            index = stack.pop()
-            if index in seen:
-                continue
-            seen.add(index)
-            if index == event.block and not any(order < event.order for order in killed.get(index, ())):
-                return True
-            if index not in killed:
-                stack.extend(blocks[index].succ)
-        return False
+        return _reaches_unless(event.function.graph.blocks, [0], event, killed)
 
     def innermost_loop(self, event: Event) -> frozenset:
         """The blocks of the innermost loop holding the event (empty: in no loop): of the loop
@@ -199,3 +178,18 @@ def _holds(value, storage) -> bool:
         return True
     return any(_holds(item, storage) for _, item in value.items or ())
 
+
+def _reaches_unless(blocks, starts, event: Event, killed: Dict[int, List[int]]) -> bool:
+    """Whether a path from the blocks ``starts`` reaches ``event`` through no killed position
+    (``killed``: block -> orders of the kills in it)."""
+    seen, stack = set(), list(starts)
+    while stack:
+        index = stack.pop()
+        if index in seen:
+            continue
+        seen.add(index)
+        if index == event.block and not any(order < event.order for order in killed.get(index, ())):
+            return True
+        if index not in killed:
+            stack.extend(blocks[index].succ)
+    return False
