@@ -125,3 +125,20 @@ def test_ids_of_two_temporaries_compared_in_one_expression_can_coincide_for_unre
     same_id = id(first.weight.data) == id(second.weight.data)  # CPython reuses the freed first temporary's id
     same_memory = first.weight.data.untyped_storage().data_ptr() == second.weight.data.untyped_storage().data_ptr()
     assert same_id and not same_memory
+
+
+def test_a_module_output_unpacked_into_names_is_a_tuple_of_tensors_a_masked_write_may_change():
+    """The model gives each name of ``out, weights = attn(q, k, v)`` a tensor of its own: the
+    layer returns a tuple (no rows of one tensor, which unbind() would make read-only)."""
+    attn = torch.nn.MultiheadAttention(4, 2, batch_first=True)
+    x = torch.randn(2, 3, 4, requires_grad=True)
+    result = attn(x, x, x, need_weights=False)
+    assert type(result) is tuple
+    out, _ = result
+    out[torch.tensor([[True, False, True], [False, True, False]])] = 0.0
+    out.sum().backward()
+    assert x.grad is not None
+    rows = torch.nn.Linear(4, 4)(x)
+    first, _ = rows[:2]
+    with pytest.raises(RuntimeError, match="view and is being modified inplace"):
+        first.mul_(2)

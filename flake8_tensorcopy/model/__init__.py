@@ -395,6 +395,7 @@ class Model:
             syncs=states[1] is not None and ENTRY not in in_flight,
             reads=exit_state.get("!reads", EMPTY),
             saved=exit_state.get(SAVED, EMPTY),
+            saved_returned=exit_state.get("!saved_returned", EMPTY),
             backward="!backward" in exit_state,
             steps="!steps" in exit_state,
             stepped=exit_state.get("!stepped", EMPTY),

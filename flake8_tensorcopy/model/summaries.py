@@ -32,6 +32,7 @@ class Summary(NamedTuple):
     closure_stores: Dict[str, Value] = {}
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
+    saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it
 
 
 def parameter_index(storage, function: str) -> Optional[int]:
@@ -44,6 +45,15 @@ def parameter_index(storage, function: str) -> Optional[int]:
 def _held_through(storage):
     """The storage an ``("attribute", storage, name)`` storage is an attribute of, else itself."""
     return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
+
+
+def allocated_in(storage, lines: tuple) -> bool:
+    """Whether ``storage`` is memory made by code on ``lines`` (first, last): an allocation
+    site there, or what a call there made."""
+    if type(storage) is not tuple:
+        return False
+    site = storage[1] if len(storage) == 3 and storage[0] == "call" else storage
+    return len(site) in (2, 4) and type(site[0]) is int and lines[0] <= site[0] <= lines[1]
 
 
 class Instantiation:
@@ -83,12 +93,7 @@ class Instantiation:
         """An allocation site inside the callee, named by this call (``("call", site, storage)``);
         so is what a call inside the callee made (its own ``("call", ...)`` storage), so that a
         helper of a helper hands back new memory at every outer call too."""
-        if type(storage) is not tuple:
-            return storage
-        site = storage[1] if len(storage) == 3 and storage[0] == "call" else storage
-        if len(site) in (2, 4) and type(site[0]) is int and self.lines[0] <= site[0] <= self.lines[1]:
-            return ("call", self.call_site, storage)
-        return storage
+        return ("call", self.call_site, storage) if allocated_in(storage, self.lines) else storage
 
     def own(self, symbols: frozenset):
         """The parameter indices among ``symbols`` that are this function's, and the others."""

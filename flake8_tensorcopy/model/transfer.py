@@ -14,7 +14,7 @@ from typing import List, Optional
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model.places import key_of, place_of, split_items
-from flake8_tensorcopy.model.summaries import Instantiation, parameter_index
+from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
     held_within, join_states, storages_held, without_none,
@@ -82,6 +82,7 @@ class Transfer:
         self.store: EventStore = model.events
         self.zero_dim_nodes: set = set()  # operations whose last result was 0-d
         self.fresh_nodes: set = set()  # operations whose last result was new memory no one else holds
+        self.module_calls: set = set()  # calls whose result is a module's output
         self.indexed: Optional[tuple] = None  # (the value of the subscript being evaluated, its part)
         self.metadata_of = None  # the object of ``x.shape`` being evaluated
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
@@ -167,6 +168,8 @@ class Transfer:
         value = NONE if node.value is None else self.evaluate(node.value, state)
         state["!return"] = value if "!return" not in state else join(state["!return"], value)
         self.record("return", node, None, value, state)
+        if self.summary_mode and state.get(SAVED):  # what this path saved of what it returns
+            state["!saved_returned"] = state.get("!saved_returned", EMPTY) | (state[SAVED] & storages_held(value))
 
     def stmt_Delete(self, node, state):
         for target in node.targets:
@@ -295,6 +298,10 @@ class Transfer:
                 if type(element) is ast.Starred:
                     rest = Value(kinds("list"), items=(("*", self.element(value)),))
                     self.assign(element.value, rest, state, node)
+                elif value.items is None and type(node) is ast.Assign and id(node.value) in self.module_calls:
+                    # ``out, weights = self.attn(q, k, v)``: a module's outputs, each a tensor of its own
+                    line, column = _site(node.value)[:2]
+                    self.assign(element, value._replace(storages=frozenset(((line, column, 0, position),))), state, node)
                 else:
                     item = value.item(str(position)) if value.items is not None else None
                     self.assign(element, item if item is not None else self.element(value), state, node)
@@ -1154,6 +1161,7 @@ class Transfer:
         result = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
                        device=arguments[0].device if arguments else EMPTY,
                        why=_why(Evidence.MODULE_CALL, "kind", "grad"))
+        self.module_calls.add(id(node))
         if chained is not None:
             self.save(layer, arguments, result, state, node, saved=chained)
         elif layer in k.SAVED_FOR_BACKWARD or not layer:
@@ -1762,11 +1770,11 @@ class Transfer:
             frees_saved(None, state)
             backpropagates(state)
         if summary.saved and not state.get(NO_GRAD):
-            kept = instance.storages(summary.saved)
+            kept = instance.storages(_saved_for_caller(summary, instance.lines))
             state[SAVED] = state.get(SAVED, EMPTY) | kept
             # its output (the memory it returns that it saved), told apart from its inputs before the
             # instance maps both to storages of the caller (an input may be an earlier call's output)
-            output = instance.storages(summary.saved & summary.returns.storages) if summary.returns is not None else EMPTY
+            output = instance.storages(summary.saved_returned)
             self.saved_outputs |= output
             self.record("save", node, None, NONE, state, op="local:" + function.name,
                         what="output" if output else "input", storages=kept)
@@ -2567,6 +2575,15 @@ def _on_device(value: Value) -> bool:
     """A tensor (or what may be one) not known to be on the host (pinned memory is the host's):
     reading it waits for the device."""
     return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
+
+
+def _saved_for_caller(summary, lines: tuple) -> frozenset:
+    """What a call leaves saved for its caller: what the callee saved, but memory it made and
+    returns only where a path saved it before returning it (``t = -x.sum()``, then ``return t *
+    m`` on one path and ``return t`` on another: the ``t`` a caller gets was saved by nobody)."""
+    returned = storages_held(summary.returns) if summary.returns is not None else EMPTY
+    made_and_returned = frozenset(storage for storage in returned if allocated_in(storage, lines))
+    return summary.saved - (made_and_returned - summary.saved_returned)
 
 
 def _site(node) -> tuple:
