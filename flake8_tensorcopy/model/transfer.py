@@ -340,8 +340,15 @@ class Transfer:
                 continue
             expression = expressions[index] if index < len(expressions) else None
             temporary = expression is not None and place_of(expression) is None and not value.storages
-            dropped = value.fresh or temporary or bool(value.storages) and all(
-                place in self.rebinding for storage in value.storages for place in self.store.holders(storage, state))
+            holders = {place for storage in value.storages for place in self.store.holders(storage, state)
+                       if place[:1] != "!"} - self.rebinding
+            dropped = value.fresh or temporary or bool(value.storages) and not holders
+            names = holders if value.storages else {place_of(expression)} if expression is not None else {None}
+            if not dropped and self.function is not self.model.module and all(
+                    name is not None and name.isidentifier() and name not in self.function.names for name in names):
+                # held only by local names of the caller: kept where one of them is read after the call
+                function.handed.setdefault(index, []).append((self.function, frozenset(names), node))
+                dropped = True
             function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or not dropped
 
     def bind_place(self, place: str, value: Value, state: dict) -> bool:
@@ -1083,7 +1090,10 @@ class Transfer:
         if type(func) is ast.Attribute and place_of(func) in state:  # ``self.post(x)``: a value stored there
             callee = self.attribute(func, state)
         elif type(func) is ast.Attribute:
+            if "integer" in k.role_of("method", func.attr):
+                self.metadata_of = func.value  # ``x.size(-1)``: no value of ``x`` is read
             receiver = self.evaluate(func.value, state)
+            self.metadata_of = None
             method = func.attr
             if not ("pymodule" in receiver.kinds and receiver.qual):
                 arguments, keywords = self.arguments(node, state)
