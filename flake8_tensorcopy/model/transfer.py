@@ -16,7 +16,8 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, items_join, join, kinds,
+    ASSUMED, EMPTY, ENTRY, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value,
+    items_join, join, kinds,
     held_within, join_states, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -197,6 +198,20 @@ class Transfer:
 
     def op_assume(self, op, state):
         self.narrow(op[1], op[2], state)
+        self.assume_name(op[1], op[2], state)
+
+    def assume_name(self, test, truth: bool, state: dict) -> None:
+        """A condition on a local name held on this path (``if cast:``, ``if not cast:``): the
+        values an earlier join merged under the same name's two values take this path's back."""
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, truth = test.operand, not truth
+        if type(test) is not ast.Name:
+            return
+        name = test.id
+        for condition, place, when_true, when_false, joined in state.get(GUARDED, EMPTY):
+            if condition == name and state.get(place) == joined:
+                state[place] = when_true if truth else when_false
+        state[ASSUMED] = state.get(ASSUMED, EMPTY) - {(name, not truth)} | {(name, truth)}
 
     def op_for(self, op, state):
         node = op[1]
@@ -261,6 +276,10 @@ class Transfer:
         prefix = place + "."
         for key in [key for key in state if key.startswith(prefix)]:
             del state[key]
+        if ASSUMED in state:  # what was assumed of the name no longer holds
+            state[ASSUMED] = frozenset(literal for literal in state[ASSUMED] if literal[0] != place)
+        if GUARDED in state:
+            state[GUARDED] = frozenset(guard for guard in state[GUARDED] if guard[0] != place)
 
     def rebind(self, target, value: Value, state: dict) -> None:
         place = place_of(target)

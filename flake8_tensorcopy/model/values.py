@@ -40,6 +40,11 @@ IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
 NO_GRAD = "!no_grad"  # state key: frozenset of the contexts that may have turned grad mode off
+# state keys of branch correlation: the conditions a path assumed, ``(name, truth)`` pairs, and
+# the values a join merged from paths a condition told apart, ``(name, place, when true, when
+# false, joined)``
+ASSUMED = "!assumed"
+GUARDED = "!guarded"
 
 
 class Evidence(enum.Enum):
@@ -231,7 +236,33 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
             result[place] = value
         elif mine is not value:
             result[place] = mine | value if type(mine) is frozenset else merge(mine, value)
+    if ASSUMED in a or ASSUMED in b:
+        _correlate(a, b, result, merge is join)
     return result
+
+
+def _correlate(a: dict, b: dict, result: dict, joining: bool) -> None:
+    """Where the two paths are told apart by a condition (``if cast: w = w.float()`` and its
+    else), each place the join merges keeps both values under that condition (``GUARDED``):
+    a later ``if cast:`` takes the value of its own path back. A widening forgets them (a loop
+    must settle)."""
+    assumed_a, assumed_b = a.get(ASSUMED), b.get(ASSUMED)
+    result.pop(ASSUMED, None)
+    if assumed_a is None or assumed_b is None or not joining:
+        if not joining:
+            result.pop(GUARDED, None)
+        return
+    result[ASSUMED] = assumed_a & assumed_b
+    condition = next((name for name, truth in sorted(assumed_a) if (name, not truth) in assumed_b), None)
+    if condition is None:
+        return
+    if (condition, False) in assumed_a:
+        a, b = b, a
+    guards = frozenset((condition, place, a[place], b[place], joined) for place, joined in result.items()
+                       if place[:1] != "!" and type(joined) is Value and place in a and place in b
+                       and a[place] is not b[place] and a[place] != b[place])
+    if guards:
+        result[GUARDED] = result.get(GUARDED, EMPTY) | guards
 
 
 def widen_states(old: dict, new: dict) -> dict:

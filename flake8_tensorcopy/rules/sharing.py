@@ -187,6 +187,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         return []  # ``out = out.view(...)`` of a local: the name now holds the alias, nothing else the source
     if alias.detail.get("fresh_source"):
         return []  # ``torch.clone(g).detach()``: no one but the alias holds the new memory
+    if name is not None and name.endswith(".data") and _data_of_itself(model, alias, name[:-len(".data")]):
+        return []  # ``p.data = p.float().to(dtype)``: the parameter keeps its own memory, no second holder
     found = []
     # a container read to take one item (``out["a"]``) is not a read of its other items
     indexed = {id(event.node.value) for event in events.find("read") if type(event.node) is ast.Subscript}
@@ -209,7 +211,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 or _constructs_first(alias, write) or not _outlives_its_call(write) \
                 or not events.entered_unless(write, _allocated_for(model, write, storages)) \
                 else _kept_on_object(model, alias)
-            if kept is not None:
+            if kept is not None and kept[0] != f"{write.place}.data":  # ``self.a.data`` is ``self.a`` itself
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
         if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)):
@@ -238,6 +240,15 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     owner = alias.function.owner
     return sorted(found, key=lambda sharing: (owner is not None and sharing.write.function.owner is not owner,
                                               sharing.write.line, sharing.write.node.col_offset))
+
+
+def _data_of_itself(model, alias, holder: str) -> bool:
+    """Whether ``holder.data = v`` hands ``holder`` memory it already held (``v`` an alias of it)."""
+    try:
+        before = model.value_at(alias.line, holder)
+    except (KeyError, TypeError):
+        return False
+    return before is not None and bool(before.storages) and before.storages <= alias.value.storages
 
 
 def _made_anew(model, alias, read) -> list:
@@ -423,9 +434,10 @@ def _allocated_again(model, alias, read) -> bool:
 
 
 def _allocated_for(model, write, storages: frozenset) -> list:
-    """Where the memory ``write`` writes is made anew: its name (any name, for a write of a chain
-    with none) bound to a new allocation or to something else (``buf = None``), or a call of its
-    own statement returning new memory (``X = f(X).mul_(s)``). A path from an alias
+    """Where the memory ``write`` writes is made anew: a name bound to a new allocation of it
+    (``mask = cols.repeat(1, n)`` before ``view = mask; view[:, k:] = 0``), its own name bound
+    to something else (``buf = None``), or a call of its own statement returning new memory
+    (``X = f(X).mul_(s)``). A path from an alias
     to the write through one of them writes new memory, never the one the alias holds
     (``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop)."""
     written = write.storages & storages
@@ -433,9 +445,9 @@ def _allocated_for(model, write, storages: frozenset) -> list:
         return []
     name = split_items(write.place)[0] if write.place is not None else None  # ``buf[i]`` is written in ``buf``
     return [found for found in _binds_and_calls(model, write.function) if found.value is not None and (
-                found.kind == "bind" and name in (None, found.place) and (
-                    found.value.fresh and found.value.storages & written
-                    or name is not None and found.value.items is None and not found.value.storages & written)
+                found.kind == "bind" and found.value.fresh and found.value.storages & written
+                or found.kind == "bind" and name is not None and name == found.place
+                and found.value.items is None and not found.value.storages & written
                 or found.kind == "call" and found.value.fresh and found.line == write.line
                 and storages_held(found.value) & written)]
 
