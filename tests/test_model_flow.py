@@ -317,3 +317,25 @@ def test_a_loop_walking_into_a_container_it_cannot_see_ends():
     """)))
     reached = model.functions_by_name["Trie.find"].states[1]["node"]
     assert all(len(repr(storage)) < 120 for storage in reached.storages)
+
+
+def test_a_second_branch_on_one_unchanged_flag_takes_back_the_values_of_the_first():
+    model = solve("""
+        import torch
+        def f(x: torch.Tensor, upcast: bool):
+            if upcast:
+                y = x.float()
+            else:
+                y = x.clone()
+            if not upcast:
+                y.mul_(0.5)
+            if upcast:
+                y.add_(1)
+            upcast = not upcast
+            if upcast:
+                y.sub_(1)
+    """)
+    made_by_float, made_by_clone = (5, 12), (7, 12)
+    assert model.value_at(9, "y").storages == {made_by_clone}
+    assert made_by_clone not in model.value_at(11, "y").storages
+    assert {made_by_float, made_by_clone} <= model.value_at(14, "y").storages  # the flag was bound anew
