@@ -935,10 +935,14 @@ class Transfer:
                 self.narrow(value, truth, state)
         elif kind is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance" and truth:
             place = place_of(test.args[0]) if len(test.args) == 2 else None
-            checked = self.evaluate(test.args[1], state) if place is not None else None
-            if checked is not None and checked.qual in ("torch.Tensor", "torch.nn.Parameter"):
+            classes = test.args[1].elts if place is not None and type(test.args[1]) is ast.Tuple else (
+                [test.args[1]] if place is not None else [])
+            named = [_ISINSTANCE_KINDS.get(self.evaluate(checked, state).qual) for checked in classes]
+            if named and all(named):  # ``isinstance(x, (list, tuple))``: one of those kinds
                 old = state.get(place, UNKNOWN)
-                self.narrowed(place, old._replace(kinds=TENSOR, why=_why(Evidence.ISINSTANCE, "kind")), state)
+                proved = frozenset().union(*named)  # surely no tensor: what a caller passes decides nothing more
+                self.narrowed(place, old._replace(kinds=proved, kind_from=old.kind_from if proved & TENSOR else EMPTY,
+                                                  why=_why(Evidence.ISINSTANCE, "kind")), state)
         elif kind is ast.Name and self.narrow_named_test(test, truth, state):
             return
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
@@ -1091,8 +1095,14 @@ class Transfer:
             return False
         place = place_of(test.args[0])
         old = state.get(place, UNKNOWN)
-        self.narrowed(place, old._replace(kinds=(old.kinds - TENSOR) or kinds("?"), why=(), grad=False, graph=False),
-                      state)
+        named = [_ISINSTANCE_KINDS.get(qual) for qual in checked] if truth else []
+        if named and all(named):  # ``isinstance(x, dict)`` held: a dict
+            self.narrowed(place, old._replace(kinds=frozenset().union(*named), why=_why(Evidence.ISINSTANCE, "kind"),
+                                              grad=False, graph=False, kind_from=EMPTY), state)
+            return True
+        # surely no tensor, whatever a caller passes (its kind no longer decides this one's)
+        self.narrowed(place, old._replace(kinds=(old.kinds - TENSOR) or kinds("?"), why=(), grad=False, graph=False,
+                                          kind_from=EMPTY), state)
         return True
 
     def annotated(self, value: Value, annotation) -> Value:
@@ -2604,6 +2614,14 @@ def _on_device(value: Value) -> bool:
     """A tensor (or what may be one) not known to be on the host (pinned memory is the host's):
     reading it waits for the device."""
     return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
+
+
+# the kinds an ``isinstance`` test against these classes proves
+_ISINSTANCE_KINDS = {
+    "torch.Tensor": TENSOR, "torch.nn.Parameter": TENSOR, "numpy.ndarray": kinds("ndarray"),
+    "builtins.list": kinds("list"), "builtins.tuple": kinds("tuple"), "builtins.dict": kinds("dict"),
+    "builtins.str": kinds("str"), "builtins.int": kinds("int"), "builtins.float": kinds("number"),
+}
 
 
 def _saved_for_caller(summary, lines: tuple) -> frozenset:
