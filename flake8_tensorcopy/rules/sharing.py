@@ -225,7 +225,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, write.storages, made)
             if side is None or side == through_alias or side and _made_again(alias, write, read) \
-                    or _allocated_again(model, alias, read):
+                    or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
             observed = (read.place or "it", f"read on line {read.line}{later}")
@@ -249,6 +249,19 @@ def _data_of_itself(model, alias, holder: str) -> bool:
     except (KeyError, TypeError):
         return False
     return before is not None and bool(before.storages) and before.storages <= alias.value.storages
+
+
+def _let_go_before(model, alias, name: Optional[str], write, read) -> bool:
+    """Whether the name read as the alias was bound to something else on every path from the
+    alias to the write (``weight = self.weight; if coft: weight = project(weight);
+    self.weight.copy_(weight)``): where the write runs, the name no longer holds the alias."""
+    if name is None or read.place is None or read.function is not alias.function or \
+            read.place.split(".", 1)[0].split("[", 1)[0] != name:  # ``weight`` or ``weight.T``
+        return False
+    made = alias.detail["made"]
+    rebinds = [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == name
+               and bind.line != alias.line and (bind.value is None or made not in bind.value.made)]
+    return bool(rebinds) and not model.events.after_unless(alias, write, rebinds)
 
 
 def _made_anew(model, alias, read) -> list:
