@@ -142,3 +142,19 @@ def test_a_module_output_unpacked_into_names_is_a_tuple_of_tensors_a_masked_writ
     first, _ = rows[:2]
     with pytest.raises(RuntimeError, match="view and is being modified inplace"):
         first.mul_(2)
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_a_new_unit_dim_broadcast_to_a_literal_size_makes_contiguous_copy(size):
+    """The model's ``NONCONTIGUOUS`` fact: ``x.unsqueeze(-1).expand(x.shape + (k,))`` with ``k >= 2``
+    has a stride-0 dim of size ``k``, so ``contiguous()`` copies; with ``k == 1`` it hands back
+    the same memory (why a size the model cannot read proves nothing)."""
+    x = torch.arange(6.0).reshape(2, 3)
+    copied = x.unsqueeze(-1).expand(x.shape + (size,)).contiguous()
+    assert copied.data_ptr() != x.data_ptr()
+    copied.add_(1)
+    assert x[0, 1].item() == 1.0
+    same = x.unsqueeze(-1).expand(x.shape + (1,)).contiguous()
+    assert same.data_ptr() == x.data_ptr()
+    leading = x.unsqueeze(0).expand(size, 2, 3).contiguous()
+    assert leading.data_ptr() != x.data_ptr()

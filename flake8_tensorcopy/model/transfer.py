@@ -962,8 +962,12 @@ class Transfer:
     def narrow_dtype(self, place: str, op, right, truth: bool, state: dict) -> None:
         """``x.dtype == torch.uint8`` held: that dtype; ``x.dtype in (torch.float16, torch.bfloat16)``
         held: one of them, failed: none of them (``!=`` likewise): a cast elsewhere copies."""
-        named = [dtype_named(place_of(item) or "") for item in (
-            right.elts if type(right) in (ast.Tuple, ast.List, ast.Set) else [right])]
+        listed = state.get(right.id) if type(right) is ast.Name else None
+        if type(listed) is Value and listed.items and all(key != "*" for key, _ in listed.items):
+            named = [dtype_named(item.qual) for _, item in listed.items]  # ``valid = [torch.float32, ...]``
+        else:
+            named = [dtype_named(place_of(item) or "") for item in (
+                right.elts if type(right) in (ast.Tuple, ast.List, ast.Set) else [right])]
         if not named or not all(named):
             return
         among = (type(op) in (ast.Eq, ast.In)) == truth
@@ -1641,6 +1645,8 @@ class Transfer:
                            made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
+            if method == "expand" and _broadcasts_a_new_unit_dim(node):
+                result = result._replace(facts=result.facts | {NONCONTIGUOUS})
             self.save(function, [receiver] + arguments, result, state, node)
             if view:
                 result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state,
@@ -1682,6 +1688,7 @@ class Transfer:
         copies = (other is not None and "!=:" + other in receiver.facts) or _constant(_keyword(node, "copy")) is True
         cast = k.CAST_DTYPES.get(method) or dtype_named(other or "")
         copies = copies or bool(cast and not may_have_dtype(receiver, cast))  # ``.float()`` of a uint8 tensor
+        copies = copies or method == "contiguous" and NONCONTIGUOUS in receiver.facts
         device = _device_of(target) if target is not None else EMPTY
         if not device and target_value is not None:
             device = target_value.device  # a name bound to a device, or a tensor's
@@ -2622,6 +2629,40 @@ _ISINSTANCE_KINDS = {
     "builtins.list": kinds("list"), "builtins.tuple": kinds("tuple"), "builtins.dict": kinds("dict"),
     "builtins.str": kinds("str"), "builtins.int": kinds("int"), "builtins.float": kinds("number"),
 }
+
+
+# a fact of a view whose strides are surely not contiguous: ``contiguous()`` of it copies
+NONCONTIGUOUS = "noncontiguous"
+
+
+def _broadcasts_a_new_unit_dim(node: ast.Call) -> bool:
+    """``x.unsqueeze(d).expand(..., k)`` with a literal ``k >= 2`` at ``d``: the unit dim it
+    broadcasts gets stride 0 and size ``k``, which no contiguous tensor has."""
+    inner = node.func.value
+    if type(inner) is not ast.Call or type(inner.func) is not ast.Attribute or inner.func.attr != "unsqueeze" \
+            or len(inner.args) != 1 or _integer(inner.args[0]) is None:
+        return False
+    dim = _integer(inner.args[0])
+    if len(node.args) == 1 and type(node.args[0]) is ast.BinOp and type(node.args[0].op) is ast.Add \
+            and type(node.args[0].right) is ast.Tuple and dim < 0:  # ``x.shape + (2,)``: the trailing sizes
+        sizes = node.args[0].right.elts
+    elif node.args and all(_integer(argument) is not None for argument in node.args):
+        sizes = node.args
+    else:
+        return False
+    if -dim > len(sizes) if dim < 0 else dim >= len(sizes):
+        return False
+    size = _integer(sizes[dim])
+    return size is not None and size >= 2
+
+
+def _integer(node) -> Optional[int]:
+    """The int a literal spells (``2``, ``-1``), else None."""
+    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:
+        inner = _integer(node.operand)
+        return None if inner is None else -inner
+    value = _constant(node)
+    return value if type(value) is int and type(value) is not bool else None
 
 
 def _saved_for_caller(summary, lines: tuple) -> frozenset:
