@@ -1956,6 +1956,8 @@ class Transfer:
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
         if qual == "copy.copy" and (first.is_tensor or _held_item(first)):
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
+        if qual == "copy.copy":  # a new object of the same kind holding the same items (``copy.copy(kwargs)``)
+            return first._replace(storages=frozenset((_site(node),)), fresh=True, made=EMPTY)
         if not to_array and first.is_tensor:
             return self.aliased(node, node.args[0], first._replace(fresh=False), "move", qual + "()", state)
         kind = kinds("ndarray") if to_array else TENSOR
