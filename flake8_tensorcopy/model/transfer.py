@@ -17,8 +17,7 @@ from flake8_tensorcopy.model.places import key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
     ASSUMED, EMPTY, ENTRY, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value,
-    items_join, join, kinds,
-    held_within, join_states, storages_held, without_none,
+    held_within, items_join, join, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 

@@ -27,9 +27,10 @@ A value is a product of components, each joined on its own:
 A state is a dict from place to value plus three sets: ``IN_FLIGHT`` (copies not yet synced; in
 a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` (storages autograd
 keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()`` contexts that
-may be in effect: operations there record nothing and make no graph). ``join_states`` and
-``widen_states`` are the
-only ways two states meet.
+may be in effect: operations there record nothing and make no graph), and, for branch
+correlation, ``ASSUMED`` (the tests on local names a path passed) and ``GUARDED`` (the values a
+join merged from paths one such test told apart, taken back by a later test on the same name).
+``join_states`` and ``widen_states`` are the only ways two states meet.
 """
 
 import enum
