@@ -21,7 +21,7 @@ from flake8_tensorcopy.model.classes import ClassInfo
 from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
-from flake8_tensorcopy.model.places import place_of, split_items
+from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
@@ -65,8 +65,8 @@ class FunctionInfo:
         self.copied_parameters: set = set()  # unknown parameters some path deep-copies
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
-        # parameter -> (caller, the caller's local names holding the argument, the call): settled by liveness
-        self.handed: Dict[int, list] = {}
+        self.shared_names: Optional[frozenset] = None  # names ``global``/``nonlocal`` in it or a nested function
+        self.name_uses: Optional[dict] = None  # per name, its loads in the function (``_name_uses``)
 
     @property
     def trained_parameters(self) -> frozenset:
@@ -444,32 +444,7 @@ class Model:
                     self.events.events = [event for event in self.events.events if event.function is not info]
                 done.add(id(info))
                 self.solve_function(info)
-        self._settle_kept()
         return self
-
-    def _settle_kept(self) -> None:
-        """An argument its caller holds only under local names is kept where one of them is read
-        after the call (``maps = aggregate(); top = peak(maps)`` and ``maps`` never read again:
-        the callee may do what it likes with it)."""
-        for info in self.functions.values():
-            if type(info) is not FunctionInfo:
-                continue
-            for index, handed in info.handed.items():
-                if not info.kept_by_callers.get(index):
-                    info.kept_by_callers[index] = any(
-                        self._read_after(caller, names, call) for caller, names, call in handed)
-
-    def _read_after(self, caller, names: frozenset, call) -> bool:
-        """Whether a read of one of ``names`` follows ``call`` in ``caller`` before the name is
-        bound anew."""
-        events = self.events
-        calls = [event for event in events.find("call") if event.node is call and event.function is caller]
-        if not calls:
-            return True
-        rebinds = [bind for bind in events.find("bind") if bind.function is caller and bind.place in names]
-        return any(read.function is caller and read.place is not None
-                   and split_items(read.place)[0].split(".")[0] in names
-                   and events.after_unless(calls[0], read, rebinds) for read in events.find("read"))
 
     def _refold_classes(self) -> List[ClassInfo]:
         """Join the classes' attributes again from their methods' stores, now that more callers

@@ -204,13 +204,28 @@ class Transfer:
         values an earlier join merged under the same name's two values take this path's back."""
         while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
             test, truth = test.operand, not truth
-        if type(test) is not ast.Name:
+        if type(test) is not ast.Name or not self.steady_flag(test.id, state):
             return
         name = test.id
         for condition, place, when_true, when_false, joined in state.get(GUARDED, EMPTY):
             if condition == name and state.get(place) == joined:
                 state[place] = when_true if truth else when_false
         state[ASSUMED] = state.get(ASSUMED, EMPTY) - {(name, not truth)} | {(name, truth)}
+
+    def steady_flag(self, name: str, state: dict) -> bool:
+        """A name whose truth only an assignment in this function changes: a local of the
+        function (not module code, not ``global``/``nonlocal`` anywhere in it) holding a
+        number, a string, a bool or None (a list's truth changes as it grows)."""
+        value = state.get(name)
+        if self.function is self.model.module or type(value) is not Value or not value.kinds \
+                or not value.kinds <= _SCALAR_KINDS:
+            return False
+        shared = self.function.shared_names
+        if shared is None:
+            shared = self.function.shared_names = frozenset(
+                declared for node in ast.walk(self.function.node) if type(node) in (ast.Global, ast.Nonlocal)
+                for declared in node.names)
+        return name not in shared
 
     def op_for(self, op, state):
         node = op[1]
@@ -362,12 +377,24 @@ class Transfer:
                        if place[:1] != "!"} - self.rebinding
             dropped = value.fresh or temporary or bool(value.storages) and not holders
             names = holders if value.storages else {place_of(expression)} if expression is not None else {None}
-            if not dropped and self.function is not self.model.module and all(
-                    name is not None and name.isidentifier() and name not in self.function.names for name in names):
-                # held only by local names of the caller: kept where one of them is read after the call
-                function.handed.setdefault(index, []).append((self.function, frozenset(names), node))
-                dropped = True
+            dropped = dropped or self.handed_over(names, node)
             function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or not dropped
+
+    def handed_over(self, names, call) -> bool:
+        """Whether the caller holds the argument only under local names it uses nowhere but in
+        this call (``maps = aggregate(); top = peak(maps)``, ``maps`` never read again, by no
+        closure, outside any loop): the callee may do what it likes with it."""
+        function = self.function
+        if function is self.model.module or type(call) is not ast.Call or not all(
+                name is not None and name.isidentifier() and name not in function.names for name in names):
+            return False
+        uses = function.name_uses
+        if uses is None:
+            uses = function.name_uses = _name_uses(function.node)
+        if any(_inside(call, loop) for loop in uses.get(None, ())):
+            return False  # the next iteration may pass or read it again
+        return all(name in uses and all(load is not None and _inside(load, call) for load in uses[name])
+                   for name in names)
 
     def bind_place(self, place: str, value: Value, state: dict) -> bool:
         """Bind ``value`` to ``place``; an item (``d['a']``, ``d['a'][*]``) is put back into
@@ -542,10 +569,11 @@ class Transfer:
             if value.storages:
                 self.record("read", node, place, value, state, part=self.part_read(node))
             return value._replace(fresh=False) if value.fresh else value
+        outer = self.metadata_of
         if "integer" in k.role_of("attribute", node.attr) | k.role_of("method", node.attr):
             self.metadata_of = node.value  # ``x.shape``, ``x.size()``: no value of ``x`` is read
         base = self.evaluate(node.value, state)
-        self.metadata_of = None
+        self.metadata_of = outer
         value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
         if value.pending and not self.summary_mode:
@@ -964,7 +992,8 @@ class Transfer:
         """``x.dtype == torch.uint8`` held: that dtype; ``x.dtype in (torch.float16, torch.bfloat16)``
         held: one of them, failed: none of them (``!=`` likewise): a cast elsewhere copies."""
         listed = state.get(right.id) if type(right) is ast.Name else None
-        if type(listed) is Value and listed.items and all(key != "*" for key, _ in listed.items):
+        if type(listed) is Value and listed.items and listed.kinds <= _SEQUENCE_KINDS \
+                and all(key != "*" for key, _ in listed.items):
             named = [dtype_named(item.qual) for _, item in listed.items]  # ``valid = [torch.float32, ...]``
         else:
             named = [dtype_named(place_of(item) or "") for item in (
@@ -1121,13 +1150,15 @@ class Transfer:
     # ----- calls
     def call(self, node: ast.Call, state) -> Value:
         func = node.func
+        self.module_calls.discard(id(node))  # ``module_output`` marks it again where it runs
         if type(func) is ast.Attribute and place_of(func) in state:  # ``self.post(x)``: a value stored there
             callee = self.attribute(func, state)
         elif type(func) is ast.Attribute:
+            outer = self.metadata_of
             if "integer" in k.role_of("method", func.attr):
                 self.metadata_of = func.value  # ``x.size(-1)``: no value of ``x`` is read
             receiver = self.evaluate(func.value, state)
-            self.metadata_of = None
+            self.metadata_of = outer
             method = func.attr
             if not ("pymodule" in receiver.kinds and receiver.qual):
                 arguments, keywords = self.arguments(node, state)
@@ -2626,6 +2657,29 @@ def _on_device(value: Value) -> bool:
     return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
 
 
+def _name_uses(function_node) -> dict:
+    """Per name, its loads in the function and the functions nested in it (None for a
+    ``global``/``nonlocal`` declaration of it); under the key None, the function's loops."""
+    uses: dict = {}
+    for node in ast.walk(function_node):
+        kind = type(node)
+        if kind is ast.Name and type(node.ctx) is ast.Load:
+            uses.setdefault(node.id, []).append(node)
+        elif kind in (ast.Global, ast.Nonlocal):
+            for name in node.names:
+                uses.setdefault(name, []).append(None)
+        elif kind in (ast.For, ast.AsyncFor, ast.While):
+            uses.setdefault(None, []).append(node)
+    return uses
+
+
+def _inside(inner, outer) -> bool:
+    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and (
+        inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
+_SCALAR_KINDS = frozenset(("bool", "int", "number", "str", "none"))
+_SEQUENCE_KINDS = frozenset(("list", "tuple", "set"))
 # the kinds an ``isinstance`` test against these classes proves
 _ISINSTANCE_KINDS = {
     "torch.Tensor": TENSOR, "torch.nn.Parameter": TENSOR, "numpy.ndarray": kinds("ndarray"),
@@ -2639,21 +2693,24 @@ NONCONTIGUOUS = "noncontiguous"
 
 
 def _broadcasts_a_new_unit_dim(node: ast.Call) -> bool:
-    """``x.unsqueeze(d).expand(..., k)`` with a literal ``k >= 2`` at ``d``: the unit dim it
-    broadcasts gets stride 0 and size ``k``, which no contiguous tensor has."""
+    """``x.unsqueeze(d).expand(..., k)`` with a literal ``k >= 2`` at ``d`` (counted from the
+    right): the unit dim it broadcasts gets stride 0 and size ``k``, which no contiguous
+    tensor with elements has."""
     inner = node.func.value
     if type(inner) is not ast.Call or type(inner.func) is not ast.Attribute or inner.func.attr != "unsqueeze" \
             or len(inner.args) != 1 or _integer(inner.args[0]) is None:
         return False
     dim = _integer(inner.args[0])
+    if dim >= 0:
+        return False  # ``expand`` may add leading dims: only a position from the right is sure
     if len(node.args) == 1 and type(node.args[0]) is ast.BinOp and type(node.args[0].op) is ast.Add \
-            and type(node.args[0].right) is ast.Tuple and dim < 0:  # ``x.shape + (2,)``: the trailing sizes
+            and type(node.args[0].right) is ast.Tuple:  # ``x.shape + (2,)``: the trailing sizes
         sizes = node.args[0].right.elts
     elif node.args and all(_integer(argument) is not None for argument in node.args):
         sizes = node.args
     else:
         return False
-    if -dim > len(sizes) if dim < 0 else dim >= len(sizes):
+    if -dim > len(sizes):
         return False
     size = _integer(sizes[dim])
     return size is not None and size >= 2

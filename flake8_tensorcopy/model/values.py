@@ -237,7 +237,7 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
             result[place] = value
         elif mine is not value:
             result[place] = mine | value if type(mine) is frozenset else merge(mine, value)
-    if ASSUMED in a or ASSUMED in b:
+    if ASSUMED in result or GUARDED in result:
         _correlate(a, b, result, merge is join)
     return result
 
@@ -245,13 +245,17 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
 def _correlate(a: dict, b: dict, result: dict, joining: bool) -> None:
     """Where the two paths are told apart by a condition (``if cast: w = w.float()`` and its
     else), each place the join merges keeps both values under that condition (``GUARDED``):
-    a later ``if cast:`` takes the value of its own path back. A widening forgets them (a loop
-    must settle)."""
+    a later ``if cast:`` takes the value of its own path back. Only what both paths assumed, and
+    the guards both kept, hold after the join; a widening forgets them all (a loop must settle)."""
     assumed_a, assumed_b = a.get(ASSUMED), b.get(ASSUMED)
     result.pop(ASSUMED, None)
-    if assumed_a is None or assumed_b is None or not joining:
-        if not joining:
-            result.pop(GUARDED, None)
+    result.pop(GUARDED, None)
+    if not joining:
+        return
+    kept = a.get(GUARDED, EMPTY) & b.get(GUARDED, EMPTY)
+    if kept:
+        result[GUARDED] = kept
+    if assumed_a is None or assumed_b is None:
         return
     result[ASSUMED] = assumed_a & assumed_b
     condition = next((name for name, truth in sorted(assumed_a) if (name, not truth) in assumed_b), None)

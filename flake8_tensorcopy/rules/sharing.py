@@ -248,7 +248,11 @@ def _data_of_itself(model, alias, holder: str) -> bool:
         before = model.value_at(alias.line, holder)
     except (KeyError, TypeError):
         return False
-    return before is not None and bool(before.storages) and before.storages <= alias.value.storages
+    if before is None or not before.storages or not before.storages <= alias.value.storages:
+        return False
+    node = alias.function.node  # the rest must be memory this function made (``p.float()``), no one else's
+    lines = (getattr(node, "lineno", 1), getattr(node, "end_lineno", float("inf")))
+    return all(storage in before.storages or _allocated_within(storage, *lines) for storage in alias.value.storages)
 
 
 def _let_go_before(model, alias, name: Optional[str], write, read) -> bool:
@@ -447,10 +451,9 @@ def _allocated_again(model, alias, read) -> bool:
 
 
 def _allocated_for(model, write, storages: frozenset) -> list:
-    """Where the memory ``write`` writes is made anew: a name bound to a new allocation of it
-    (``mask = cols.repeat(1, n)`` before ``view = mask; view[:, k:] = 0``), its own name bound
-    to something else (``buf = None``), or a call of its own statement returning new memory
-    (``X = f(X).mul_(s)``). A path from an alias
+    """Where the memory ``write`` writes is made anew: its name (any name, for a write of a chain
+    with none) bound to a new allocation or to something else (``buf = None``), or a call of its
+    own statement returning new memory (``X = f(X).mul_(s)``). A path from an alias
     to the write through one of them writes new memory, never the one the alias holds
     (``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop)."""
     written = write.storages & storages
@@ -458,9 +461,9 @@ def _allocated_for(model, write, storages: frozenset) -> list:
         return []
     name = split_items(write.place)[0] if write.place is not None else None  # ``buf[i]`` is written in ``buf``
     return [found for found in _binds_and_calls(model, write.function) if found.value is not None and (
-                found.kind == "bind" and found.value.fresh and found.value.storages & written
-                or found.kind == "bind" and name is not None and name == found.place
-                and found.value.items is None and not found.value.storages & written
+                found.kind == "bind" and name in (None, found.place) and (
+                    found.value.fresh and found.value.storages & written
+                    or name is not None and found.value.items is None and not found.value.storages & written)
                 or found.kind == "call" and found.value.fresh and found.line == write.line
                 and storages_held(found.value) & written)]
 
