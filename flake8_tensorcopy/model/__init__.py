@@ -26,7 +26,7 @@ from flake8_tensorcopy.model.solver import record, solve
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -310,6 +310,9 @@ class Model:
                 value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
             else:
                 value = function.passed[index]._replace(storages=storages)
+                if value.items is not None and "dict" in value.kinds:  # a caller's record: the items this parameter holds
+                    held = frozenset(held_within("item", storage) for storage in storages)
+                    value = value._replace(items=tuple((key, item._replace(storages=held)) for key, item in value.items))
             annotation = self.annotation_name(parameter.annotation)
             disputed = not symbolic and _disputed(function, index)
             if disputed:
@@ -557,9 +560,9 @@ class Model:
 
 
 def _passed_items(value: Value) -> Optional[tuple]:
-    """The items a call site passes in a tuple or list (``*args``, a list of tensors): kind,
+    """The items a call site passes in a tuple, list or dict (``*args``, a batch of tensors): kind,
     grad and device of each, as for the value itself."""
-    if value.items is None or not value.kinds & {"tuple", "list"}:
+    if value.items is None or not value.kinds & {"tuple", "list", "dict"}:
         return None
     return tuple((key, Value(item.kinds, grad=item.grad, graph=item.graph, device=item.device, storages=item.storages,
                              why=tuple((c, Evidence.CALLERS) for c, _ in item.why))) for key, item in value.items)
