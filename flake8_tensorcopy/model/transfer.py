@@ -1486,6 +1486,11 @@ class Transfer:
             return self.tensor_dict(receiver, arguments, node, state, method)
         if "forward_hook" in roles and "module" in receiver.kinds and arguments:
             return self.forward_hook(receiver, arguments[0], node, state)
+        if method in _MODULE_TENSORS and receiver.kinds == UNKNOWN.kinds:
+            # ``net.parameters()``: only a module has it; a module from here on, by use
+            receiver = receiver._replace(kinds=kinds("module"), grad=True, why=_why(Evidence.USE, "kind"))
+            if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+                state[receiver_place] = receiver
         if "module" in receiver.kinds or "optimizer" in receiver.kinds:
             return self.module_method(receiver, method, arguments, node, state)
         if "distribution" in receiver.kinds and roles & {"reparameterized", "draw"}:
