@@ -83,13 +83,10 @@ class IdentityAsSharingTest(Rule):
                 compared.update(id(operand) for operand in operands)
             else:
                 continue
-            operation = _alias_between(model, *values)
-            if operation is None and not identity:
-                made = [_made_here(model, ids[id(operand)]) for operand in operands]
-                operation = made[0] if all(made) else None
-                freed = operation is not None
-            else:
-                freed = False
+            # two temporaries made in the comparison: true of them whatever memory they share
+            made = [] if identity else [_made_here(model, ids[id(operand)]) for operand in operands]
+            freed = bool(made) and all(made)
+            operation = made[0] if freed else _alias_between(model, *values)
             node = site.node_of(event.node) if operation is not None else None
             if node is not None:
                 self._comparison(site, node, operation, identity, freed)
