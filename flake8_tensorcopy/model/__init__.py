@@ -65,8 +65,7 @@ class FunctionInfo:
         self.copied_parameters: set = set()  # unknown parameters some path deep-copies
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
-        self.shared_names: Optional[frozenset] = None  # names ``global``/``nonlocal`` in it or a nested function
-        self.name_uses: Optional[dict] = None  # per name, its loads in the function (``_name_uses``)
+        self.name_uses: Optional[dict] = None  # per name, its loads and global/nonlocal declarations (``_name_uses``)
 
     @property
     def trained_parameters(self) -> frozenset:

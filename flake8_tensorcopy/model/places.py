@@ -50,3 +50,9 @@ def split_items(place: str) -> Tuple[str, Tuple[str, ...]]:
             if depth == 0:
                 keys.append(place[start:position])
     return place[:cut], tuple(keys)
+
+
+def inside(inner: ast.AST, outer: ast.AST) -> bool:
+    """Whether ``inner`` lies within ``outer``'s source span (both ast nodes with positions)."""
+    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and (
+        inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)

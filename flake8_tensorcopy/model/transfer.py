@@ -13,7 +13,7 @@ from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
-from flake8_tensorcopy.model.places import key_of, place_of, split_items
+from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
     ASSUMED, EMPTY, ENTRY, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value,
@@ -220,12 +220,14 @@ class Transfer:
         if self.function is self.model.module or type(value) is not Value or not value.kinds \
                 or not value.kinds <= _SCALAR_KINDS:
             return False
-        shared = self.function.shared_names
-        if shared is None:
-            shared = self.function.shared_names = frozenset(
-                declared for node in ast.walk(self.function.node) if type(node) in (ast.Global, ast.Nonlocal)
-                for declared in node.names)
-        return name not in shared
+        return None not in self.name_uses().get(name, ())  # no ``global``/``nonlocal`` declares it
+
+    def name_uses(self) -> dict:
+        """``_name_uses`` of the function being solved, walked once."""
+        function = self.function
+        if function.name_uses is None:
+            function.name_uses = _name_uses(function.node)
+        return function.name_uses
 
     def op_for(self, op, state):
         node = op[1]
@@ -388,12 +390,10 @@ class Transfer:
         if function is self.model.module or type(call) is not ast.Call or not all(
                 name is not None and name.isidentifier() and name not in function.names for name in names):
             return False
-        uses = function.name_uses
-        if uses is None:
-            uses = function.name_uses = _name_uses(function.node)
-        if any(_inside(call, loop) for loop in uses.get(None, ())):
+        uses = self.name_uses()
+        if any(inside(call, loop) for loop in uses.get(None, ())):
             return False  # the next iteration may pass or read it again
-        return all(name in uses and all(load is not None and _inside(load, call) for load in uses[name])
+        return all(name in uses and all(load is not None and inside(load, call) for load in uses[name])
                    for name in names)
 
     def bind_place(self, place: str, value: Value, state: dict) -> bool:
@@ -2676,11 +2676,6 @@ def _name_uses(function_node) -> dict:
         elif kind in (ast.For, ast.AsyncFor, ast.While):
             uses.setdefault(None, []).append(node)
     return uses
-
-
-def _inside(inner, outer) -> bool:
-    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and (
-        inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 _SCALAR_KINDS = frozenset(("bool", "int", "number", "str", "none"))

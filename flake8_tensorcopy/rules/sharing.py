@@ -15,7 +15,7 @@ from typing import Iterator, List, NamedTuple, Optional
 
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
-from flake8_tensorcopy.model.places import place_of, split_items
+from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.model.transfer import ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY, containers_of, storages_held
@@ -31,11 +31,6 @@ class Sharing(NamedTuple):
     written_alias: bool  # the write goes through the alias side
     observed: str  # the place observed
     observation: str  # how: "read on line 9", "outlives the function (a parameter)"
-
-
-def _inside(inner: ast.AST, outer: ast.AST) -> bool:
-    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and (
-        inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def _side(value, storages: frozenset, made) -> Optional[bool]:
@@ -65,7 +60,7 @@ def _chains(model) -> Iterator[tuple]:
     inner = set()
     for made, event in by_id.items():
         inner.update(other for other in event.value.made
-                     if other != made and other in by_id and _inside(by_id[other].node, event.node))
+                     if other != made and other in by_id and inside(by_id[other].node, event.node))
         iterated = _iterated_alias(model, event, by_id)
         if iterated is not None:  # ``{k: v.detach() for k, v in m.state_dict().items()}``: one snapshot
             inner.add(made)
@@ -73,7 +68,7 @@ def _chains(model) -> Iterator[tuple]:
         if made in inner:
             continue
         kinds = [by_id[other].detail["operation"] for other in event.value.made
-                 if other in by_id and _inside(by_id[other].node, event.node)]
+                 if other in by_id and inside(by_id[other].node, event.node)]
         crossing = [kind for kind in _CROSSING if kind in kinds]
         yield event, crossing[0] if crossing else event.detail["operation"]
 
@@ -87,7 +82,7 @@ def _iterated_alias(model, event, by_id) -> Optional[object]:
     for other in event.value.made:
         found = by_id.get(other)
         if found is not None and found is not event and any(
-                _inside(found.node, generator.iter) for generator in comprehension.generators):
+                inside(found.node, generator.iter) for generator in comprehension.generators):
             return found
     return None
 
@@ -98,7 +93,7 @@ def comprehension_of(model, node) -> Optional[ast.AST]:
     found = None
     for comprehension in model.comprehensions:
         parts = (comprehension.key, comprehension.value) if type(comprehension) is ast.DictComp else (comprehension.elt,)
-        if any(_inside(node, part) for part in parts) and (found is None or _inside(comprehension, found)):
+        if any(inside(node, part) for part in parts) and (found is None or inside(comprehension, found)):
             found = comprehension
     return found
 
@@ -312,7 +307,7 @@ def _through_reported_argument(model, write, alias) -> bool:
     spot = write.value.made - alias.value.made
     if type(write.node) is not ast.Call or not spot:
         return False
-    return any(event.detail["made"] in spot and _inside(event.node, write.node) and _reported(model, event, kind)
+    return any(event.detail["made"] in spot and inside(event.node, write.node) and _reported(model, event, kind)
                for event, kind in chains(model))
 
 
@@ -615,7 +610,7 @@ class AliasRule(Rule):
     def source_of(self, model, alias) -> str:
         """The innermost named place of the chain: ``w`` for ``w.view(-1).detach()``."""
         chain = [event for event in model.events.find("alias") if event.place is not None
-                 and event.detail["made"] in alias.value.made and _inside(event.node, alias.node)]
+                 and event.detail["made"] in alias.value.made and inside(event.node, alias.node)]
         if not chain:
             return alias.place or "?"
         return _iterated(model, min(chain, key=lambda event: (event.node.end_lineno, event.node.end_col_offset)))

@@ -6,6 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, method
+from flake8_tensorcopy.model.places import inside
 from flake8_tensorcopy.rules.sharing import (
     AliasRule, Sharing, alias_place, chains, loaded_back, report_loaded_back, sharings, unsafe,
 )
@@ -118,12 +119,7 @@ def _bound_value(model, alias) -> Optional[ast.expr]:
     place = alias_place(model, alias)
     for bind in model.events.find("bind"):
         expression = bind.detail.get("expression")
-        if bind.place == place and expression is not None and bind.function is alias.function and _inside(
+        if bind.place == place and expression is not None and bind.function is alias.function and inside(
                 alias.node, expression):
             return expression
     return None
-
-
-def _inside(inner: ast.AST, outer: ast.AST) -> bool:
-    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and (
-        inner.end_lineno, inner.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
