@@ -540,14 +540,22 @@ class Model:
         exit_state = states[1] if states else None
         return exit_state is not None and copy.detail["copy"] in exit_state.get(IN_FLIGHT, EMPTY)
 
-    def alias_operations(self, value: Value) -> Dict[str, str]:
-        """``{"line:col": operation}`` of the new objects sharing memory that ``value`` is (its
+    def alias_steps(self, value: Value) -> List[tuple]:
+        """``("line:col", operation)`` of the new objects sharing memory that ``value`` is (its
         ``Value.made`` ids as their ``alias`` events spell them: ``detach()``, ``.data``,
-        ``indexing``); a name bound to another (``y = x``) is the same object, not a new one."""
+        ``indexing``), innermost first; a name bound to another (``y = x``) is the same object,
+        not a new one. A chain (``x[0].data``) makes several at one position."""
         if self._alias_operations is None:
-            self._alias_operations = {event.detail["made"]: event.detail["op"] for event in self.events.find("alias")}
-        return {f"{made[0]}:{made[1]}": self._alias_operations[made] for made in value.made
-                if made[2] != "assignment" and made in self._alias_operations}
+            self._alias_operations = {event.detail["made"]: (order, event.detail["op"])
+                                      for order, event in enumerate(self.events.find("alias"))}
+        steps = sorted(self._alias_operations[made] + (made,) for made in value.made
+                       if made[2] != "assignment" and made in self._alias_operations)
+        return [(f"{made[0]}:{made[1]}", operation) for _, operation, made in steps]
+
+    def alias_operations(self, value: Value) -> Dict[str, str]:
+        """``{"line:col": operation}`` of ``alias_steps``: where a chain made several at one
+        position, the outermost (made last)."""
+        return dict(self.alias_steps(value))
 
     def called(self) -> frozenset:
         """The names of the file's functions and methods called somewhere in it."""

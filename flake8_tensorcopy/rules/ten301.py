@@ -17,7 +17,7 @@ def data_reads(model) -> Dict[str, object]:
 
 def data_aliases(model, value) -> list:
     """The ``line:col`` of the ``.data`` reads a value is an alias made by."""
-    return [where for where, operation in model.alias_operations(value).items() if operation == ".data"]
+    return [where for where, operation in model.alias_steps(value) if operation == ".data"]
 
 
 def detached_fix(site, node: cst.Attribute, assigned: bool):
