@@ -339,3 +339,44 @@ def test_a_second_branch_on_one_unchanged_flag_takes_back_the_values_of_the_firs
     assert model.value_at(9, "y").storages == {made_by_clone}
     assert made_by_clone not in model.value_at(11, "y").storages
     assert {made_by_float, made_by_clone} <= model.value_at(14, "y").storages  # the flag was bound anew
+
+
+def _events(model) -> list:
+    return [(event.kind, id(event.node), event.place, event.value, event.function.name, event.block, event.order,
+             event.in_flight, event.detail) for event in model.events.events]
+
+
+def test_events_kept_from_each_blocks_last_run_are_those_of_a_pass_over_the_final_states(monkeypatch):
+    """The solver keeps each block's events from its last run instead of running every block
+    once more (the plugin's largest saving): on every fixture, with its loops and branches,
+    the events are exactly those a recording pass over the final in-states makes."""
+    from conftest import FIXTURES
+    from flake8_tensorcopy import model as package
+    from flake8_tensorcopy.model import solver
+
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in sorted(FIXTURES.glob("TEN*.py"))
+             if not path.name.endswith(".fixed.py")]
+    runs = {"kept": 0, "run again": 0}
+    iterate = solver._iterate
+
+    class Runs(dict):
+        def __setitem__(self, index, changes):
+            runs["run again"] += index in self
+            super().__setitem__(index, changes)
+
+    def counting(graph, transfer, entry, kept):
+        if kept is None:
+            return iterate(graph, transfer, entry, kept)
+        runs["kept"] += 1
+        counted = Runs()
+        result = iterate(graph, transfer, entry, counted)
+        kept.update(counted)
+        return result
+
+    monkeypatch.setattr(solver, "_iterate", counting)
+    kept_back = [_events(build_model(tree)) for tree in trees]
+    with monkeypatch.context() as patch:  # kept back nothing: every block runs once more with events on
+        patch.setattr(package, "solve_recording", lambda graph, transfer, entry: (solver.solve(graph, transfer, entry), None))
+        recorded_again = [_events(build_model(tree)) for tree in trees]
+    assert runs["kept"] > 1000 and runs["run again"] > 500  # the fixtures' loops run blocks more than once
+    assert kept_back == recorded_again

@@ -42,6 +42,13 @@ def _has_phrase(name_words: Phrase, phrases: Tuple[Phrase, ...]) -> bool:
     return False
 
 
+@lru_cache(maxsize=16384)
+def _matches(conventions: "Conventions", table: str, name_words: Phrase) -> bool:
+    """``_has_phrase`` against one table of ``conventions``, remembered (the model asks about
+    the same few names on every statement)."""
+    return _has_phrase(name_words, getattr(conventions, table))
+
+
 class Conventions:
     """The tables in force. Each entry has a flagged and a clean case in tests/test_conventions.py,
     and a flagged and a clean line in fixtures/ (a test checks both)."""
@@ -115,17 +122,17 @@ def configure(config: Mapping[str, object]) -> None:
 
 def snapshot_named(key: str) -> bool:
     """``best_state``, ``w_prev``, ``self.origX``: a name that says it keeps an earlier value."""
-    return _has_phrase(words(key.rsplit(".", 1)[-1]), _active.snapshot)
+    return _matches(_active, "snapshot", words(key.rsplit(".", 1)[-1]))
 
 
 def training_call(name: str) -> bool:
     """``train_one_epoch``, ``trainer.fit``, ``fit_model`` (not ``from_pretrained``)."""
-    return _has_phrase(words(name), _active.training)
+    return _matches(_active, "training", words(name))
 
 
 def loss_named(name: str) -> bool:
     """``val_loss``, ``losses``, ``F.mse_loss``, ``CrossEntropyLoss`` (not ``lossless``)."""
-    return _has_phrase(words(name), _active.loss)
+    return _matches(_active, "loss", words(name))
 
 
 def any_loss_named(names: Iterable[str]) -> bool:
@@ -151,10 +158,14 @@ def inplace_parameter(name: str) -> bool:
 
 def parameter_free_layer(qualname: str) -> bool:
     """``torch.nn.ZeroPad2d``, ``torch.nn.ReLU``: a layer class that holds no parameters."""
-    last = qualname.rsplit(".", 1)[-1]
-    return any(fnmatch.fnmatchcase(last, pattern) for pattern in _active.parameter_free)
+    return _parameter_free(_active, qualname.rsplit(".", 1)[-1])
+
+
+@lru_cache(maxsize=4096)
+def _parameter_free(conventions: "Conventions", class_name: str) -> bool:
+    return any(fnmatch.fnmatchcase(class_name, pattern) for pattern in conventions.parameter_free)
 
 
 def config_named(name: str) -> bool:
     """``config``, ``vae_config``, ``cfg``, ``hparams``: an object that holds configuration."""
-    return _has_phrase(words(name), _active.config)
+    return _matches(_active, "config", words(name))

@@ -4,7 +4,7 @@ summaries, classes and an event store. Rules query it; none walks the tree itsel
 Read in this order (README.md says more): ``places`` (where values live), ``values`` (what a place
 holds, one join, one widening), ``flow`` (the flow graph of a function, built once over the
 stdlib ast), ``transfer`` (what one operation does to a state, driven by ``knowledge``), ``solver``
-(worklist to a fixpoint, then one recording pass), ``summaries`` (functions over symbolic
+(worklist to a fixpoint, events from each block's last run), ``summaries`` (functions over symbolic
 parameters), ``classes`` (attributes across methods), ``events`` (the store rules query).
 
 ``build_model(tree)`` solves a module: module-level code first (its calls summarise the callees
@@ -22,9 +22,10 @@ from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
-from flake8_tensorcopy.model.solver import record, solve
+from flake8_tensorcopy.model.solver import commit_or_record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
+from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, kinds,
 )
@@ -66,6 +67,15 @@ class FunctionInfo:
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
         self.name_uses: Optional[dict] = None  # per name, its loads and global/nonlocal declarations (``_name_uses``)
+        self._bound_names: Optional[set] = None
+
+    @property
+    def bound_names(self) -> set:
+        """The names its body binds (``_bound_names``), walked once: a nested function is solved
+        again for every state its enclosing function reaches it with."""
+        if self._bound_names is None:
+            self._bound_names = _bound_names(self.node)
+        return self._bound_names
 
     @property
     def trained_parameters(self) -> frozenset:
@@ -417,11 +427,15 @@ class Model:
         transfer = Transfer(self, function, summary_mode=False)
         function.solved_with = list(function.passed) if function.passed else None
         used = set(function.used_as_tensor), set(function.backpropagated), function.trained_parameters
-        function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
+        states, kept = solve_recording(function.graph, transfer, self.entry_state(function, symbolic=False))
         if (function.used_as_tensor, function.backpropagated, function.trained_parameters) != used:
             # a use proves a value from its binding on
-            function.states = solve(function.graph, transfer, self.entry_state(function, symbolic=False))
-        record(function.graph, transfer, function.states)
+            used = set(function.used_as_tensor), set(function.backpropagated), function.trained_parameters
+            states, kept = solve_recording(function.graph, transfer, self.entry_state(function, symbolic=False))
+            if (function.used_as_tensor, function.backpropagated, function.trained_parameters) != used:
+                kept = None  # a block's last run may not have seen a use proved after it
+        function.states = states
+        commit_or_record(function.graph, transfer, states, kept)
 
     def build(self) -> "Model":
         for statement in self.tree.body:
@@ -432,9 +446,9 @@ class Model:
         for info in list(self.classes.values()):  # a class defined in a method registers as it is solved
             self.read_class(info)
         transfer = Transfer(self, self.module, summary_mode=False)
-        self.module.states = solve(self.module.graph, transfer, {})
+        self.module.states, kept = solve_recording(self.module.graph, transfer, {})
         self.module_state = self.module.states[1] or {}
-        record(self.module.graph, transfer, self.module.states)
+        commit_or_record(self.module.graph, transfer, self.module.states, kept)
         done = set()
         for _ in range(2):  # callers first; a second round for callees whose callers' join grew
             refolded = self._refold_classes()
@@ -500,7 +514,7 @@ class Model:
     def comprehensions(self) -> List[ast.AST]:
         """The file's comprehensions (each builds one container item by item)."""
         if self._comprehensions is None:
-            self._comprehensions = [node for node in ast.walk(self.tree) if type(node) in _COMPREHENSIONS]
+            self._comprehensions = [node for node in descendants(self.tree) if type(node) in _COMPREHENSIONS]
         return self._comprehensions
 
     def event_guards_copies(self, owner: ClassInfo, attribute: str) -> bool:
@@ -580,7 +594,7 @@ def _closure_stores(function: FunctionInfo, exit_state: dict) -> Dict[str, Value
     itself): a hook filling ``acts[name]`` fills the enclosing ``acts``."""
     if function.parent is None:
         return {}
-    bound = _bound_names(function.node) | set(function.names) | function.graph.declared_global
+    bound = function.bound_names | set(function.names) | function.graph.declared_global
     return {name: value for name, value in exit_state.items() if type(value) is Value and value.items is not None
             and name.isidentifier() and name not in bound}
 
@@ -596,7 +610,7 @@ def _bound_names(node: ast.AST) -> set:
             continue
         if type(current) is ast.Name and type(current.ctx) is ast.Store:
             found.add(current.id)
-        stack.extend(ast.iter_child_nodes(current))
+        stack.extend(children(current))
     return found
 
 

@@ -49,6 +49,7 @@ class EventStore:
         self.events: List[Event] = []
         self._reach: Dict[tuple, frozenset] = {}
         self._by_kind: Dict[str, List[Event]] = {}
+        self._by_function: Dict[int, List[Event]] = {}
         self._indexed: Optional[tuple] = None
 
     def add(self, event: Event) -> None:
@@ -63,13 +64,22 @@ class EventStore:
 
     def _of_kind(self, kind: str) -> List[Event]:
         """The events of one kind, indexed once the store stops changing (rules ask many times)."""
+        self._index()
+        return self._by_kind.get(kind, [])
+
+    def of_function(self, function) -> List[Event]:
+        """The events of one function, in the order they were recorded."""
+        self._index()
+        return self._by_function.get(id(function), [])
+
+    def _index(self) -> None:
         version = (id(self.events), len(self.events))
         if self._indexed != version:
-            self._by_kind = {}
+            self._by_kind, self._by_function = {}, {}
             for event in self.events:
                 self._by_kind.setdefault(event.kind, []).append(event)
+                self._by_function.setdefault(id(event.function), []).append(event)
             self._indexed = version
-        return self._by_kind.get(kind, [])
 
     def _reachable(self, function, block: int) -> frozenset:
         """Blocks reachable from ``block`` by one edge or more."""

@@ -9,6 +9,7 @@ hand-kept table); a call of a function or method of the file applies its summary
 
 import ast
 import builtins
+from functools import partial
 from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
@@ -20,6 +21,7 @@ from flake8_tensorcopy.model.values import (
     held_within, items_join, join, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
+from flake8_tensorcopy.scan import children, descendants
 
 TENSOR = kinds("tensor")
 MODULE = kinds("module")
@@ -88,14 +90,35 @@ class Transfer:
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
+        self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve``)
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
         if self.recording:
             detail["grad_mode"] = not state.get(NO_GRAD)  # False where autograd records nothing
             self.order += 1
-            self.store.add(Event(kind, node, place, value, self.function, self.block, self.order,
-                                 state.get(IN_FLIGHT, EMPTY), detail))
+            event = Event(kind, node, place, value, self.function, self.block, self.order,
+                          state.get(IN_FLIGHT, EMPTY), detail)
+            if self.effects is None:
+                self.store.add(event)
+            else:
+                self.effects.append(event)
+
+    def effect(self, change) -> None:
+        """Make a recorded change (what a call site tells its callee) now, or, while the solver
+        records as it goes, once the block's last run is known to be its final one."""
+        if self.effects is None:
+            change()
+        else:
+            self.effects.append(change)
+
+    def commit(self, effects: list) -> None:
+        """Make the changes ``effect`` and ``record`` kept back, in the order they were made."""
+        for change in effects:
+            if type(change) is Event:
+                self.store.add(change)
+            else:
+                change()
 
     # ----- statements
     def execute(self, op, state: dict) -> None:
@@ -108,7 +131,7 @@ class Transfer:
         if handler is not None:
             handler(op, state)
         else:
-            for child in ast.iter_child_nodes(op):
+            for child in children(op):
                 if isinstance(child, ast.expr):
                     self.evaluate(child, state)
 
@@ -360,10 +383,11 @@ class Transfer:
         if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
 
-    def note_kept(self, function, arguments, actuals, node, state: dict) -> None:
-        """Which arguments this caller still holds after the call: not one it made for the call
-        (a fresh value, a temporary no name holds) or holds only under the names the statement
-        rebinds (``x = f(x)``)."""
+    def kept_arguments(self, function, arguments, actuals, node, state: dict) -> dict:
+        """Per argument, whether this caller still holds it after the call: not one it made for
+        the call (a fresh value, a temporary no name holds) or holds only under the names the
+        statement rebinds (``x = f(x)``)."""
+        kept = {}
         shift = len(arguments) - len(node.args) if type(node) is ast.Call else -1
         if shift < 0 or any(type(argument) is ast.Starred for argument in node.args):
             expressions = []
@@ -379,8 +403,8 @@ class Transfer:
                        if place[:1] != "!"} - self.rebinding
             dropped = value.fresh or temporary or bool(value.storages) and not holders
             names = holders if value.storages else {place_of(expression)} if expression is not None else {None}
-            dropped = dropped or self.handed_over(names, node)
-            function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or not dropped
+            kept[index] = not (dropped or self.handed_over(names, node))
+        return kept
 
     def handed_over(self, names, call) -> bool:
         """Whether the caller holds the argument only under local names it uses nowhere but in
@@ -543,7 +567,7 @@ class Transfer:
         return "0-d" if id(node) in self.zero_dim_nodes else None
 
     def evaluate_children(self, node, state) -> Value:
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             if isinstance(child, ast.expr):
                 self.evaluate(child, state)
         return UNKNOWN
@@ -608,8 +632,8 @@ class Transfer:
         """What is computed from a detached read of a tensor requiring grad carries its
         ``dropped@`` fact, up to the operation that puts it in a graph: a ``graph_mix`` event
         there (that graph gets no gradient for the detached tensor)."""
-        dropped = frozenset().union(*(frozenset(fact for fact in operand.facts if fact.startswith("dropped@"))
-                                      for operand in operands if operand is not None))
+        dropped = frozenset(fact for operand in operands if operand is not None and operand.facts
+                            for fact in operand.facts if fact.startswith("dropped@"))
         if not dropped:
             return result
         reached = frozenset().union(*(operand.storages for operand in operands if operand is not None and operand.grad))
@@ -1817,9 +1841,10 @@ class Transfer:
         """A call of a function of the file: its summary, instantiated with the arguments."""
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
-            self.model.passed_to(function, actuals)
-            self.model.note_disputes(function, self.function, node, arguments, keywords)
-            self.note_kept(function, arguments, actuals, node, state)
+            still_held = self.kept_arguments(function, arguments, actuals, node, state)
+            self.effect(partial(self.model.passed_to, function, actuals))
+            self.effect(partial(self.model.note_disputes, function, self.function, node, arguments, keywords))
+            self.effect(partial(_note_kept, function, still_held))
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
@@ -2662,11 +2687,17 @@ def _on_device(value: Value) -> bool:
     return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
 
 
+def _note_kept(function, still_held: dict) -> None:
+    """A call site still holds these arguments after the call (``Transfer.kept_arguments``)."""
+    for index, held in still_held.items():
+        function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or held
+
+
 def _name_uses(function_node) -> dict:
     """Per name, its loads in the function and the functions nested in it (None for a
     ``global``/``nonlocal`` declaration of it); under the key None, the function's loops."""
     uses: dict = {}
-    for node in ast.walk(function_node):
+    for node in descendants(function_node):
         kind = type(node)
         if kind is ast.Name and type(node.ctx) is ast.Load:
             uses.setdefault(node.id, []).append(node)

@@ -351,7 +351,7 @@ def _storages_made(value, made) -> frozenset:
 def _arrivals(events, made, function) -> list:
     """Where an alias made in another function reaches ``function``: its events whose value
     holds it (``b, _ = snap(w)``: the call of the helper that returns it)."""
-    return [event for event in events.events if event.function is function and event.value is not None
+    return [event for event in events.of_function(function) if event.value is not None
             and _storages_made(event.value, made)]
 
 
