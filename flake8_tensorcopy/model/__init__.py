@@ -455,9 +455,10 @@ class Model:
             pending = [info for info in reversed(list(self.functions.values()))
                        if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed
                                                           or info.owner in refolded)]
+            again = {id(info) for info in pending if id(info) in done}
+            if again:  # their earlier solve's events go; the solve below records them anew
+                self.events.events = [event for event in self.events.events if id(event.function) not in again]
             for info in pending:
-                if id(info) in done:
-                    self.events.events = [event for event in self.events.events if event.function is not info]
                 done.add(id(info))
                 self.solve_function(info)
         return self

@@ -185,8 +185,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     if name is not None and name.endswith(".data") and _data_of_itself(model, alias, name[:-len(".data")]):
         return []  # ``p.data = p.float().to(dtype)``: the parameter keeps its own memory, no second holder
     found = []
-    # a container read to take one item (``out["a"]``) is not a read of its other items
-    indexed = {id(event.node.value) for event in events.find("read") if type(event.node) is ast.Subscript}
+    indexed = _indexed_containers(model)
+    held_by_object = None
     for write in events.find("write"):
         if _through_receiver(alias, write) or root_causes and (
                 _through_reported(model, write, alias) or _through_reported_argument(model, write, alias)):
@@ -196,13 +196,15 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if part and not through_alias and (_disjoint(part, write.detail.get("part")) or _through_other_parts(
                 model, write, alias, part)):
             continue  # ``row = x[0]; x[1] = v`` or ``other = x[1]; other += v``: another part of the base
-        arrivals = [alias] if write.function is alias.function else _arrivals(events, made, write.function)
+        arrivals = [alias] if write.function is alias.function else _arrivals(model, made, write.function)
         if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
                    and events.after_unless(arrival, write, _allocated_for(model, write, storages))
                    for arrival in arrivals):
             # kept on the object and written by another call: only a write of what outlives
             # that call (a tensor a call makes anew is not what an earlier call kept)
-            kept = None if through_alias or not write.storages & (storages | _held_by_its_object(alias)) \
+            if held_by_object is None:
+                held_by_object = _held_by_its_object(alias)
+            kept = None if through_alias or not write.storages & (storages | held_by_object) \
                 or _constructs_first(alias, write) or not _outlives_its_call(write) \
                 or not events.entered_unless(write, _allocated_for(model, write, storages)) \
                 else _kept_on_object(model, alias)
@@ -348,11 +350,22 @@ def _storages_made(value, made) -> frozenset:
     return found
 
 
-def _arrivals(events, made, function) -> list:
+def _arrivals(model, made, function) -> list:
     """Where an alias made in another function reaches ``function``: its events whose value
     holds it (``b, _ = snap(w)``: the call of the helper that returns it)."""
-    return [event for event in events.of_function(function) if event.value is not None
-            and _storages_made(event.value, made)]
+    key = ("arrivals", made, id(function))
+    if key not in model.answers:
+        model.answers[key] = [event for event in model.events.of_function(function) if event.value is not None
+                              and _storages_made(event.value, made)]
+    return model.answers[key]
+
+
+def _indexed_containers(model) -> set:
+    """The ids of the containers read to take one item (``out["a"]``): not a read of the others."""
+    if "indexed" not in model.answers:
+        model.answers["indexed"] = {id(event.node.value) for event in model.events.find("read")
+                                    if type(event.node) is ast.Subscript}
+    return model.answers["indexed"]
 
 
 def _outlives_its_call(write) -> bool:
