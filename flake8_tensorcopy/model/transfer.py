@@ -657,11 +657,14 @@ class Transfer:
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
-        for kind in base.kinds:
-            if kind.startswith("object:"):
-                found = self.model.instance_attribute(kind[7:], name) or self.declared_attribute(base, kind[7:], name)
-                if found is not None:
-                    return _given_by_caller(base, name, _per_instance(self.model.classes[kind[7:]], base, name, found))
+        found_in_classes = []
+        for class_name in _classes_of(base):
+            found = self.model.instance_attribute(class_name, name) or self.declared_attribute(base, class_name, name)
+            if found is not None:
+                found_in_classes.append(_given_by_caller(base, name, _per_instance(
+                    self.model.classes[class_name], base, name, found)))
+        if found_in_classes:
+            return _join_all(found_in_classes)
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
@@ -1216,12 +1219,13 @@ class Transfer:
             return self.builtin(qual[9:], arguments, keywords, node, state)
         if "?" in callee.kinds and arguments and not self.summary_mode:
             self.called_parameter(callee)
-        for kind in callee.kinds:
-            if kind.startswith("object:"):
-                forward = self.model.method_of(kind[7:], "forward") or self.model.method_of(kind[7:], "__call__")
-                if forward is not None:
-                    self.feeds_gradients(callee, state)
-                    return self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
+        forwards = [forward for class_name in _classes_of(callee) for forward in [
+            self.model.method_of(class_name, "forward") or self.model.method_of(class_name, "__call__")]
+            if forward is not None]
+        if forwards:
+            self.feeds_gradients(callee, state)
+            return _join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
+                              for forward in forwards])
         if "module" in callee.kinds:
             self.feeds_gradients(callee, state)
             return self.output_of_module(callee, arguments, node, state)
@@ -1475,15 +1479,18 @@ class Transfer:
 
     def method_call(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state) -> Value:
         receiver_place = place_of(receiver_node)
-        for kind in receiver.kinds:
-            if kind.startswith("object:"):
-                found = self.model.method_of(kind[7:], method)
-                if found is not None:
-                    bound = [receiver] + arguments if found.receiver_offset else arguments
-                    return self.apply(found, bound, keywords, node, state, receiver_place)
-                stored = self.model.instance_attribute(kind[7:], method)
-                if stored is not None:
-                    return self.call_value(stored, arguments, keywords, node, state)
+        results = []
+        for class_name in _classes_of(receiver):
+            found = self.model.method_of(class_name, method)
+            if found is not None:
+                bound = [receiver] + arguments if found.receiver_offset else arguments
+                results.append(self.apply(found, bound, keywords, node, state, receiver_place))
+                continue
+            stored = self.model.instance_attribute(class_name, method)
+            if stored is not None:
+                results.append(self.call_value(stored, arguments, keywords, node, state))
+        if results:
+            return _join_all(results)
         if receiver.qual.startswith("class:") and self.model.method_of(receiver.qual[6:], method) is not None:
             return self.class_method_call(receiver, method, arguments, keywords, node, state)
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
@@ -2685,6 +2692,20 @@ def _on_device(value: Value) -> bool:
     """A tensor (or what may be one) not known to be on the host (pinned memory is the host's):
     reading it waits for the device."""
     return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
+
+
+def _classes_of(value: Value) -> List[str]:
+    """The classes of the file ``value`` may be an instance of, by name (in one order, so that a
+    call on a value of several classes is solved alike on every run)."""
+    return sorted(kind[7:] for kind in value.kinds if kind.startswith("object:"))
+
+
+def _join_all(values: List[Value]) -> Value:
+    """What any of ``values`` may be (a call of a value that may be of several classes)."""
+    result = values[0]
+    for value in values[1:]:
+        result = join(result, value)
+    return result
 
 
 def _note_kept(function, still_held: dict) -> None:
