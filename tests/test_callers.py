@@ -170,3 +170,23 @@ def caller(counts: torch.Tensor):
 def test_the_flagged_finding_still_says_it_rests_on_the_annotation():
     (finding,) = lint_source(CALLER.format(argument="x.mean()"))
     assert finding.message.endswith("('factor' is a tensor by weak evidence, annotated as a tensor: the fix is unsafe)")
+
+
+def test_a_caller_passing_a_module_does_not_dispute_a_module_annotation():
+    """Disputes concern tensor annotations: a module passed where ``nn.Module`` is annotated
+    agrees with it, so a parameter another caller passes an unknown value keeps the annotation
+    (its ``.to()`` returns the module itself, no tensor alias)."""
+    import ast
+    from flake8_tensorcopy.model import build_model
+
+    source = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "def place(model: nn.Module, device):\n"
+        "    moved = model.to(device)\n"
+        "    return moved\n\n\n"
+        "def both(obj, device):\n"
+        "    return place(nn.Linear(2, 2), device), place(obj, device)\n"
+    )
+    model = build_model(ast.parse(source))
+    assert model.value_at(7, "model").kinds == {"module"}
+    assert model.value_at(7, "moved").kinds == {"module"}

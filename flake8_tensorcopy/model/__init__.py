@@ -323,9 +323,11 @@ class Model:
                     held = frozenset(held_within("item", storage) for storage in storages)
                     value = value._replace(items=tuple((key, item._replace(storages=held)) for key, item in value.items))
             annotation = self.annotation_name(parameter.annotation)
-            disputed = not symbolic and _disputed(function, index)
+            # a caller of this file passes something else than a tensor: a tensor annotation is no
+            # evidence (a module passed to a parameter annotated as one disputes nothing)
+            disputed = not symbolic and _disputed(function, index) and self.may_name_a_tensor(parameter.annotation)
             if disputed:
-                annotation = None  # a caller of this file passes something else than a tensor
+                annotation = None
             tensor_annotation = annotation in ("torch.Tensor", "Tensor")
             if tensor_annotation and not symbolic:
                 value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
@@ -357,6 +359,14 @@ class Model:
                 return None
         dotted = place_of(annotation) if annotation is not None else None
         return self.qualify(dotted) if dotted else None
+
+    def may_name_a_tensor(self, annotation) -> bool:
+        """Whether an annotation admits a tensor (``Tensor``, ``Optional[Tensor]``,
+        ``nn.Parameter``, one the model cannot read); not ``nn.Module``, ``int``, ``List[...]``."""
+        if annotation is None or self.annotation_name(annotation) in ("torch.Tensor", "Tensor"):
+            return True
+        read = self.annotated_torch(annotation, UNKNOWN)
+        return read is UNKNOWN or "tensor" in read.kinds
 
     def annotated_torch(self, annotation: ast.AST, value: Value) -> Value:
         """A parameter annotated ``Optional[Tensor]`` is a tensor or None, ``nn.Parameter`` a leaf
