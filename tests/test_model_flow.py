@@ -4,6 +4,8 @@ continue, try/except/finally, with, match, comprehensions, lambdas, nested funct
 import ast
 import textwrap
 
+import pytest
+
 from flake8_tensorcopy.model import build_model
 from flake8_tensorcopy.model.flow import build_graph
 
@@ -342,8 +344,9 @@ def test_a_second_branch_on_one_unchanged_flag_takes_back_the_values_of_the_firs
 
 
 def _events(model) -> list:
-    return [(event.kind, id(event.node), event.place, event.value, event.function.name, event.block, event.order,
-             event.in_flight, event.detail) for event in model.events.events]
+    return [(event.kind, type(event.node).__name__, getattr(event.node, "lineno", None),
+             getattr(event.node, "col_offset", None), event.place, event.value, event.function.name, event.block,
+             event.order, event.in_flight, event.detail) for event in model.events.events]
 
 
 def test_events_kept_from_each_blocks_last_run_are_those_of_a_pass_over_the_final_states(monkeypatch):
@@ -380,3 +383,93 @@ def test_events_kept_from_each_blocks_last_run_are_those_of_a_pass_over_the_fina
         recorded_again = [_events(build_model(tree)) for tree in trees]
     assert runs["kept"] > 1000 and runs["run again"] > 500  # the fixtures' loops run blocks more than once
     assert kept_back == recorded_again
+
+
+_READ_BY_A_LATER_RUN = {
+    # module code reads a name its state lacks: the recording pass read the module's exit state
+    "module exit state": """
+        import torch
+        w = torch.nn.Parameter(torch.randn(3))
+        if w.sum() > 0:
+            keep = saved.data
+            keep.add_(1)
+        saved = w
+    """,
+    # the base of an attribute store is evaluated only while recording: ``.item()`` in it syncs
+    "attribute store base": """
+        import torch
+        def f(x: torch.Tensor, n: torch.Tensor, v: torch.Tensor):
+            h = x.to("cpu", non_blocking=True)
+            x[n.item()].data = v
+            if v.sum() > 0:
+                print(h.tolist())
+            return h
+    """,
+    # a class a later statement of the function defines: ``layer.aux_loss`` is known by its name
+    "class defined later": """
+        import copy
+        from torch import nn
+        def snapshot(layer):
+            kept = copy.deepcopy(layer.aux_loss)
+            class Router(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                def forward(self, x):
+                    self.aux_loss = self.proj(x).mean()
+                    return x
+            return kept, Router
+    """,
+    # the same class, defined in a function whose summary the statement after the read asks for
+    # (the finding then depends on which of the two functions the file defines first)
+    "class a later call's summary defines": """
+        import copy
+        from torch import nn
+        def make_router():
+            class Router(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                def forward(self, x):
+                    self.aux_loss = self.proj(x).mean()
+                    return x
+            return Router
+        def snapshot(layer):
+            kept = copy.deepcopy(layer.aux_loss)
+            return kept, make_router()
+    """,
+    # the lambda's call summarises its enclosing function, whose symbolic solve rebinds the closure
+    "closure rebound by a summary": """
+        import torch
+        def scaled(x: torch.Tensor, factor=None):
+            if factor is None:
+                return lambda factor: scaled(x.detach(), factor)
+            return x * factor
+    """,
+    # ``fresh_source`` of an alias a call hands back reads the call's previous evaluation
+    "call's previous evaluation": """
+        import torch
+        def halves(n):
+            t = torch.zeros(2 * n)
+            return t.chunk(2)
+        def main():
+            a, b = halves(3)
+            a.add_(1)
+            return b
+    """,
+}
+
+
+@pytest.mark.parametrize("source", list(_READ_BY_A_LATER_RUN.values()), ids=list(_READ_BY_A_LATER_RUN))
+def test_events_kept_from_a_blocks_last_run_are_those_a_later_recording_pass_makes(monkeypatch, source):
+    """What a block's run reads besides its in-state (the module's exit state, the model's
+    classes, closures, the transfer's memory of earlier evaluations, what the base of an
+    attribute store does to the state) must not differ between its last run during the solve
+    and a recording pass over the final in-states after it."""
+    from flake8_tensorcopy import model as package
+    from flake8_tensorcopy.model import solver
+
+    tree = ast.parse(textwrap.dedent(source))
+    kept_back = _events(build_model(tree))
+    monkeypatch.setattr(package, "solve_recording", lambda graph, transfer, entry: (solver.solve(graph, transfer, entry), None))
+    assert kept_back == _events(build_model(tree))

@@ -114,6 +114,9 @@ class Model:
         self.view_parts: Dict[tuple, frozenset] = {}  # a view's alias id -> the first-dimension positions it spans
         self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
         self.answers: dict = {}  # what queries work out once per file and several rules ask (rules/sharing.py)
+        # functions and classes registered, closures a summary set: what a block run earlier may
+        # not have seen (``solve_function`` then records its blocks again)
+        self.changes = 0
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -133,6 +136,7 @@ class Model:
         info = FunctionInfo(node, name, parent, owner)
         self.functions[id(node)] = info
         self.functions_by_name.setdefault(name, info)
+        self.changes += 1
         return info
 
     def class_of(self, node: ast.ClassDef) -> ClassInfo:
@@ -142,6 +146,7 @@ class Model:
         bases = [self.qualify(place_of(base) or "") for base in node.bases]
         info = ClassInfo(node, bases)
         self.classes[node.name] = info
+        self.changes += 1
         for statement in node.body:
             if type(statement) in _FUNCTIONS:
                 info.methods[statement.name] = self.function_of(statement, self.module, info)
@@ -437,13 +442,17 @@ class Model:
         transfer = Transfer(self, function, summary_mode=False)
         function.solved_with = list(function.passed) if function.passed else None
         used = set(function.used_as_tensor), set(function.backpropagated), function.trained_parameters
+        changes = self.changes
         states, kept = solve_recording(function.graph, transfer, self.entry_state(function, symbolic=False))
         if (function.used_as_tensor, function.backpropagated, function.trained_parameters) != used:
             # a use proves a value from its binding on
             used = set(function.used_as_tensor), set(function.backpropagated), function.trained_parameters
+            changes = self.changes
             states, kept = solve_recording(function.graph, transfer, self.entry_state(function, symbolic=False))
             if (function.used_as_tensor, function.backpropagated, function.trained_parameters) != used:
                 kept = None  # a block's last run may not have seen a use proved after it
+        if self.changes != changes:
+            kept = None  # nor a class, function or closure the solve made known after it
         function.states = states
         commit_or_record(function.graph, transfer, states, kept)
 
@@ -456,9 +465,9 @@ class Model:
         for info in list(self.classes.values()):  # a class defined in a method registers as it is solved
             self.read_class(info)
         transfer = Transfer(self, self.module, summary_mode=False)
-        self.module.states, kept = solve_recording(self.module.graph, transfer, {})
-        self.module_state = self.module.states[1] or {}
-        commit_or_record(self.module.graph, transfer, self.module.states, kept)
+        self.module.states = solve(self.module.graph, transfer, {})
+        self.module_state = self.module.states[1] or {}  # what the module's code reads of names it binds later
+        commit_or_record(self.module.graph, transfer, self.module.states, None)
         done = set()
         for _ in range(2):  # callers first; a second round for callees whose callers' join grew
             refolded = self._refold_classes()

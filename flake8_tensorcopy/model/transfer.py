@@ -116,6 +116,8 @@ class Transfer:
         """Make the changes ``effect`` and ``record`` kept back, in the order they were made."""
         for change in effects:
             if type(change) is Event:
+                if change.kind == "alias" and change.place is None:  # the call's own result came after it
+                    change.detail["fresh_source"] = id(change.detail["source_node"]) in self.fresh_nodes
                 self.store.add(change)
             else:
                 change()
@@ -306,7 +308,7 @@ class Transfer:
             state[node.name] = Value(kinds("class"), qual="class:" + node.name)
         else:
             state[node.name] = Value(kinds("function"), qual="local:" + info.name)
-        info.closure = state
+        self.set_closure(info, state)
 
     # ----- places
     def forget(self, place: str, state: dict) -> None:
@@ -336,7 +338,7 @@ class Transfer:
                 self.evaluate(target.value, state)
                 self.record("escape", target, None, value, state)
                 return
-            if kind is ast.Attribute and self.recording:
+            if kind is ast.Attribute:
                 self.attribute_store(target, value, state)
             owner = place_of(target.value) if kind is ast.Attribute else None
             if owner in state and "requires_grad" in k.role_of("attribute", target.attr):  # ``x.requires_grad = True``
@@ -646,10 +648,11 @@ class Transfer:
         return result._replace(facts=result.facts | dropped)
 
     def attribute_store(self, target: ast.Attribute, value: Value, state) -> None:
-        """``x.data = v`` on a tensor: an ``attribute`` event (the base read records nothing)."""
-        self.recording = False
+        """``x.data = v`` on a tensor: an ``attribute`` event. The base runs as it does at run
+        time (``x[n.item()].data = v`` syncs), its reads recording nothing."""
+        recording, self.recording = self.recording, False
         base = self.evaluate(target.value, state)
-        self.recording = True
+        self.recording = recording
         if base.is_tensor:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
@@ -867,8 +870,16 @@ class Transfer:
 
     def lambda_(self, node, state) -> Value:
         info = self.model.function_of(node, self.function)
-        info.closure = state
+        self.set_closure(info, state)
         return Value(kinds("function"), qual="local:" + info.name)
+
+    def set_closure(self, info, state: dict) -> None:
+        """The enclosing state a nested function or lambda reads its outer names from; a
+        summary setting it counts (``Model.changes``): a final solve it interrupts cannot keep
+        its blocks' events (``solver.solve_recording``)."""
+        if self.summary_mode:
+            self.model.changes += 1
+        info.closure = state
 
     def named(self, node, state) -> Value:
         value = self.evaluate(node.value, state)
