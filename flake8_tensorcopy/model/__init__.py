@@ -31,6 +31,15 @@ from flake8_tensorcopy.model.values import (
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# a subscripted container annotation (as the file's imports qualify it) -> the kind it says
+_CONTAINER_ANNOTATIONS = {
+    **{spelling: "list" for spelling in ("list", "typing.List", "typing.Sequence", "typing.MutableSequence",
+                                         "collections.abc.Sequence", "collections.abc.MutableSequence")},
+    **{spelling: "tuple" for spelling in ("tuple", "typing.Tuple")},
+    **{spelling: "dict" for spelling in ("dict", "typing.Dict", "typing.Mapping", "typing.MutableMapping",
+                                         "collections.abc.Mapping", "collections.abc.MutableMapping",
+                                         "typing.OrderedDict", "collections.OrderedDict")},
+}
 # a scalar annotation (as the file's imports qualify it) -> the kind it says
 _SCALAR_ANNOTATIONS = {spelling: kind for name, kind in (("int", "int"), ("float", "number"), ("bool", "bool"))
                        for spelling in (name, "builtins." + name)}
@@ -392,8 +401,9 @@ class Model:
             return value._replace(kinds=kinds(_SCALAR_ANNOTATIONS[qual]), why=(("kind", Evidence.ANNOTATION),))
         if "parameter" in role_of("function", qual):
             return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION), ("grad", Evidence.ANNOTATION)))
-        if type(annotation) is ast.Subscript and self.annotation_name(annotation.value) in ("typing.List", "list"):
-            return value._replace(kinds=frozenset({"list"}), why=(("kind", Evidence.ANNOTATION),))
+        container = self.annotation_name(annotation.value) if type(annotation) is ast.Subscript else None
+        if container in _CONTAINER_ANNOTATIONS:
+            return self.annotated_container(annotation, _CONTAINER_ANNOTATIONS[container], value)
         if qual == "numpy.ndarray":  # what TEN201/TEN202 relate to a tensor's memory
             return value._replace(kinds=frozenset({"ndarray"}), why=(("kind", Evidence.ANNOTATION),))
         package, _, last = qual.rpartition(".")
@@ -401,6 +411,27 @@ class Model:
             return value._replace(kinds=frozenset({"module"}), grad=True, why=(("kind", Evidence.ANNOTATION),),
                                   qual=qual if qual != "torch.nn.Module" else "")
         return value
+
+    def annotated_container(self, annotation: ast.Subscript, kind: str, value: Value) -> Value:
+        """``List[Tensor]``, ``Tuple[Tensor, ...]``, ``Dict[str, Tensor]``: a container whose every
+        item is what its item annotation says (``[*]``, each an object of the container's); only
+        tensor items are kept, other item kinds say nothing the rules use."""
+        elements = annotation.slice.elts if type(annotation.slice) is ast.Tuple else [annotation.slice]
+        if kind == "dict":
+            elements = elements[1:]
+        elements = [element for element in elements if not (type(element) is ast.Constant and element.value is Ellipsis)]
+        held = frozenset(held_within("item", storage) for storage in value.storages)
+        items = [self.annotated_torch(element, Value(kinds("?"), storages=held)) for element in elements]
+        items = [item._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),))
+                 if self.annotation_name(element) in ("torch.Tensor", "Tensor") else item
+                 for element, item in zip(elements, items)]
+        container = value._replace(kinds=frozenset({kind}), why=(("kind", Evidence.ANNOTATION),))
+        if not items or not all(item.is_tensor for item in items):
+            return container
+        item = items[0]
+        for other in items[1:]:
+            item = join(item, other)
+        return container._replace(items=(("*", item),))
 
     def summary(self, function: FunctionInfo) -> Optional[Summary]:
         """The function's summary, solved now if needed; None while it is being solved."""
