@@ -1029,7 +1029,8 @@ class Transfer:
     def narrow_dtype(self, place: str, op, right, truth: bool, state: dict) -> None:
         """``x.dtype == torch.uint8`` held: that dtype; ``x.dtype in (torch.float16, torch.bfloat16)``
         held: one of them, failed: none of them (``!=`` likewise): a cast elsewhere copies."""
-        listed = state.get(right.id) if type(right) is ast.Name else None
+        listed = (state.get(right.id) or self.model.outer_value(self.function, right.id)) if type(right) is ast.Name \
+            else None  # a local list, or one the module binds (``_LOW_PRECISION = (torch.float16, ...)``)
         if type(listed) is Value and listed.items and listed.kinds <= _SEQUENCE_KINDS \
                 and all(key != "*" for key, _ in listed.items):
             named = [dtype_named(item.qual) for _, item in listed.items]  # ``valid = [torch.float32, ...]``
