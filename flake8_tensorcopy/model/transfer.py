@@ -696,8 +696,17 @@ class Transfer:
         if held and "module_parameter" in k.role_of("attribute", name):  # the module's tensors: its storages
             return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)), device=base.device,
                          why=_why(Evidence.MODULE_CALL, "kind"))
+        if SUBMODULE in base.facts and "module_parameter" in k.role_of("attribute", name):
+            # ``model.encoder.weight``: a layer's parameter, by its name (weak), its holder's storages
+            return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)),
+                         why=_why(Evidence.SUBMODULE_PARAMETER, "kind"))
         by_name = self.attribute_by_name(base, name)
-        return by_name if by_name is not None else _attribute_of_parameter(base, name)
+        if by_name is not None:
+            return by_name
+        if held and base.storages:  # ``model.encoder``: what a module holds under a name, maybe a layer
+            return Value(kinds("?"), storages=frozenset(held_within("attribute", storage, name) for storage in base.storages),
+                         facts=frozenset((SUBMODULE,)))
+        return _attribute_of_parameter(base, name)
 
     def declared_attribute(self, base: Value, class_name: str, name: str) -> Optional[Value]:
         """``voxels: torch.Tensor`` in a class body no method stores: what the instance holds
@@ -2532,6 +2541,7 @@ def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
 
 
 ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the place that follows
+SUBMODULE = "submodule?"  # a fact: what a module holds under a name the model does not know (maybe a layer)
 
 
 def _held_item(value: Value) -> bool:

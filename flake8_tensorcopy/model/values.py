@@ -68,6 +68,8 @@ class Evidence(enum.Enum):
     LOSS = "a loss, computed where grad is recorded"
     # ``layer.aux_loss`` of an unknown ``layer``, where one class of the file stores ``self.aux_loss``
     ATTRIBUTE_NAME = "what the only class of this file with that attribute stores there"
+    # ``model.encoder.weight``: the weight or bias of what a module holds under another name (a layer)
+    SUBMODULE_PARAMETER = "the weight or bias of a module's sub-module, by its name"
     # ``def fit(model, ...)``: an unannotated parameter called on a batch where a backward runs,
     # or called and then deep-copied (a snapshot of a module)
     TRAINED = "called as the module this function trains or snapshots"
@@ -75,7 +77,7 @@ class Evidence(enum.Enum):
     @property
     def strong(self) -> bool:
         return self not in (Evidence.ANNOTATION, Evidence.SOME_ITEMS, Evidence.REBOUND, Evidence.ANNOTATED_MODULE,
-                            Evidence.LOSS, Evidence.ATTRIBUTE_NAME, Evidence.TRAINED)
+                            Evidence.LOSS, Evidence.ATTRIBUTE_NAME, Evidence.TRAINED, Evidence.SUBMODULE_PARAMETER)
 
 
 class Value(NamedTuple):
