@@ -1025,6 +1025,7 @@ class Transfer:
             self.event_absent(test, state)
         elif kind is ast.Call:
             self.narrow_floating(test, truth, state)
+            self.narrow_pinned(test, truth, state)
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -1053,6 +1054,17 @@ class Transfer:
             state[place] = with_dtype(state[place], named[0])
         elif type(op) in (ast.Eq, ast.NotEq, ast.In, ast.NotIn):
             state[place] = with_dtype_among(state[place], frozenset(named), among)
+
+    def narrow_pinned(self, test: ast.Call, truth: bool, state: dict) -> None:
+        """``x.is_pinned()`` held (``assert buf.is_pinned()``): a tensor in pinned host memory, so a
+        ``non_blocking`` copy into or out of it may still run when the call returns; failed: not."""
+        if type(test.func) is not ast.Attribute or test.func.attr != "is_pinned" or test.args or test.keywords:
+            return
+        place = place_of(test.func.value)
+        if place is not None and place in state:
+            held = state[place]
+            state[place] = held._replace(pinned=truth, kinds=TENSOR if truth else held.kinds,
+                                         why=_why(Evidence.USE, "kind") if truth and not held.is_tensor else held.why)
 
     def narrow_floating(self, test: ast.Call, truth: bool, state: dict) -> None:
         """``x.is_floating_point()`` (or ``torch.is_floating_point(x)``) held: a float dtype, failed:
