@@ -22,7 +22,7 @@ from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
-from flake8_tensorcopy.model.solver import commit_or_record, solve, solve_recording
+from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
 from flake8_tensorcopy.scan import children, descendants
@@ -497,8 +497,8 @@ class Model:
             self.read_class(info)
         transfer = Transfer(self, self.module, summary_mode=False)
         self.module.states = solve(self.module.graph, transfer, {})
-        self.module_state = self.module.states[1] or {}  # what the module's code reads of names it binds later
-        commit_or_record(self.module.graph, transfer, self.module.states, None)
+        self.module_state = self.module.states[1] or {}
+        record(self.module.graph, transfer, self.module.states)  # after: its code reads names it binds later here
         done = set()
         for _ in range(2):  # callers first; a second round for callees whose callers' join grew
             refolded = self._refold_classes()

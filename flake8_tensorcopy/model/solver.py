@@ -3,11 +3,13 @@
 Each block's in-state is the join of its predecessors' out-states; a block is re-run when its
 in-state changed. Blocks are taken lowest index first (the builder numbers them roughly in
 program order), and a loop header visited more than ``WIDEN_AFTER`` times widens instead of
-joining, so a loop costs a few passes. Summaries record nothing. A final solve records as it
-goes (``solve_recording``): each block's events and call-site facts of its last run are kept,
-since a block runs again whenever its in-state changes, so its last run started from its final
-in-state; where the solver gave up on a block, ``record`` runs every reachable block once more
-from its final in-state instead.
+joining, so a loop costs a few passes. Summaries record nothing. A function's final solve
+records as it goes (``solve_recording``): each block's events and call-site facts of its last
+run are kept, since a block runs again whenever its in-state changes, so its last run started
+from its final in-state. Where that does not hold (the solver gave up on a block) or a run may
+have read something that changed after it (``Model.solve_function``: a use proved later, a
+class, function or closure made known later), and for module-level code (it reads the module's
+exit state), ``record`` runs every reachable block once more from its final in-state instead.
 """
 
 import heapq

@@ -90,7 +90,7 @@ class Transfer:
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
-        self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve``)
+        self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
