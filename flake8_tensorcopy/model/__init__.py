@@ -645,9 +645,12 @@ def _closure_stores(function: FunctionInfo, exit_state: dict) -> Dict[str, Value
     itself): a hook filling ``acts[name]`` fills the enclosing ``acts``."""
     if function.parent is None:
         return {}
-    bound = function.bound_names | set(function.names) | function.graph.declared_global
-    return {name: value for name, value in exit_state.items() if type(value) is Value and value.items is not None
-            and name.isidentifier() and name not in bound}
+    changed = {name: value for name, value in exit_state.items() if type(value) is Value and value.items is not None
+               and name.isidentifier() and name not in function.names}
+    if not changed:
+        return {}  # no container under a name: the body's bound names need no walk
+    bound = function.bound_names | function.graph.declared_global
+    return {name: value for name, value in changed.items() if name not in bound}
 
 
 def _bound_names(node: ast.AST) -> set:
