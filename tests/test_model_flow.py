@@ -385,6 +385,14 @@ def test_events_kept_from_each_blocks_last_run_are_those_of_a_pass_over_the_fina
     assert kept_back == recorded_again
 
 
+# a class defined inside a function, keeping a graph tensor on self in forward (indented for it)
+_ROUTER = """class Router(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(4, 4)
+                def forward(self, x):
+                    self.aux_loss = self.proj(x).mean()
+                    return x"""
 _READ_BY_A_LATER_RUN = {
     # module code reads a name its state lacks: the recording pass read the module's exit state
     "module exit state": """
@@ -411,33 +419,21 @@ _READ_BY_A_LATER_RUN = {
         from torch import nn
         def snapshot(layer):
             kept = copy.deepcopy(layer.aux_loss)
-            class Router(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.proj = nn.Linear(4, 4)
-                def forward(self, x):
-                    self.aux_loss = self.proj(x).mean()
-                    return x
+            {router}
             return kept, Router
-    """,
+    """.format(router=_ROUTER),
     # the same class, defined in a function whose summary the statement after the read asks for
     # (the finding then depends on which of the two functions the file defines first)
     "class a later call's summary defines": """
         import copy
         from torch import nn
         def make_router():
-            class Router(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.proj = nn.Linear(4, 4)
-                def forward(self, x):
-                    self.aux_loss = self.proj(x).mean()
-                    return x
+            {router}
             return Router
         def snapshot(layer):
             kept = copy.deepcopy(layer.aux_loss)
             return kept, make_router()
-    """,
+    """.format(router=_ROUTER),
     # the lambda's call summarises its enclosing function, whose symbolic solve rebinds the closure
     "closure rebound by a summary": """
         import torch

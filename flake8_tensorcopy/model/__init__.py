@@ -27,7 +27,7 @@ from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, kinds,
+    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, join_all, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -264,10 +264,7 @@ class Model:
             actuals[index] = value
         rest = arguments[positional:]
         if function.node.args.vararg is not None and all(type(value) is Value for value in rest):  # ``*args``
-            joined = rest[0] if rest else None
-            for value in rest[1:]:
-                joined = join(joined, value)
-            actuals[positional] = Value(kinds("tuple"), items=(("*", joined),) if joined is not None else ())
+            actuals[positional] = Value(kinds("tuple"), items=(("*", join_all(rest)),) if rest else ())
         for name, value in keywords.items():
             if name in function.names:
                 actuals[function.names.index(name)] = value
@@ -428,10 +425,7 @@ class Model:
         container = value._replace(kinds=frozenset({kind}), why=(("kind", Evidence.ANNOTATION),))
         if not items or not all(item.is_tensor for item in items):
             return container
-        item = items[0]
-        for other in items[1:]:
-            item = join(item, other)
-        return container._replace(items=(("*", item),))
+        return container._replace(items=(("*", join_all(items)),))
 
     def summary(self, function: FunctionInfo) -> Optional[Summary]:
         """The function's summary, solved now if needed; None while it is being solved."""

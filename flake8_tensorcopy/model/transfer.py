@@ -18,7 +18,7 @@ from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
     ASSUMED, EMPTY, ENTRY, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value,
-    held_within, items_join, join, join_states, kinds, storages_held, without_none,
+    held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 from flake8_tensorcopy.scan import children, descendants
@@ -667,7 +667,7 @@ class Transfer:
                 found_in_classes.append(_given_by_caller(base, name, _per_instance(
                     self.model.classes[class_name], base, name, found)))
         if found_in_classes:
-            return _join_all(found_in_classes)
+            return join_all(found_in_classes)
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
@@ -906,11 +906,7 @@ class Transfer:
         return value
 
     def boolean(self, node, state) -> Value:
-        result = None
-        for operand in node.values:
-            value = self.evaluate(operand, state)
-            result = value if result is None else join(result, value)
-        return result
+        return join_all([self.evaluate(operand, state) for operand in node.values])
 
     def compare(self, node, state) -> Value:
         values = [self.evaluate(node.left, state)] + [self.evaluate(item, state) for item in node.comparators]
@@ -1257,7 +1253,7 @@ class Transfer:
             if forward is not None]
         if forwards:
             self.feeds_gradients(callee, state)
-            return _join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
+            return join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
                               for forward in forwards])
         if "module" in callee.kinds:
             self.feeds_gradients(callee, state)
@@ -1498,9 +1494,7 @@ class Transfer:
             result = Value(kinds("list"), items=(("*", INTEGER),))
         elif name in ("max", "min", "sum", "next"):
             candidates = arguments if len(arguments) > 1 else [self.element(first)]
-            result = candidates[0]
-            for value in candidates[1:]:
-                result = join(result, value)
+            result = join_all(candidates)
             if name == "sum" and result.is_tensor:
                 result = result._replace(storages=frozenset((_site(node),)), graph=result.grad, fresh=True)
         elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
@@ -1523,7 +1517,7 @@ class Transfer:
             if stored is not None:
                 results.append(self.call_value(stored, arguments, keywords, node, state))
         if results:
-            return _join_all(results)
+            return join_all(results)
         if receiver.qual.startswith("class:") and self.model.method_of(receiver.qual[6:], method) is not None:
             return self.class_method_call(receiver, method, arguments, keywords, node, state)
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
@@ -2732,14 +2726,6 @@ def _classes_of(value: Value) -> List[str]:
     """The classes of the file ``value`` may be an instance of, by name (in one order, so that a
     call on a value of several classes is solved alike on every run)."""
     return sorted(kind[7:] for kind in value.kinds if kind.startswith("object:"))
-
-
-def _join_all(values: List[Value]) -> Value:
-    """What any of ``values`` may be (a call of a value that may be of several classes)."""
-    result = values[0]
-    for value in values[1:]:
-        result = join(result, value)
-    return result
 
 
 def _note_kept(function, still_held: dict) -> None:

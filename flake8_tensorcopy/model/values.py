@@ -122,10 +122,7 @@ class Value(NamedTuple):
 
     def all_items(self) -> "Optional[Value]":
         """The join of every item: what iterating or an unknown index yields."""
-        result = None
-        for _, value in self.items or ():
-            result = value if result is None else join(result, value)
-        return result
+        return join_all([value for _, value in self.items]) if self.items else None
 
 
 def kinds(*names: str) -> frozenset:
@@ -195,6 +192,14 @@ def join(a: Value, b: Value) -> Value:
         a.pinned and b.pinned,
         a.made | b.made,
     )
+
+
+def join_all(values) -> Value:
+    """What any of ``values`` (one or more) may be."""
+    result = values[0]
+    for value in values[1:]:
+        result = join(result, value)
+    return result
 
 
 def _join_why_beside_none(a: Value, b: Value) -> tuple:
