@@ -469,3 +469,27 @@ def test_events_kept_from_a_blocks_last_run_are_those_a_later_recording_pass_mak
     kept_back = _events(build_model(tree))
     monkeypatch.setattr(package, "solve_recording", lambda graph, transfer, entry: (solver.solve(graph, transfer, entry), None))
     assert kept_back == _events(build_model(tree))
+
+
+def test_a_name_rebound_on_the_path_that_saved_its_memory_holds_unsaved_memory_at_the_join():
+    """The fixture's ``SkipGate``: where TEN307 stays silent after a branch whose layer saved
+    what ``h`` named before it rebound ``h``, the write does not raise; where it reports, it does."""
+    torch = pytest.importorskip("torch")
+    from conftest import FIXTURES
+
+    namespace: dict = {}
+    exec(compile((FIXTURES / "TEN307.py").read_text(encoding="utf-8"), "TEN307.py", "exec"), namespace)
+    raised = {}
+    for gated in (True, False):
+        block = namespace["SkipGate"](gated)
+        for method in ("forward", "stacked", "either", "kept", "saved_after"):
+            x = torch.rand(2, 4, requires_grad=True)
+            out = getattr(block, method)(x, 3) if method == "stacked" else getattr(block, method)(x)
+            try:
+                out.sum().backward()
+            except RuntimeError as error:
+                assert "modified by an inplace operation" in str(error)
+                raised[method] = True
+            else:
+                raised.setdefault(method, False)
+    assert raised == {"forward": False, "stacked": False, "either": False, "kept": True, "saved_after": True}

@@ -17,8 +17,8 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
-    ASSUMED, EMPTY, ENTRY, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value,
-    held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
+    ASSUMED, EMPTY, ENTRY, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
 from flake8_tensorcopy.scan import children, descendants
@@ -178,13 +178,13 @@ class Transfer:
             # ``a += 1`` on a NumPy array writes it in place too, and on a parameter a caller may
             # pass one (or a tensor) to
             self.write(node.target, old, state, node, statement=node)
-            self.rebind(node.target, old._replace(fresh=False), state)
+            self.rebind(node.target, old._replace(fresh=False), state, same_memory=True)
             return
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad, statement=node)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
             if old.kinds == TENSOR:
-                self.rebind(node.target, written, state)
+                self.rebind(node.target, written, state, same_memory=True)
                 return
             old = written
         self.rebind(node.target, self.arithmetic(node.op, old, other, node, state), state)
@@ -321,12 +321,21 @@ class Transfer:
             state[ASSUMED] = frozenset(literal for literal in state[ASSUMED] if literal[0] != place)
         if GUARDED in state:
             state[GUARDED] = frozenset(guard for guard in state[GUARDED] if guard[0] != place)
+        if UNSAVED_HOLDERS in state:
+            state[UNSAVED_HOLDERS] = frozenset(pair for pair in state[UNSAVED_HOLDERS]
+                                               if pair[0] != place and not pair[0].startswith(prefix))
 
-    def rebind(self, target, value: Value, state: dict) -> None:
+    def rebind(self, target, value: Value, state: dict, same_memory: bool = False) -> None:
+        """``same_memory``: an in-place ``x += y`` binds the memory ``x`` held (and which of it
+        ``x`` holds only where nothing saved it stays so)."""
         place = place_of(target)
         if place is not None and type(target) is not ast.Subscript:
+            kept = EMPTY if not same_memory else frozenset(
+                pair for pair in state.get(UNSAVED_HOLDERS, EMPTY) if pair[0] == place)
             self.forget(place, state)
             state[place] = value
+            if kept:
+                state[UNSAVED_HOLDERS] = state.get(UNSAVED_HOLDERS, EMPTY) | kept
         elif type(target) is ast.Subscript:
             self.store_item(target, value, state)
 
@@ -445,7 +454,7 @@ class Transfer:
             holders = set()
             for storage in value.storages:
                 holders.update(self.store.holders(storage, state, excluding=(place,)))
-            saved = value.storages & state.get(SAVED, EMPTY)
+            saved = saved_through(place, value, state)
             self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved, **how)
         if self.summary_mode:
             # ``self.buf[:] = v`` of what ``__init__`` made: each call writes it (not a pinned buffer:
@@ -853,7 +862,7 @@ class Transfer:
         if IN_FLIGHT in inner:
             state[IN_FLIGHT] = inner[IN_FLIGHT]
         if inner.get(SAVED, EMPTY) != state.get(SAVED, EMPTY):  # what its operations saved for backward
-            state[SAVED] = inner[SAVED]
+            add_saved(inner[SAVED], state)
         return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                      items=unrolled if unrolled is not None else (("*", element),))
 
@@ -981,7 +990,7 @@ class Transfer:
                 self.record("save", node, None, result, state, op=function, what="output" if what == "output" else "input",
                             storages=kept)
         if storages:
-            state[SAVED] = state.get(SAVED, EMPTY) | storages
+            add_saved(storages, state)
 
     def element(self, value: Value) -> Value:
         """What iterating ``value`` yields."""
@@ -1280,7 +1289,7 @@ class Transfer:
         """Calling a module saves its parameters for backward (their gradients need the input,
         the input's need them); they go by the module's storages (``parameters()``, ``.weight``)."""
         if module.storages and not state.get(NO_GRAD):
-            state[SAVED] = state.get(SAVED, EMPTY) | module.storages
+            add_saved(module.storages, state)
 
     def module_output(self, arguments, node, state, layer: str = "", grad: bool = True,
                       chained: Optional[tuple] = None) -> Value:
@@ -1913,7 +1922,7 @@ class Transfer:
             backpropagates(state)
         if summary.saved and not state.get(NO_GRAD):
             kept = instance.storages(_saved_for_caller(summary, instance.lines))
-            state[SAVED] = state.get(SAVED, EMPTY) | kept
+            add_saved(kept, state)
             # its output (the memory it returns that it saved), told apart from its inputs before the
             # instance maps both to storages of the caller (an input may be an earlier call's output)
             output = instance.storages(summary.saved_returned)
@@ -2280,9 +2289,27 @@ def renew_saved(storages: frozenset, state: dict) -> None:
         return
     earlier = {storage: ("earlier", storage) for storage in storages}
     state[SAVED] = frozenset(earlier.get(storage, storage) for storage in state[SAVED])
+    if UNSAVED_HOLDERS in state:  # which holders were not saved is not carried to the renamed memory
+        state[UNSAVED_HOLDERS] = frozenset(pair for pair in state[UNSAVED_HOLDERS] if pair[1] not in earlier)
     for place, value in list(state.items()):
         if type(value) is Value and storages_held(value) & storages:
             state[place] = _renamed(value, earlier)
+
+
+def add_saved(storages: frozenset, state: dict) -> None:
+    """Autograd saved ``storages`` on this path: every place holding them now holds saved memory."""
+    state[SAVED] = state.get(SAVED, EMPTY) | storages
+    if UNSAVED_HOLDERS in state:
+        state[UNSAVED_HOLDERS] = frozenset(pair for pair in state[UNSAVED_HOLDERS] if pair[1] not in storages)
+
+
+def saved_through(place: Optional[str], value: Value, state: dict) -> frozenset:
+    """What of ``value``'s memory autograd saved, but for what ``place`` holds only on paths
+    that did not save it."""
+    saved = value.storages & state.get(SAVED, EMPTY)
+    if saved and place is not None and UNSAVED_HOLDERS in state:
+        saved = saved - frozenset(storage for holder, storage in state[UNSAVED_HOLDERS] if holder == place)
+    return saved
 
 
 def release_saved(storages: frozenset, state: dict) -> None:

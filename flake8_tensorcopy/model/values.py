@@ -27,7 +27,9 @@ A value is a product of components, each joined on its own:
 A state is a dict from place to value plus three sets: ``IN_FLIGHT`` (copies not yet synced; in
 a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` (storages autograd
 keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()`` contexts that
-may be in effect: operations there record nothing and make no graph), and, for branch
+may be in effect: operations there record nothing and make no graph), ``UNSAVED_HOLDERS``
+(``(place, storage)`` pairs: the place holds that storage only on paths where nothing saved it,
+what a join of a path that saved it with a path that rebound the name keeps), and, for branch
 correlation, ``ASSUMED`` (the tests on local names a path passed) and ``GUARDED`` (the values a
 join merged from paths one such test told apart, taken back by a later test on the same name).
 ``join_states`` and ``widen_states`` are the only ways two states meet.
@@ -41,6 +43,7 @@ IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
 NO_GRAD = "!no_grad"  # state key: frozenset of the contexts that may have turned grad mode off
+UNSAVED_HOLDERS = "!unsaved_holders"  # state key: (place, storage) pairs, held only where not saved
 # state keys of branch correlation: the conditions a path assumed, ``(name, truth)`` pairs, and
 # the values a join merged from paths a condition told apart, ``(name, place, when true, when
 # false, joined)``
@@ -246,7 +249,29 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
             result[place] = mine | value if type(mine) is frozenset else merge(mine, value)
     if ASSUMED in result or GUARDED in result:
         _correlate(a, b, result, merge is join)
+    if a.get(SAVED) != b.get(SAVED) or UNSAVED_HOLDERS in result:
+        _unsaved_holders(a, b, result)
     return result
+
+
+def _unsaved_holders(a: dict, b: dict, result: dict) -> None:
+    """A storage one path saved and the other did not (``if gated: skip = h; h = gate(h);
+    h = skip + h``: the gate saved the first sum, which ``h`` names only on the other path):
+    each place that holds it, after the join, only where it was not saved keeps that pair, so a
+    write through the place is not a write to saved memory."""
+    result.pop(UNSAVED_HOLDERS, None)
+    saved = result.get(SAVED, EMPTY)
+    if not saved:
+        return
+    paths = ((a, a.get(SAVED, EMPTY), a.get(UNSAVED_HOLDERS, EMPTY)), (b, b.get(SAVED, EMPTY), b.get(UNSAVED_HOLDERS, EMPTY)))
+    pairs = frozenset(
+        (place, storage) for place, value in result.items()
+        if type(value) is Value and value.storages & saved
+        for storage in value.storages & saved
+        if all(type(path.get(place)) is not Value or storage not in path[place].storages or storage not in kept
+               or (place, storage) in unsaved for path, kept, unsaved in paths))
+    if pairs:
+        result[UNSAVED_HOLDERS] = pairs
 
 
 def _correlate(a: dict, b: dict, result: dict, joining: bool) -> None:
