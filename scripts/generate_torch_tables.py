@@ -572,6 +572,39 @@ def _saved_for_backward(torch: Any) -> set:
     return saved
 
 
+def _layers_keeping_no_parameters(torch: Any) -> set:
+    """The probed ``torch.nn`` layers with parameters whose backward needs none of them: a
+    write to every parameter after the call, with the input requiring grad or not, leaves
+    backward running (``nn.Embedding``: its weight's gradient needs only the indices)."""
+    keeping_none = set()
+    for name, arguments in _MODULES.items():
+        for input_requires_grad in (True, False):
+            torch.manual_seed(0)
+            if name == "Embedding":
+                module = torch.nn.Embedding(5, 3).double()
+                inputs = [torch.tensor([1, 2])]
+            else:
+                module = getattr(torch.nn, name)(*arguments).double()
+                inputs = [torch.rand(shape, dtype=torch.float64).requires_grad_(input_requires_grad)
+                          for shape in _MODULE_INPUTS.get(name, ((3, 4),))]
+            parameters = list(module.parameters())
+            if not parameters:
+                break
+            output = module(*inputs)
+            with torch.no_grad():
+                for parameter in parameters:
+                    parameter.mul_(1.5)
+            try:
+                output.sum().backward()
+            except RuntimeError as error:
+                if "modified by an inplace operation" in str(error):
+                    break
+                raise
+        else:
+            keeping_none.add("torch.nn." + name)
+    return keeping_none
+
+
 def build_tables() -> dict:
     """Compute every table from the installed torch; writes nothing."""
     import torch
@@ -613,6 +646,7 @@ def build_tables() -> dict:
         "view_attributes": view_attributes,
         "view_methods": view_methods,
         "saved_for_backward": _saved_for_backward(torch),
+        "layers_keeping_no_parameters": _layers_keeping_no_parameters(torch),
     }
     result: dict = {key: sorted(values) for key, values in tables.items()}
     result["torch_version"] = torch.__version__

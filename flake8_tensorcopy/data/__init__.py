@@ -35,3 +35,5 @@ def _saved_for_backward(entries) -> dict:
 
 # What an operation keeps for its backward: input positions and/or "output" (probed from torch).
 SAVED_FOR_BACKWARD = _saved_for_backward(_TABLES["saved_for_backward"])
+# torch.nn layers whose backward needs none of their parameters (probed: ``nn.Embedding``)
+LAYERS_KEEPING_NO_PARAMETERS = frozenset(_TABLES["layers_keeping_no_parameters"])

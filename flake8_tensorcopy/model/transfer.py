@@ -1287,8 +1287,9 @@ class Transfer:
 
     def save_parameters(self, module: Value, state) -> None:
         """Calling a module saves its parameters for backward (their gradients need the input,
-        the input's need them); they go by the module's storages (``parameters()``, ``.weight``)."""
-        if module.storages and not state.get(NO_GRAD):
+        the input's need them; not a layer the torch tables say needs none of them, as
+        ``nn.Embedding``); they go by the module's storages (``parameters()``, ``.weight``)."""
+        if module.storages and not state.get(NO_GRAD) and module.qual not in k.LAYERS_KEEPING_NO_PARAMETERS:
             add_saved(module.storages, state)
 
     def module_output(self, arguments, node, state, layer: str = "", grad: bool = True,

@@ -60,7 +60,9 @@ class UnwritableView(Rule):
 
     ## Fix safety
     Unsafe: the out-of-place form binds a new tensor; where the write was meant to reach the
-    tensor the view came from, that tensor no longer changes.
+    tensor the view came from, that tensor no longer changes. None for an attribute that may
+    hold a parameter (`self.proj.weight`): a module refuses a plain tensor assigned to a
+    parameter's name.
     """
 
     code = "TEN209"
@@ -92,7 +94,7 @@ class UnwritableView(Rule):
             return
         subject = short_source(site, written)
         # a loop variable rebound out of place no longer writes the rows it was meant to change
-        fix, code = out_of_place_fix(where.node) if op != ITERATION else (None, "")
+        fix, code = out_of_place_fix(where.node, event.value) if op != ITERATION else (None, "")
         if fix is not None:
             use = f"use {code}"
         elif kind == "overlapping":

@@ -50,7 +50,8 @@ class WriteToSavedTensor(Rule):
 
     ## Fix safety
     Unsafe: the out-of-place form binds a new tensor; other names of the old one no longer
-    see the change.
+    see the change. None for an attribute that may hold a parameter (`self.proj.weight`): a
+    module refuses a plain tensor assigned to a parameter's name.
     """
 
     code = "TEN307"
@@ -86,7 +87,7 @@ class WriteToSavedTensor(Rule):
             return
         name = short_source(site, root)
         through_data = "unversioned" in write.value.facts
-        fix, code = (None, "") if through_data else out_of_place_fix(where.node)
+        fix, code = (None, "") if through_data else out_of_place_fix(where.node, write.value)
         use = f"use {code}" if fix is not None else f"compute it out of place or write a {name}.clone()"
         if through_data:
             effect = "through .data backward does not raise but computes wrong gradients silently"

@@ -67,10 +67,14 @@ def write_site(site, event) -> Optional[WriteSite]:
     return WriteSite(found, written, method) if found is not None else None
 
 
-def out_of_place_fix(node: cst.CSTNode) -> Tuple[Optional[Fix], str]:
-    """(the out-of-place rewrite, its code for the message) when ``node`` has one."""
+def out_of_place_fix(node: cst.CSTNode, written) -> Tuple[Optional[Fix], str]:
+    """(the out-of-place rewrite, its code for the message) when ``node`` has one. Not for an
+    attribute holding what may be a parameter (``self.proj.weight``, a leaf requiring grad):
+    a module refuses a plain tensor assigned to a parameter's name (TypeError)."""
     rewritten = out_of_place(node)
     if rewritten is None:
+        return None, ""
+    if type(rewritten.targets[0].target) is cst.Attribute and written.grad and not written.graph:
         return None, ""
     return Fix(rewritten, safe=False), written_code(rewritten)
 
