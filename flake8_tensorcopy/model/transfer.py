@@ -673,6 +673,7 @@ class Transfer:
         for class_name in _classes_of(base):
             found = self.model.instance_attribute(class_name, name) or self.declared_attribute(base, class_name, name)
             if found is not None:
+                found = self.stored_by_an_earlier_call(found)
                 found_in_classes.append(_given_by_caller(base, name, _per_instance(
                     self.model.classes[class_name], base, name, found)))
         if found_in_classes:
@@ -716,6 +717,19 @@ class Transfer:
             return Value(kinds("?"), storages=frozenset(held_within("attribute", storage, name) for storage in base.storages),
                          facts=frozenset((SUBMODULE,)))
         return _attribute_of_parameter(base, name)
+
+    def stored_by_an_earlier_call(self, stored: Value) -> Value:
+        """What the class's methods store under a name, read where this call of the function
+        has not bound it: memory the function allocates that is there (``pts = self.pts.copy()``
+        handed to a method storing it) was made by an earlier call of the function, not by this
+        one (recency: each allocation site's newest object is its own, the older ones are
+        ``("earlier", site)``). Module-level code runs once: it has no earlier call."""
+        node = self.function.node
+        if self.function is self.model.module or not stored.storages:
+            return stored
+        lines = (node.lineno, node.end_lineno)
+        earlier = {storage: ("earlier", storage) for storage in storages_held(stored) if allocated_in(storage, lines)}
+        return _renamed(stored, earlier) if earlier else stored
 
     def declared_attribute(self, base: Value, class_name: str, name: str) -> Optional[Value]:
         """``voxels: torch.Tensor`` in a class body no method stores: what the instance holds
