@@ -1943,7 +1943,7 @@ class Transfer:
             output = instance.storages(summary.saved_returned)
             self.saved_outputs |= output
             self.record("save", node, None, NONE, state, op="local:" + function.name,
-                        what="output" if output else "input", storages=kept)
+                        what="output" if output else "input", storages=kept, outputs=output)
         if summary.backward:
             self.record("backward", node, None, NONE, state)
         if summary.steps:

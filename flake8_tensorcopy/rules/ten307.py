@@ -95,6 +95,8 @@ class WriteToSavedTensor(Rule):
             effect = ("backward raises 'one of the variables needed for gradient computation has been modified by "
                       "an inplace operation'")
         what = saving.detail["what"]
+        if "outputs" in saving.detail:  # a helper that saved both: which of them this write reaches
+            what = "output" if write.detail["saved"] & saving.detail["outputs"] else "input"
         site.report(
             self.code, where.node,
             f"'{name}' was saved for backward by {shown} on line {saving.line} (its {what}) "
