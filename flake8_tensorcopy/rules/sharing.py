@@ -609,9 +609,12 @@ class AliasRule(Rule):
             if node is None:
                 continue
             first = found[0]
-            fix = self.fix(node, alias, site)
+            fix = fix_unless_parameter_attribute(self, model, node, alias, site)
             advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else self.use_instead)
             name = alias_place(model, alias) or site.source_of(node)
+            if fix is None and parameter_attribute(model, alias):
+                advice = (f"use a copy of its own, {site.source_of(node)}.detach().clone(), in nn.Parameter(...) "
+                          f"where '{name}' is a parameter")
             source = self.source_of(model, alias)
             written = first.write.place or (name if first.written_alias else source)
             site.report(self.code, node, (
@@ -643,6 +646,26 @@ class AliasRule(Rule):
         return None
 
     use_instead = "a copy"
+
+
+def fix_unless_parameter_attribute(rule, model, node, alias, site) -> Optional[Fix]:
+    """The rule's fix, but none for a parameter bound to an attribute (``parameter_attribute``):
+    a copy of it is a plain tensor, which a module refuses under a parameter's name (TypeError)."""
+    return None if parameter_attribute(model, alias) else rule.fix(node, alias, site)
+
+
+def parameter_attribute(model, alias) -> bool:
+    """Whether the alias, a value that may be a parameter (a leaf requiring grad), is bound to
+    an attribute of what may be a module (``self.backup = self.w`` in an ``nn.Module``)."""
+    name = alias_place(model, alias) or ""
+    owner, _, attribute = name.rpartition(".")
+    if not owner or "[" in attribute or not alias.value.grad or alias.value.graph:
+        return False
+    try:
+        held = model.value_at(alias.line, owner)
+    except (KeyError, TypeError, SyntaxError):
+        return True
+    return held is None or bool(held.kinds & {"module", "?"})
 
 
 def _iterated(model, alias) -> str:
@@ -746,7 +769,7 @@ def report_loaded_back(rule, model, site, alias, load) -> None:
     node = site.node_of(rule.report_node(model, alias))
     if node is None:
         return
-    fix = rule.fix(node, alias, site)
+    fix = fix_unless_parameter_attribute(rule, model, node, alias, site)
     advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else rule.use_instead)
     source = rule.source_of(model, alias)
     site.report(rule.code, node, (

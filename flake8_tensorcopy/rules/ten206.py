@@ -2,6 +2,7 @@
 
 from typing import Optional
 
+from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
@@ -13,7 +14,8 @@ class AssignmentShares(AliasRule):
     """
     ## What it does
     Flags `y = x` (or `self.y = x`) of a tensor when `x` or `y` is then written in place and
-    the other observed.
+    the other observed; not a parameter handed to a layer's own parameter
+    (`dec.weight = enc.weight`: weights tied on purpose).
 
     ## Why is this bad?
     Assignment never copies: both names are one tensor, and `y += 1` changes `x` too.
@@ -39,7 +41,9 @@ class AssignmentShares(AliasRule):
     ```
 
     ## Fix safety
-    Unsafe: the new name holds a copy, which changes code that meant to update in place.
+    Unsafe: the new name holds a copy, which changes code that meant to update in place. None
+    where a parameter is bound to an attribute of what may be a module: a module refuses a
+    plain tensor under a parameter's name (TypeError).
     """
 
     code = "TEN206"
@@ -50,7 +54,8 @@ class AssignmentShares(AliasRule):
     def hazard(self, model, sharing: Sharing) -> bool:
         """Not a hazard: a second name for what another alias-making operation made (that
         operation's finding, ``_named_before``), for a module's output known only by the module's annotation (not
-        surely a tensor), in a function that says it writes its arguments; nor, through the second
+        surely a tensor), in a function that says it writes its arguments, for a parameter handed
+        to a layer's own parameter (``dec.weight = enc.weight``: weights tied on purpose); nor, through the second
         name, a write the function also makes through the first, undoes, or makes to its own
         object's state, held or read back there, unless the alias is what it returns (``y =
         self.state; y[i] = v`` updates the state; ``scaled = slot; scaled.mul_(2); return scaled``
@@ -62,7 +67,7 @@ class AssignmentShares(AliasRule):
             return False
         if _named_before(model, alias) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
             return False
-        if writes_arguments(alias.function):
+        if writes_arguments(alias.function) or _tied(model, alias):
             return False
         if not sharing.written_alias:
             return True
@@ -74,6 +79,15 @@ class AssignmentShares(AliasRule):
 
 
 RULE = AssignmentShares()
+
+
+def _tied(model, alias) -> bool:
+    """A parameter (a leaf requiring grad) bound to a layer's parameter (``.weight``, ``.bias``):
+    two modules sharing one parameter, the way weights are tied."""
+    name = alias_place(model, alias) or ""
+    owner, _, attribute = name.rpartition(".")
+    return bool(owner) and "module_parameter" in k.role_of("attribute", attribute) and alias.value.grad \
+        and not alias.value.graph
 
 
 def _named_before(model, alias) -> bool:
