@@ -88,7 +88,12 @@ class WriteToSavedTensor(Rule):
         name = short_source(site, root)
         through_data = "unversioned" in write.value.facts
         fix, code = (None, "") if through_data else out_of_place_fix(where.node, write.value)
-        use = f"use {code}" if fix is not None else f"compute it out of place or write a {name}.clone()"
+        if fix is not None:
+            use = f"use {code}"
+        elif write.value.grad and not write.value.graph:  # a parameter: its update belongs after the backward
+            use = "write it after the backward that needs it, as an optimizer step does"
+        else:
+            use = f"compute it out of place or write a {name}.clone()"
         if through_data:
             effect = "through .data backward does not raise but computes wrong gradients silently"
         else:
