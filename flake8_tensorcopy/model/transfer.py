@@ -1965,6 +1965,7 @@ class Transfer:
                                   _handed_as_is(instance, function, summary.returns),
                                   fresh=frozenset(index for index, value in enumerate(actuals)
                                                   if value is not None and value.fresh))
+        result = _items_handed_as_is(instance, function, summary.returns, result)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
@@ -2575,6 +2576,17 @@ def _handed_as_is(instance, function, returned: Optional[Value]) -> frozenset:
         return EMPTY
     indices = {parameter_index(storage, function.name) for storage in returned.storages} - {None}
     return frozenset().union(*(instance.actual(index).made for index in indices))
+
+
+def _items_handed_as_is(instance, function, returned: Optional[Value], result: Value) -> Value:
+    """Items of a returned container that are arguments as they were passed (``return lat,
+    cond``) are the aliases those arguments were made as, as a lone returned argument is."""
+    if returned is None or not returned.items or not result.items or result.is_tensor:
+        return result
+    by_key = dict(returned.items)
+    items = tuple((key, item._replace(made=item.made | _handed_as_is(instance, function, by_key[key]))
+                   if key in by_key else item) for key, item in result.items)
+    return result._replace(items=items) if items != result.items else result
 
 
 def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
