@@ -381,9 +381,12 @@ class Transfer:
         container = self.evaluate(target.value, state)
         self.evaluate(target.slice, state)
         # ``x[i] = v`` writes a tensor or an array in place (a parameter: what a caller passes);
-        # on what may be a list or a dict it replaces an item and writes no tensor
+        # on what may be a list or a dict it replaces an item and writes no tensor; nor does a
+        # string key (``graph["desc"] = s``: no tensor takes one, a NumPy record array does)
+        named_field = type(target.slice) is ast.Constant and type(target.slice.value) is str
         if not container.kinds & PY_CONTAINERS and (
-                container.is_tensor or "ndarray" in container.kinds or self.summary_mode and container.kind_from):
+                container.is_tensor and not named_field or "ndarray" in container.kinds
+                or self.summary_mode and container.kind_from and not named_field):
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
                        replaces_item=True, part=_part_indexed(target.slice, state))
         place = place_of(target.value)

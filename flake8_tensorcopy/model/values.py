@@ -263,7 +263,7 @@ def _unsaved_holders(a: dict, b: dict, result: dict) -> None:
     saved = result.get(SAVED, EMPTY)
     if not saved:
         return
-    paths = ((a, a.get(SAVED, EMPTY), a.get(UNSAVED_HOLDERS, EMPTY)), (b, b.get(SAVED, EMPTY), b.get(UNSAVED_HOLDERS, EMPTY)))
+    paths = [(path, path.get(SAVED, EMPTY), path.get(UNSAVED_HOLDERS, EMPTY)) for path in (a, b)]
     pairs = frozenset(
         (place, storage) for place, value in result.items()
         if type(value) is Value and value.storages & saved
