@@ -50,7 +50,8 @@ EVENTS = {
                "only after one)",
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
-    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` or ``acc.append(v)``",
+    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` or ``acc.append(v)``; "
+                    "in a method, the same into its own object (``self.total += v``: each call an iteration)",
     "in-place write": "a statement that writes in place: ``a[i] = v``, ``a op= v`` (or a call with "
                       "``out=``/``inplace=``); in-place methods are subscribed to as ``calls``",
     "non-blocking copy": "a call with ``non_blocking=True``: an asynchronous copy (the model's "
@@ -147,6 +148,7 @@ class _Collector:
         self.imports_arrays = False
         self.non_blocking = False  # a call with ``non_blocking=True``
         self.stores_on_self = False  # for a method: stores on its first parameter (``_stores_on``)
+        self.accumulates_on_self = False  # for a method: ``self.total += v`` and the like (``_accumulates_on``)
 
     def walk_method(self, method: ast.AST) -> None:
         """Walk a method, noting whether it stores on ``self`` (the walk needs those from all)."""
@@ -160,6 +162,8 @@ class _Collector:
             node_type = type(node)
             if receiver is not None and node_type in _STORING and not self.stores_on_self:
                 self.stores_on_self = _stores_on(node, receiver)
+            if receiver is not None and not self.accumulates_on_self and node_type in _STORING:
+                self.accumulates_on_self = _accumulates_on(node, receiver)
             if node_type is ast.Name:
                 self.names.add(node.id)
             elif node_type is ast.Attribute:
@@ -210,6 +214,7 @@ class _Collector:
         self.accumulates = self.accumulates or other.accumulates
         self.imports_arrays = self.imports_arrays or other.imports_arrays
         self.non_blocking = self.non_blocking or other.non_blocking
+        self.accumulates_on_self = self.accumulates_on_self or other.accumulates_on_self
 
     def resolved_calls(self, renamed: Dict[str, str]) -> Set[str]:
         return self.called | {renamed[name] for name in self.called.intersection(renamed)}
@@ -234,7 +239,7 @@ class _Collector:
             events.add("identity comparison")
         if self.non_blocking:
             events.add("non-blocking copy")
-        if self.loops and (self.accumulates or "append" in called):
+        if self.loops and (self.accumulates or "append" in called) or self.accumulates_on_self:
             events.add("accumulation")
         traits = set()
         if (imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)
@@ -266,6 +271,32 @@ def _stores_on(node: ast.AST, receiver: str) -> bool:
     if node_type in (ast.AnnAssign, ast.AugAssign):
         return type(node.target) in (ast.Attribute, ast.Subscript) and _on(node.target, receiver)
     return False
+
+
+def _accumulates_on(node: ast.AST, receiver: str) -> bool:
+    """Whether ``node`` adds to what ``receiver`` holds: ``self.total += v``,
+    ``self.total = self.total + v``, ``self.losses.append(v)``."""
+    node_type = type(node)
+    if node_type is ast.AugAssign:
+        return _on(node.target, receiver)
+    if node_type is ast.Assign:
+        value = node.value
+        return type(value) is ast.BinOp and len(node.targets) == 1 and _on(node.targets[0], receiver) \
+            and _dotted(value.left) == _dotted(node.targets[0])
+    if node_type is ast.Call:
+        func = node.func
+        return type(func) is ast.Attribute and func.attr in ("append", "extend") and _on(func.value, receiver)
+    return False
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    """``self.total`` for that attribute path (None for anything else)."""
+    if type(node) is ast.Name:
+        return node.id
+    if type(node) is ast.Attribute:
+        base = _dotted(node.value)
+        return base and f"{base}.{node.attr}"
+    return None
 
 
 def _on(node: ast.AST, receiver: str) -> bool:

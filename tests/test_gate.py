@@ -144,6 +144,23 @@ def test_an_accumulated_loss_without_a_write_is_reported():
     assert [(f.line, f.col, f.code) for f in lint_source(source)] == [(8, 8, "TEN306")]
 
 
+@pytest.mark.parametrize("statement", ["self.total += loss", "self.total = self.total + loss",
+                                       "self.totals.append(loss)"])
+def test_an_accumulation_on_a_methods_own_object_opens_the_gate_without_a_loop(statement):
+    """Each call of a method is an iteration of its caller's loop: adding to ``self`` there is
+    an accumulation as one inside a loop is (and TEN306 reports it where the method trains)."""
+    source = (
+        "import torch.nn.functional as F\n\n\nclass Step:\n    def __init__(self, model, opt):\n"
+        "        self.model, self.opt, self.total, self.totals = model, opt, 0.0, []\n\n"
+        "    def step(self, x):\n        loss = F.mse_loss(self.model(x), x)\n        loss.backward()\n"
+        f"        {statement}\n"
+    )
+    scanned = scan_statements(ast.parse(source))
+    assert "accumulation" in scanned.file.events
+    assert [(f.line, f.code) for f in lint_source(source)] == [(11, "TEN306")]
+    assert "accumulation" not in scan(ast.parse(source.replace("self.t", "t"))).events
+
+
 # --- generated programs ---------------------------------------------------------------------
 
 NAMES = ("w", "x", "backup", "prev_w", "loss", "val_loss", "total", "host")

@@ -158,3 +158,31 @@ def test_a_new_unit_dim_broadcast_to_a_literal_size_makes_contiguous_copy(size):
     assert same.data_ptr() == x.data_ptr()
     leading = x.unsqueeze(0).expand(size, 2, 3).contiguous()
     assert leading.data_ptr() != x.data_ptr()
+
+
+def test_an_accumulator_on_an_object_keeps_the_graph_of_every_call_until_it_is_reset():
+    """TEN306 across calls (the fixture's ``StepTrainer``): ``self.total += loss`` in a method
+    that trains keeps each call's autograd graph reachable from the object, more with every
+    call; the fixed form (``loss.detach()``) keeps none."""
+    from conftest import FIXTURES
+
+    def nodes(tensor) -> int:
+        seen, stack = set(), [tensor.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            stack.extend(next_node for next_node, _ in node.next_functions)
+        return len(seen)
+
+    for fixture, grows in (("TEN306.py", True), ("TEN306.fixed.py", False)):
+        namespace: dict = {}
+        exec(compile((FIXTURES / fixture).read_text(encoding="utf-8"), fixture, "exec"), namespace)
+        model = torch.nn.Linear(4, 1)
+        trainer = namespace["StepTrainer"](model, torch.optim.SGD(model.parameters(), lr=0.1))
+        counts = []
+        for _ in range(3):
+            trainer.step(torch.rand(2, 4), torch.rand(2, 1))
+            counts.append(nodes(trainer.total))
+        assert (counts[0] < counts[1] < counts[2]) is grows and (counts == [0, 0, 0]) is not grows, (fixture, counts)

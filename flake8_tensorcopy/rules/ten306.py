@@ -9,6 +9,7 @@ import libcst as cst
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, method
 from flake8_tensorcopy.model.places import split_items
+from flake8_tensorcopy.model.summaries import allocated_in
 from flake8_tensorcopy.model.values import storages_held
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
@@ -34,8 +35,9 @@ class GraphKeptAcrossIterations(Rule):
     iterations (`total += loss`, `total = total + loss`, `losses.append(loss)`) where the loop
     itself runs `backward()` or an optimizer step (whatever is done with the total later), or
     where the total is later read as a number (`float(total)`) and never handed on as a
-    tensor. A `backward()` through the accumulator (gradient accumulation on purpose) keeps it
-    silent.
+    tensor. An accumulator on a method's own object (`self.total += loss` in a training step)
+    is kept across the method's calls in the same way, unless the method resets it first. A
+    `backward()` through the accumulator (gradient accumulation on purpose) keeps it silent.
 
     ## Why is this bad?
     Each stored tensor keeps its whole autograd graph alive until the accumulator dies:
@@ -84,9 +86,9 @@ class GraphKeptAcrossIterations(Rule):
         for event in model.events.find("accumulate"):
             same = by_function[id(event.function)]
             if (event.value.graph or _proved_graph(event, same)) and self._kept_across(model, event, same):
-                self._report(site, event)
+                self._report(site, event, _span(model, event))
             elif _holds_graph(event.value) and self._kept_across(model, event, same):
-                self._report_container(site, event)
+                self._report_container(site, event, _span(model, event))
 
     def _kept_across(self, model, event, same: list) -> bool:
         """Whether the accumulator outlives the iterations of a loop holding the event and keeps
@@ -95,7 +97,7 @@ class GraphKeptAcrossIterations(Rule):
         events = model.events
         loop = events.innermost_loop(event)
         if not loop:
-            return False
+            return self._kept_across_calls(model, event, same)
         in_loop = [other for other in same if other.block in loop]
         root = split_items(event.place or "")[0]  # ``stats['loss'] += loss`` lives in ``stats``
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
@@ -116,7 +118,36 @@ class GraphKeptAcrossIterations(Rule):
                     and storages_held(other.value) & held for other in later)
                 and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
 
-    def _report_container(self, site, event) -> None:
+    def _kept_across_calls(self, model, event, same: list) -> bool:
+        """An accumulator on the method's own object (``self.total += loss``): each call of the
+        method is an iteration of its caller's loop. Kept across them where the method does
+        not reset it before, no backward anywhere runs through it, and the method trains
+        (backward or a step) or only the total's value is read later, in any method."""
+        function = event.function
+        receiver = function.names[0] + "." if getattr(function, "receiver_offset", 0) else None
+        if receiver is None or not (event.place or "").startswith(receiver):
+            return False
+        root = split_items(event.place)[0]
+        events = model.events
+        if any(other.kind == "bind" and other.place in (event.place, root) and events.after(other, event)
+               and not event.node.lineno <= other.line <= event.node.end_lineno for other in same):
+            return False  # reset by this call before it adds
+        # what the object held before this call added to it; as other methods name it, the
+        # objects this method allocated are sites (here: an earlier call's, ``("earlier", site)``)
+        own = storages_held(event.detail["old"]) - storages_held(event.value)
+        held = _current(own | event.value.storages)
+        everywhere = model.events.events
+        if any(other.kind == "backward" and other.value is not None and (
+                storages_held(other.value) & own if other.function is function
+                else _kept_elsewhere(other) & held) for other in everywhere):
+            return False  # backward through what it kept: on purpose
+        if any(other.kind in ("backward", "step") for other in same):
+            return True  # each call trains: what it keeps is spent
+        return any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
+                   and _current(storages_held(other.value)) & held for other in everywhere) \
+            and not any(_kept_as_tensor(model, other, held) for other in everywhere)
+
+    def _report_container(self, site, event, span: str) -> None:
         """A container holding a graph tensor kept across iterations: the graph item is inside
         it, so no fix rewrites the whole container."""
         statement = site.node_of(event.node)
@@ -125,9 +156,9 @@ class GraphKeptAcrossIterations(Rule):
             return
         site.report(self.code, statement,
                     f"'{event.place}' keeps {short_source(site, value)}, which holds a tensor with its whole autograd "
-                    f"graph, alive across iterations; keep its .item() (or .detach()) instead")
+                    f"graph, alive across {span}; keep its .item() (or .detach()) instead")
 
-    def _report(self, site, event) -> None:
+    def _report(self, site, event, span: str) -> None:
         statement = site.node_of(event.node)
         value = _added(statement) if statement is not None else None
         if value is None:
@@ -135,8 +166,29 @@ class GraphKeptAcrossIterations(Rule):
         item, detached = (suggestion(site, method(value, name), value) for name in ("item", "detach"))
         site.report(self.code, statement,
                     f"'{event.place}' keeps {short_source(site, value)} and its whole autograd graph alive across "
-                    f"iterations; accumulate {item} (or {detached})",
+                    f"{span}; accumulate {item} (or {detached})",
                     Fix(statement.deep_replace(value, method(value, "detach")), safe=False))
+
+
+def _span(model, event) -> str:
+    """What the accumulator outlives: a loop's iterations, or the calls of its method."""
+    if model.events.innermost_loop(event):
+        return "iterations"
+    return f"calls of {event.function.node.name}()"
+
+
+def _current(storages: frozenset) -> frozenset:
+    """Storages with an earlier call's object named as its site (``("earlier", site)``)."""
+    return frozenset(storage[1] if type(storage) is tuple and storage[:1] == ("earlier",) else storage
+                     for storage in storages)
+
+
+def _kept_elsewhere(event) -> frozenset:
+    """What an event of another method holds that it did not allocate in this call (its own
+    new memory is no object an earlier call kept)."""
+    node = event.function.node
+    lines = (node.lineno, node.end_lineno)
+    return frozenset(storage for storage in _current(storages_held(event.value)) if not allocated_in(storage, lines))
 
 
 def _holds_graph(value) -> bool:
