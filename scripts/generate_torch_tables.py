@@ -467,6 +467,28 @@ def _views(torch: Any) -> tuple[set, set]:
     return methods, attributes
 
 
+def _view_functions(torch: Any, view_methods: set) -> set:
+    """``torch.<name>`` twins of view methods (and of ``detach``) that return a view of their
+    first argument as the method does of its receiver: ``torch.flatten(x)`` is ``x.flatten()``."""
+    samples = _view_samples(torch)
+    # the function forms that take a shape or dims as one tuple
+    samples.update({"detach": ((), {}), "permute": (((1, 0),), {}), "reshape": (((6, 4),), {})})
+    functions = set()
+    for name in sorted(view_methods | {"detach"}):
+        function = getattr(torch, name, None)
+        if not callable(function) or name not in samples:
+            continue
+        args, kwargs = samples[name]
+        x = torch.arange(24.0).reshape(4, 6)
+        try:
+            result = function(x, *args, **kwargs)
+        except (TypeError, RuntimeError):
+            continue
+        if _aliases(torch, result, x):
+            functions.add("torch." + name)
+    return functions
+
+
 # Operations probed for what they save for backward (TEN307): (name, call, input shapes).
 # ``call`` takes torch and the inputs. Inputs are positive, so that log, sqrt, pow and
 # division are defined; a module (a ``torch.nn`` class) is built once per probe.
@@ -645,6 +667,7 @@ def build_tables() -> dict:
         ),
         "view_attributes": view_attributes,
         "view_methods": view_methods,
+        "view_functions": _view_functions(torch, view_methods),
         "saved_for_backward": _saved_for_backward(torch),
         "layers_keeping_no_parameters": _layers_keeping_no_parameters(torch),
     }

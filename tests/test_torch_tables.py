@@ -159,6 +159,9 @@ def test_alias_probe_tells_views_from_copies(generator):
         ("saved_for_backward", "torch.nn.Linear:0", True),
         ("saved_for_backward", "torch.nn.Conv1d:0", True),  # for the weight's gradient: the input needs none
         ("saved_for_backward", "torch.nn.BatchNorm2d:0", True),
+        ("view_functions", "torch.flatten", True),  # the function twin of x.flatten()
+        ("view_functions", "torch.detach", True),
+        ("view_functions", "torch.cat", False),
         ("layers_keeping_no_parameters", "torch.nn.Embedding", True),  # its weight's gradient needs the indices only
         ("layers_keeping_no_parameters", "torch.nn.Linear", False),
         ("layers_keeping_no_parameters", "torch.nn.LayerNorm", False),

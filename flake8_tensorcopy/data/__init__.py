@@ -20,6 +20,8 @@ METHODS_RETURNING_TENSOR_SEQUENCE = frozenset(_TABLES["tensor_methods_returning_
 ATTRIBUTES_RETURNING_TENSOR = frozenset(_TABLES["tensor_attributes_returning_tensor"])
 INPLACE_METHODS = frozenset(_TABLES["inplace_methods"])
 VIEW_METHODS = frozenset(_TABLES["view_methods"])
+# ``torch.flatten(x)``: the function twins of view methods (and ``torch.detach``), as the method of their first argument
+VIEW_FUNCTIONS = frozenset(_TABLES["view_functions"])
 VIEW_ATTRIBUTES = frozenset(_TABLES["view_attributes"])
 LEGACY_CONSTRUCTORS = frozenset(_TABLES["legacy_constructors"])
 

@@ -16,6 +16,7 @@ from flake8_tensorcopy.data import (  # noqa: F401  (re-exported: the one door t
     METHODS_RETURNING_TENSOR_SEQUENCE,
     SAVED_FOR_BACKWARD,
     VIEW_ATTRIBUTES,
+    VIEW_FUNCTIONS,
     VIEW_METHODS,
 )
 from flake8_tensorcopy.knowledge.table import (  # noqa: F401

@@ -1363,6 +1363,10 @@ class Transfer:
     def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
         roles = k.role_of("function", qual)
         first = arguments[0] if arguments else UNKNOWN
+        if qual in k.VIEW_FUNCTIONS and node.args and type(node.args[0]) is not ast.Starred:
+            # ``torch.flatten(x, 1)`` is ``x.flatten(1)``: the view (or detached alias) of its first argument
+            return self.method_call(first, qual.rpartition(".")[2], node.args[0], arguments[1:], keywords, node, state,
+                                    spelled=qual + "()")
         result = None
         if "host_read" in roles or "host_read" in k.role_of("package", qual.split(".")[0]):
             for argument, value in zip(node.args, arguments):
@@ -1531,7 +1535,10 @@ class Transfer:
         self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments))
         return result
 
-    def method_call(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state) -> Value:
+    def method_call(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state,
+                    spelled: str = "") -> Value:
+        """``spelled``: how the code names the operation where it is not the method
+        (``torch.flatten()`` for ``torch.flatten(x)``)."""
         receiver_place = place_of(receiver_node)
         results = []
         for class_name in _classes_of(receiver):
@@ -1594,7 +1601,7 @@ class Transfer:
                 receiver = receiver._replace(storages=receiver.storages | base.storages)
         if receiver.is_tensor:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
-                                        keywords, node, state)
+                                        keywords, node, state, spelled)
             self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments),
                         keywords=keywords)
             return result
@@ -1609,7 +1616,7 @@ class Transfer:
             return _module_tensors(receiver, method)
         if receiver.kind_from and self.summary_mode:  # a parameter: tensor semantics, kind left symbolic
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
-                                        keywords, node, state)
+                                        keywords, node, state, spelled)
             if result.is_tensor:
                 return result._replace(kinds=kinds("?"), kind_from=receiver.kind_from,
                                        grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
@@ -1706,8 +1713,9 @@ class Transfer:
         return self.unknown_call(arguments, {}, node, state, method)
 
     def tensor_method(self, receiver, method, roles, receiver_node, receiver_place, arguments, keywords,
-                      node, state) -> Value:
+                      node, state, spelled: str = "") -> Value:
         site = frozenset((_site(node),))
+        spelled = spelled or f"{method}()"
         any_grad = receiver.grad or any(value.grad for value in arguments)
         if "retain_grad" in roles:
             return self.retain_grad(receiver, receiver_place, state)
@@ -1738,7 +1746,7 @@ class Transfer:
         if "detach" in roles:  # only a tensor has it: the result is one for sure
             detached = receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY, why=(
                 ("kind", Evidence.USE),) + tuple(pair for pair in receiver.why if pair[0] != "kind"))
-            return self.aliased(node, receiver_node, detached, "detach", "detach()", state) if method == "detach" else detached
+            return self.aliased(node, receiver_node, detached, "detach", spelled, state) if method == "detach" else detached
         if "copy" in roles:
             return _differentiable(_copied(receiver, node), roles)
         if "move" in roles:
@@ -1763,7 +1771,7 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
-                           facts=view_facts(roles, method, f"{method}()") | (dtype_facts(receiver) if view else EMPTY),
+                           facts=view_facts(roles, method, spelled) | (dtype_facts(receiver) if view else EMPTY),
                            made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
@@ -1771,7 +1779,7 @@ class Transfer:
                 result = result._replace(facts=result.facts | {NONCONTIGUOUS})
             self.save(function, [receiver] + arguments, result, state, node)
             if view:
-                result = self.aliased(node, receiver_node, result, _view_kind(method), method + "()", state,
+                result = self.aliased(node, receiver_node, result, _view_kind(method), spelled, state,
                                       in_container=method in k.METHODS_RETURNING_TENSOR_SEQUENCE)
             result = self.carry_dropped(result, [receiver] + arguments, node, state)
             if method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
