@@ -265,3 +265,63 @@ def caller(w: nn.Parameter):
     return rows(w * 1.0)
 """
     assert codes(source) == [("TEN209", 11), ("TEN209", 15), ("TEN209", 20)]
+
+
+_REBOUND_AFTER_THE_GATE = {
+    "nonlocal": ("""
+        def put_back():
+            nonlocal h
+            h = skip
+
+        put_back()""", ()),
+    "match": ("""
+        match skip:
+            case h:
+                pass""", ((3, 10),)),
+    "helper": ("""
+        put_back(self, "h", skip)""", ()),
+    "setattr": ("""
+        setattr(self, "h", skip)""", ()),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_REBOUND_AFTER_THE_GATE))
+def test_a_name_rebound_to_saved_memory_after_the_join_is_written_saved_memory(how):
+    """After ``if gated: h = skip + gate(h)`` ``h`` holds the gate's saved input only where the
+    gate did not run; code rebinding ``h`` to that input (a nested function, a ``match`` capture,
+    a helper or ``setattr`` on an attribute) makes a write through it raise, and TEN307 says so."""
+    import sys
+    import textwrap
+
+    rebinding, since = _REBOUND_AFTER_THE_GATE[how]
+    if since and sys.version_info < since[0]:
+        pytest.skip("needs a newer Python")
+    h = "h" if how in ("nonlocal", "match") else "self.h"
+    rebinding = textwrap.indent(textwrap.dedent(rebinding).strip("\n"), " " * 8)
+    source = f"""import torch
+from torch import nn
+
+def put_back(owner, name, value):
+    setattr(owner, name, value)
+
+class Gated(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        {h} = x + 1.0
+        skip = {h}
+        if x.shape[0] > 1:
+            {h} = skip + self.gate({h})
+        out = {h}
+{rebinding}
+        {h} *= 0.5
+        return out + {h}
+"""
+    namespace: dict = {}
+    exec(compile(source, "gated.py", "exec"), namespace)
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        namespace["Gated"]()(torch.rand(2, 4, requires_grad=True)).sum().backward()
+    written = source.splitlines().index(f"        {h} *= 0.5") + 1
+    assert ("TEN307", written) in codes(source)

@@ -297,6 +297,7 @@ class Transfer:
         for node in ast.walk(case.pattern):
             name = getattr(node, "name", None)
             if type(name) is str:
+                self.forget(name, state)
                 state[name] = value if type(node) is ast.MatchAs and node.pattern is None else UNKNOWN
 
     def op_def(self, op, state):
@@ -457,7 +458,9 @@ class Transfer:
             holders = set()
             for storage in value.storages:
                 holders.update(self.store.holders(storage, state, excluding=(place,)))
-            saved = saved_through(place, value, state)
+            # a name a nested function or ``global`` code rebinds: what it holds unsaved is not kept
+            rebound = place is not None and self.model.rebound_elsewhere(self.function, place, True)
+            saved = saved_through(None if rebound else place, value, state)
             self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved, **how)
         if self.summary_mode:
             # ``self.buf[:] = v`` of what ``__init__`` made: each call writes it (not a pinned buffer:

@@ -258,7 +258,9 @@ def _unsaved_holders(a: dict, b: dict, result: dict) -> None:
     """A storage one path saved and the other did not (``if gated: skip = h; h = gate(h);
     h = skip + h``: the gate saved the first sum, which ``h`` names only on the other path):
     each place that holds it, after the join, only where it was not saved keeps that pair, so a
-    write through the place is not a write to saved memory."""
+    write through the place is not a write to saved memory. Only a local name keeps pairs: an
+    attribute or an item is rebound by code the state does not follow (``put_back(self, skip)``,
+    ``setattr``), and a pair left behind would hide a write to saved memory."""
     result.pop(UNSAVED_HOLDERS, None)
     saved = result.get(SAVED, EMPTY)
     if not saved:
@@ -266,7 +268,7 @@ def _unsaved_holders(a: dict, b: dict, result: dict) -> None:
     paths = [(path, path.get(SAVED, EMPTY), path.get(UNSAVED_HOLDERS, EMPTY)) for path in (a, b)]
     pairs = frozenset(
         (place, storage) for place, value in result.items()
-        if type(value) is Value and value.storages & saved
+        if type(value) is Value and value.storages & saved and place.isidentifier()
         for storage in value.storages & saved
         if all(type(path.get(place)) is not Value or storage not in path[place].storages or storage not in kept
                or (place, storage) in unsaved for path, kept, unsaved in paths))
