@@ -325,3 +325,43 @@ class Gated(nn.Module):
         namespace["Gated"]()(torch.rand(2, 4, requires_grad=True)).sum().backward()
     written = source.splitlines().index(f"        {h} *= 0.5") + 1
     assert ("TEN307", written) in codes(source)
+
+
+def test_a_second_name_for_what_holds_unsaved_memory_holds_it_unsaved_too():
+    """``g = h`` after ``if gated: h = skip + gate(h)``: ``g`` holds the gate's input only where
+    the gate did not run, so writing it never raises; once a layer saves what ``g`` names, it does."""
+    source = """import torch
+from torch import nn
+
+class Renamed(nn.Module):
+    def __init__(self, gated: bool):
+        super().__init__()
+        self.gated = gated
+        self.gate = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x + 1.0
+        if self.gated:
+            skip = h
+            h = skip + self.gate(h)
+        g = h
+        g *= 0.5
+        return g
+
+    def saved_again(self, x: torch.Tensor) -> torch.Tensor:
+        h = x + 1.0
+        if self.gated:
+            skip = h
+            h = skip + self.gate(h)
+        g = h
+        out = self.gate(g)
+        g *= 0.5
+        return out + g
+"""
+    namespace: dict = {}
+    exec(compile(source, "renamed.py", "exec"), namespace)
+    for gated in (True, False):
+        namespace["Renamed"](gated)(torch.rand(2, 4, requires_grad=True)).sum().backward()
+        with pytest.raises(RuntimeError, match=MODIFIED):
+            namespace["Renamed"](gated).saved_again(torch.rand(2, 4, requires_grad=True)).sum().backward()
+    assert [found for found in codes(source) if found[0] == "TEN307"] == [("TEN307", 26)]

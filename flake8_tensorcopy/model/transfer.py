@@ -358,6 +358,8 @@ class Transfer:
             before = state.get(place)
             self.forget(place, state)
             state[place] = value
+            if kind is ast.Name and type(node) is ast.Assign and type(node.value) is ast.Name:
+                _hold_unsaved_as(node.value.id, place, state)
             if type(before) is Value and before.storages & state.get(SAVED, EMPTY):
                 release_saved(before.storages & state[SAVED], state)
             self.record("bind", target, place, value, state, expression=getattr(node, "value", None))
@@ -2331,6 +2333,15 @@ def add_saved(storages: frozenset, state: dict) -> None:
     state[SAVED] = state.get(SAVED, EMPTY) | storages
     if UNSAVED_HOLDERS in state:
         state[UNSAVED_HOLDERS] = frozenset(pair for pair in state[UNSAVED_HOLDERS] if pair[1] not in storages)
+
+
+def _hold_unsaved_as(source: str, place: str, state: dict) -> None:
+    """``g = h``: ``g`` names what ``h`` does, so it holds saved memory only where ``h`` holds it
+    (after ``if gated: h = skip + gate(h)``, neither holds the gate's input where it was saved)."""
+    pairs = state.get(UNSAVED_HOLDERS, EMPTY)
+    named = frozenset((place, storage) for holder, storage in pairs if holder == source)
+    if named and place.isidentifier():
+        state[UNSAVED_HOLDERS] = pairs | named
 
 
 def saved_through(place: Optional[str], value: Value, state: dict) -> frozenset:
