@@ -6,7 +6,8 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, alias_place, held_by_receiver, returned_side, source_written_itself, undone, unsafe, writes_arguments,
+    AliasRule, Sharing, alias_place, held_by_receiver, parameter_attribute, returned_side, source_written_itself, undone,
+    unsafe, writes_arguments,
 )
 
 
@@ -82,12 +83,11 @@ RULE = AssignmentShares()
 
 
 def _tied(model, alias) -> bool:
-    """A parameter (a leaf requiring grad) bound to a layer's parameter (``.weight``, ``.bias``):
-    two modules sharing one parameter, the way weights are tied."""
+    """A parameter (a leaf requiring grad) bound to a layer's parameter (``.weight``, ``.bias``)
+    of what may be a module: two modules sharing one parameter, the way weights are tied; on an
+    object that is no module (``snap.weight = layer.weight``) it is a second name, no tie."""
     name = alias_place(model, alias) or ""
-    owner, _, attribute = name.rpartition(".")
-    return bool(owner) and "module_parameter" in k.role_of("attribute", attribute) and alias.value.grad \
-        and not alias.value.graph
+    return "module_parameter" in k.role_of("attribute", name.rpartition(".")[2]) and parameter_attribute(model, alias)
 
 
 def _named_before(model, alias) -> bool:
