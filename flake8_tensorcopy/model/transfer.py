@@ -1628,6 +1628,10 @@ class Transfer:
             return result
         if "step" in roles and "?" in receiver.kinds:
             self.steps_unseen_optimizer(node, state)
+        if method in ("append", "add", "extend", "insert") and arguments and receiver.kinds & {"?", "list", "set"}:
+            # a container whose items the file does not know (a caller's ``history``): it grows all the same
+            added = arguments[-1] if method != "extend" else self.element(arguments[-1])
+            self.record("accumulate", node, receiver_place, added, state, old=receiver, added=node.args[-1])
         return self.unknown_call(arguments, keywords, node, state, method)
 
     def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:

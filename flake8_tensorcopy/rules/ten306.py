@@ -35,8 +35,10 @@ class GraphKeptAcrossIterations(Rule):
     iterations (`total += loss`, `total = total + loss`, `losses.append(loss)`) where the loop
     itself runs `backward()` or an optimizer step (whatever is done with the total later), or
     where the total is later read as a number (`float(total)`) and never handed on as a
-    tensor. An accumulator on a method's own object (`self.total += loss` in a training step)
-    is kept across the method's calls in the same way, unless the method resets it first. A
+    tensor. An accumulator the object or a caller holds (`self.losses`, a `history` list
+    passed in) outlives the loop that fills it; one on a method's own object (`self.total +=
+    loss` in a training step) is kept across the method's calls in the same way where the
+    method trains or a loop that trains calls it, unless the method resets it first. A
     `backward()` through the accumulator (gradient accumulation on purpose) keeps it silent.
 
     ## Why is this bad?
@@ -103,8 +105,9 @@ class GraphKeptAcrossIterations(Rule):
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
         if any(bind in in_loop and not event.node.lineno <= bind.line <= event.node.end_lineno for bind in binds):
             return False  # reset every iteration
-        if not any(bind not in in_loop for bind in binds):
-            return False  # bound elsewhere (a parameter): nothing says it outlives the loop
+        head = root.split(".", 1)[0].split("[", 1)[0]
+        if not any(bind not in in_loop for bind in binds) and head not in getattr(event.function, "names", ()):
+            return False  # bound elsewhere: nothing says it outlives the loop (a parameter's, or self's, does)
         own = storages_held(event.detail["old"]) - storages_held(event.value)  # the accumulator's, not this step's
         held = own | event.value.storages
         for other in same:
@@ -141,8 +144,8 @@ class GraphKeptAcrossIterations(Rule):
                 storages_held(other.value) & own if other.function is function
                 else _kept_elsewhere(other) & held) for other in everywhere):
             return False  # backward through what it kept: on purpose
-        if any(other.kind in ("backward", "step") for other in same):
-            return True  # each call trains: what it keeps is spent
+        if any(other.kind in ("backward", "step") for other in same) or _called_in_a_training_loop(model, function):
+            return True  # each call trains, or is a step of a loop that trains: what it keeps is spent
         return any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
                    and _current(storages_held(other.value)) & held for other in everywhere) \
             and not any(_kept_as_tensor(model, other, held) for other in everywhere)
@@ -183,11 +186,26 @@ def _current(storages: frozenset) -> frozenset:
                      for storage in storages)
 
 
+def _called_in_a_training_loop(model, function) -> bool:
+    """Whether the file calls ``function`` in a loop that runs a backward or an optimizer step
+    (``for batch in loader: loss.backward(); meter.update(loss)``)."""
+    events = model.events
+    for call in events.find("call"):
+        if call.detail.get("callee") != function.name:
+            continue
+        loop = events.innermost_loop(call)
+        if loop and any(other.kind in ("backward", "step") and other.function is call.function
+                        and other.block in loop for other in events.events):
+            return True
+    return False
+
+
 def _kept_elsewhere(event) -> frozenset:
-    """What an event of another method holds that it did not allocate in this call (its own
-    new memory is no object an earlier call kept)."""
+    """What an event of other code holds that it did not allocate itself: its own new memory
+    (this call's, or this iteration's of a loop in module-level code) is no object the
+    accumulator kept from before."""
     node = event.function.node
-    lines = (node.lineno, node.end_lineno)
+    lines = (1, float("inf")) if type(node) is ast.Module else (node.lineno, node.end_lineno)
     return frozenset(storage for storage in _current(storages_held(event.value)) if not allocated_in(storage, lines))
 
 
