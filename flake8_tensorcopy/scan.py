@@ -149,6 +149,7 @@ class _Collector:
         self.non_blocking = False  # a call with ``non_blocking=True``
         self.stores_on_self = False  # for a method: stores on its first parameter (``_stores_on``)
         self.accumulates_on_self = False  # for a method: ``self.total += v`` and the like (``_accumulates_on``)
+        self.builds_inplace = False  # a call with ``inplace=``: ``F.relu(x, inplace=True)``, ``nn.ReLU(inplace=True)``
 
     def walk_method(self, method: ast.AST) -> None:
         """Walk a method, noting whether it stores on ``self`` (the walk needs those from all)."""
@@ -175,8 +176,10 @@ class _Collector:
                 elif type(func) is ast.Name:
                     self.called.add(func.id)
                 if node.keywords:
+                    if not self.builds_inplace:
+                        self.builds_inplace = any(keyword.arg == "inplace" for keyword in node.keywords)
                     if not self.writes:
-                        self.writes = any(keyword.arg in ("out", "inplace") for keyword in node.keywords)
+                        self.writes = self.builds_inplace or any(keyword.arg == "out" for keyword in node.keywords)
                     if not self.non_blocking:
                         self.non_blocking = any(keyword.arg == "non_blocking" and type(keyword.value) is ast.Constant
                                                 and keyword.value.value is True for keyword in node.keywords)
@@ -215,6 +218,7 @@ class _Collector:
         self.imports_arrays = self.imports_arrays or other.imports_arrays
         self.non_blocking = self.non_blocking or other.non_blocking
         self.accumulates_on_self = self.accumulates_on_self or other.accumulates_on_self
+        self.builds_inplace = self.builds_inplace or other.builds_inplace
 
     def resolved_calls(self, renamed: Dict[str, str]) -> Set[str]:
         return self.called | {renamed[name] for name in self.called.intersection(renamed)}
@@ -367,6 +371,9 @@ def scan_statements(tree: ast.AST) -> Scanned:
                     class_methods.append((child, method))
                 else:
                     part.walk(child)
+            if part.builds_inplace:  # ``self.act = nn.ReLU(inplace=True)`` in ``__init__``: a call of it writes
+                for _, method in class_methods:
+                    method.writes = True
         else:
             part.walk(statement)
         whole.absorb(part)

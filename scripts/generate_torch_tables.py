@@ -627,6 +627,23 @@ def _layers_keeping_no_parameters(torch: Any) -> set:
     return keeping_none
 
 
+def _layers_taking_inplace(torch: Any) -> set:
+    """The ``torch.nn`` layers whose constructor takes ``inplace`` (``nn.ReLU(inplace=True)``):
+    built with it, a call writes its input and returns that tensor."""
+    found = set()
+    for name in dir(torch.nn):
+        layer = getattr(torch.nn, name)
+        if not (inspect.isclass(layer) and issubclass(layer, torch.nn.Module)):
+            continue
+        try:
+            parameters = inspect.signature(layer.__init__).parameters
+        except (TypeError, ValueError):
+            continue
+        if "inplace" in parameters:
+            found.add("torch.nn." + name)
+    return found
+
+
 def build_tables() -> dict:
     """Compute every table from the installed torch; writes nothing."""
     import torch
@@ -670,6 +687,7 @@ def build_tables() -> dict:
         "view_functions": _view_functions(torch, view_methods),
         "saved_for_backward": _saved_for_backward(torch),
         "layers_keeping_no_parameters": _layers_keeping_no_parameters(torch),
+        "layers_taking_inplace": _layers_taking_inplace(torch),
     }
     result: dict = {key: sorted(values) for key, values in tables.items()}
     result["torch_version"] = torch.__version__

@@ -162,6 +162,8 @@ def test_alias_probe_tells_views_from_copies(generator):
         ("view_functions", "torch.flatten", True),  # the function twin of x.flatten()
         ("view_functions", "torch.detach", True),
         ("view_functions", "torch.cat", False),
+        ("layers_taking_inplace", "torch.nn.ReLU", True),  # nn.ReLU(inplace=True) writes its input
+        ("layers_taking_inplace", "torch.nn.Linear", False),
         ("layers_keeping_no_parameters", "torch.nn.Embedding", True),  # its weight's gradient needs the indices only
         ("layers_keeping_no_parameters", "torch.nn.Linear", False),
         ("layers_keeping_no_parameters", "torch.nn.LayerNorm", False),

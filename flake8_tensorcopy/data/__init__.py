@@ -39,3 +39,5 @@ def _saved_for_backward(entries) -> dict:
 SAVED_FOR_BACKWARD = _saved_for_backward(_TABLES["saved_for_backward"])
 # torch.nn layers whose backward needs none of their parameters (probed: ``nn.Embedding``)
 LAYERS_KEEPING_NO_PARAMETERS = frozenset(_TABLES["layers_keeping_no_parameters"])
+# torch.nn layers whose constructor takes ``inplace``: built with ``inplace=True``, a call writes its input
+LAYERS_TAKING_INPLACE = frozenset(_TABLES["layers_taking_inplace"])

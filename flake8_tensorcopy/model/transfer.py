@@ -1351,7 +1351,14 @@ class Transfer:
 
     def output_of_module(self, module: Value, arguments, node, state) -> Value:
         """``model(x)``: a tensor as surely as ``model`` is a module (an ``nn.Module`` annotation
-        alone makes it one by weak evidence: annotations lie)."""
+        alone makes it one by weak evidence: annotations lie). A layer built with
+        ``inplace=True`` writes its input and returns it (what it saves is that tensor)."""
+        if WRITES_INPUT in module.facts and node.args and arguments and type(node.args[0]) is not ast.Starred:
+            written = arguments[0]
+            self.write(node.args[0], written, state, node, grad=written.grad, method=module.qual)
+            self.save(module.qual, arguments, written, state, node)
+            self.record("call", node, None, written, state, callee="module", arguments=tuple(arguments))
+            return written._replace(fresh=False)
         if "parameter_free" in module.facts:  # its output requires grad where its input does
             result = self.module_output(arguments, node, state, module.qual, grad=any(value.grad for value in arguments),
                                         chained=chain_saves(module))
@@ -1424,7 +1431,9 @@ class Transfer:
                                why=_why(Evidence.TORCH_API, "kind"), qual=qual,
                                items=_held_parameters(kind, keywords.get("params", first)),
                                facts=(frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
-                               | (_built_dtype(node) if kind == "module" else EMPTY))
+                               | (_built_dtype(node) if kind == "module" else EMPTY)
+                               | (frozenset((WRITES_INPUT,)) if qual in k.LAYERS_TAKING_INPLACE
+                                  and _constant(_keyword(node, "inplace")) is True else EMPTY))
                 if "module_container" in roles:
                     result = result._replace(items=_held_modules(arguments))
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
@@ -1753,8 +1762,9 @@ class Transfer:
         if "integer" in roles:
             return INTEGER
         if "detach" in roles:  # only a tensor has it: the result is one for sure
-            detached = receiver._replace(grad=False, graph=False, fresh=False, grad_from=EMPTY, why=(
-                ("kind", Evidence.USE),) + tuple(pair for pair in receiver.why if pair[0] != "kind"))
+            detached = receiver._replace(kinds=TENSOR, items=None, grad=False, graph=False, fresh=False,
+                                         grad_from=EMPTY, why=(("kind", Evidence.USE),) + tuple(
+                                             pair for pair in receiver.why if pair[0] != "kind"))
             return self.aliased(node, receiver_node, detached, "detach", spelled, state) if method == "detach" else detached
         if "copy" in roles:
             return _differentiable(_copied(receiver, node), roles)
@@ -2664,6 +2674,7 @@ def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
     return stored._replace(storages=kept | {("attribute", storage, name) for storage in built})
 
 
+WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: a call writes its input
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
 

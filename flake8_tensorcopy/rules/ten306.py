@@ -105,9 +105,8 @@ class GraphKeptAcrossIterations(Rule):
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
         if any(bind in in_loop and not event.node.lineno <= bind.line <= event.node.end_lineno for bind in binds):
             return False  # reset every iteration
-        head = root.split(".", 1)[0].split("[", 1)[0]
-        if not any(bind not in in_loop for bind in binds) and head not in getattr(event.function, "names", ()):
-            return False  # bound elsewhere: nothing says it outlives the loop (a parameter's, or self's, does)
+        if not any(bind not in in_loop for bind in binds) and not _held_by_the_caller(event, root):
+            return False  # bound elsewhere: nothing says it outlives the loop
         own = storages_held(event.detail["old"]) - storages_held(event.value)  # the accumulator's, not this step's
         held = own | event.value.storages
         for other in same:
@@ -184,6 +183,16 @@ def _current(storages: frozenset) -> frozenset:
     """Storages with an earlier call's object named as its site (``("earlier", site)``)."""
     return frozenset(storage[1] if type(storage) is tuple and storage[:1] == ("earlier",) else storage
                      for storage in storages)
+
+
+def _held_by_the_caller(event, root: str) -> bool:
+    """An accumulator the caller holds, so it outlives the loop: an attribute or an item of a
+    parameter (``self.losses``, ``stats["loss"]``), or a parameter's container grown in place
+    (``history.append(loss)``); not a parameter's name rebound to a new sum (``y = y + d``)."""
+    head = root.split(".", 1)[0].split("[", 1)[0]
+    if head not in getattr(event.function, "names", ()):
+        return False
+    return event.place != head or type(event.node) is ast.Call
 
 
 def _called_in_a_training_loop(model, function) -> bool:

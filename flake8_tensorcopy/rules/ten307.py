@@ -13,8 +13,8 @@ _SYMBOLS = {ast.Mult: "*", ast.Div: "/", ast.MatMult: "@", ast.Pow: "**", ast.Ad
 class WriteToSavedTensor(Rule):
     """
     ## What it does
-    Flags an in-place write (a method, `+=`, an indexed assignment, through `.detach()`,
-    `.data` or a view) to a tensor that an earlier recorded operation saved for backward,
+    Flags an in-place write (a method, `+=`, an indexed assignment, a layer built with
+    `inplace=True`, through `.detach()`, `.data` or a view) to a tensor that an earlier recorded operation saved for backward,
     before the backward that needs it: `y = torch.sigmoid(x); y.mul_(2)`,
     `h = conv(x); x.masked_fill_(mask, 0)`. Which operations save their inputs or their
     output is probed from torch (`scripts/generate_torch_tables.py`). Where TEN301 reports the
