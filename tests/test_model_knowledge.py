@@ -383,3 +383,22 @@ def test_the_generated_tables_drive_views_and_saved_inputs():
     assert state["w"].storages <= state["!saved"]  # torch.mul keeps its first input for u's gradient
     by_number = build_model(ast.parse("import torch\nw = torch.ones(2, requires_grad=True)\nm = torch.mul(w, 2)\n"))
     assert "!saved" not in by_number.exit_state()  # a number needs no gradient: nothing of w is kept
+
+
+def test_the_generated_tables_drive_function_views_inplace_layers_and_unsaved_parameters():
+    """``view_functions``: ``torch.flatten(w)`` is ``w``'s memory; ``layers_taking_inplace``: a
+    layer built with ``inplace=True`` writes its input; ``layers_keeping_no_parameters``: an
+    embedding lookup saves none of the layer's parameters (a linear layer saves its own)."""
+    model = build_model(ast.parse(
+        "import torch\nfrom torch import nn\nw = torch.ones(2, 2, requires_grad=True)\nf = torch.flatten(w)\n"
+        "c = torch.cat([w, w])\ng = torch.sigmoid(w)\nout = nn.ReLU(inplace=True)(g)\nplain = nn.ReLU()(c)\n"))
+    state = model.exit_state()
+    assert state["f"].storages == state["w"].storages and state["c"].storages.isdisjoint(state["w"].storages)
+    assert [event.line for event in model.events.find("write")] == [7]
+    lookups = build_model(ast.parse(
+        "import torch\nfrom torch import nn\nemb = nn.Embedding(4, 2)\nlin = nn.Linear(2, 2)\n"
+        "e = emb(torch.tensor([1]))\n"))
+    assert not lookups.exit_state()["emb"].storages & lookups.exit_state().get("!saved", frozenset())
+    layered = build_model(ast.parse(
+        "import torch\nfrom torch import nn\nlin = nn.Linear(2, 2)\no = lin(torch.ones(2, requires_grad=True))\n"))
+    assert layered.exit_state()["lin"].storages <= layered.exit_state()["!saved"]
