@@ -124,7 +124,8 @@ class GraphKeptAcrossIterations(Rule):
         """An accumulator on the method's own object (``self.total += loss``): each call of the
         method is an iteration of its caller's loop. Kept across them where the method does
         not reset it before, no backward anywhere runs through it, and the method trains
-        (backward or a step) or only the total's value is read later, in any method."""
+        (backward or a step), a loop that trains calls it, or only the total's value is read
+        later, in any method."""
         function = event.function
         receiver = function.names[0] + "." if getattr(function, "receiver_offset", 0) else None
         if receiver is None or not (event.place or "").startswith(receiver):
