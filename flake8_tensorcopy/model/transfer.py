@@ -259,11 +259,7 @@ class Transfer:
         recording, self.recording = self.recording, False
         iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
         self.recording = recording
-        element = self.element(iterated)
-        if iterated.is_tensor and "multi_output_view" in k.role_of("syntax", "iteration"):
-            # each row of a tensor is a view of it (``for row in x``): a part, as ``x[i]`` is
-            element = self.aliased(node.iter, node.iter, element, "partial_view", "iteration", state)
-        self.assign(node.target, element, state, node)
+        self.assign(node.target, self.iterated(node.iter, iterated, state), state, node)
         for target, constants in _loop_constants(node.target, node.iter):
             if target in state:
                 state[target] = state[target]._replace(facts=state[target].facts | {ONE_OF + "|".join(constants)})
@@ -1014,6 +1010,14 @@ class Transfer:
         if storages:
             add_saved(storages, state)
 
+    def iterated(self, iterable, value: Value, state) -> Value:
+        """What iterating ``value`` yields where the code iterates it (a loop, ``enumerate(x)``,
+        ``zip(x, y)``): each row of a tensor is a view of it, a part as ``x[i]`` is."""
+        element = self.element(value)
+        if value.is_tensor and "multi_output_view" in k.role_of("syntax", "iteration"):
+            element = self.aliased(iterable, iterable, element, "partial_view", "iteration", state)
+        return element
+
     def element(self, value: Value) -> Value:
         """What iterating ``value`` yields."""
         if value.items is not None:
@@ -1532,7 +1536,7 @@ class Transfer:
             result = self.dict_made(node, arguments, keywords)
         elif name in ("zip", "enumerate"):
             elements = [INTEGER] if name == "enumerate" else []
-            elements += [self.element(value) for value in arguments]
+            elements += [self.iterated(argument, value, state) for argument, value in zip(node.args, arguments)]
             pair = Value(kinds("tuple"), items=tuple((str(index), value) for index, value in enumerate(elements)))
             result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True, items=(("*", pair),))
         elif name == "range":
