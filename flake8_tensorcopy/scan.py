@@ -284,9 +284,7 @@ def _accumulates_on(node: ast.AST, receiver: str) -> bool:
     if node_type is ast.AugAssign:
         return _on(node.target, receiver)
     if node_type is ast.Assign:
-        value = node.value
-        return type(value) is ast.BinOp and len(node.targets) == 1 and _on(node.targets[0], receiver) \
-            and _dotted(value.left) == _dotted(node.targets[0])
+        return _accumulates(node) and any(_on(target, receiver) for target in node.targets)
     if node_type is ast.Call:
         func = node.func
         return type(func) is ast.Attribute and func.attr in ("append", "extend") and _on(func.value, receiver)
@@ -324,10 +322,12 @@ def _identity_test(node: ast.Compare) -> bool:
 
 
 def _accumulates(node: ast.Assign) -> bool:
-    """``acc = acc + v`` (any binary operator)."""
+    """``acc = acc + v`` (any binary operator; ``acc`` a name or an attribute path)."""
     value = node.value
-    return (type(value) is ast.BinOp and type(value.left) is ast.Name
-            and any(type(target) is ast.Name and target.id == value.left.id for target in node.targets))
+    if type(value) is not ast.BinOp:
+        return False
+    left = _dotted(value.left)
+    return left is not None and any(_dotted(target) == left for target in node.targets)
 
 
 def scan(tree: ast.AST) -> Features:

@@ -609,10 +609,12 @@ class AliasRule(Rule):
             if node is None:
                 continue
             first = found[0]
-            fix = fix_unless_parameter_attribute(self, model, node, alias, site)
+            # a copy bound to a module's attribute under a parameter's name raises (TypeError): no fix there
+            on_parameter = parameter_attribute(model, alias)
+            fix = None if on_parameter else self.fix(node, alias, site)
             advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else self.use_instead)
             name = alias_place(model, alias) or site.source_of(node)
-            if fix is None and parameter_attribute(model, alias):
+            if on_parameter:
                 advice = (f"use a copy of its own, {site.source_of(node)}.detach().clone(), in nn.Parameter(...) "
                           f"where '{name}' is a parameter")
             source = self.source_of(model, alias)
@@ -648,12 +650,6 @@ class AliasRule(Rule):
     use_instead = "a copy"
 
 
-def fix_unless_parameter_attribute(rule, model, node, alias, site) -> Optional[Fix]:
-    """The rule's fix, but none for a parameter bound to an attribute (``parameter_attribute``):
-    a copy of it is a plain tensor, which a module refuses under a parameter's name (TypeError)."""
-    return None if parameter_attribute(model, alias) else rule.fix(node, alias, site)
-
-
 def parameter_attribute(model, alias) -> bool:
     """Whether the alias, a value that may be a parameter (a leaf requiring grad), is bound to
     an attribute of what may be a module (``self.backup = self.w`` in an ``nn.Module``)."""
@@ -663,8 +659,8 @@ def parameter_attribute(model, alias) -> bool:
         return False
     try:
         held = model.value_at(alias.line, owner)
-    except (KeyError, TypeError, SyntaxError):
-        return True
+    except (KeyError, TypeError, SyntaxError):  # no state at that line, or a place no expression spells
+        return True  # unknown: it may be a module
     return held is None or bool(held.kinds & {"module", "?"})
 
 
@@ -769,7 +765,7 @@ def report_loaded_back(rule, model, site, alias, load) -> None:
     node = site.node_of(rule.report_node(model, alias))
     if node is None:
         return
-    fix = fix_unless_parameter_attribute(rule, model, node, alias, site)
+    fix = None if parameter_attribute(model, alias) else rule.fix(node, alias, site)
     advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else rule.use_instead)
     source = rule.source_of(model, alias)
     site.report(rule.code, node, (
