@@ -2012,6 +2012,10 @@ class Transfer:
             known = module.evidence("kind")
             output = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), why=_why(
                 Evidence.MODULE_CALL if known is None or known.strong else Evidence.ANNOTATED_MODULE, "kind", "grad"))
+            if self.recording:  # the hook's own parameters: the module, its inputs, its output
+                function = self.model.functions_by_name[hook.qual[6:]]
+                self.effect(partial(self.model.passed_to, function,
+                                    self.model.bind_arguments(function, [module, UNKNOWN, output], {})))
             self.recording, recording = False, self.recording
             try:
                 self.call_value(hook, [module, UNKNOWN, output], {}, node, state)
