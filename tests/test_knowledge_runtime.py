@@ -2,7 +2,7 @@
 
 import pytest
 
-from flake8_tensorcopy.knowledge import FLOAT64_ARRAYS, HAND_TABLE, LEGACY_DTYPES
+from flake8_tensorcopy.knowledge import FLOAT64_ARRAYS, HAND_TABLE, LEGACY_DTYPES, RESULT_DTYPES
 
 torch = pytest.importorskip("torch")
 
@@ -186,3 +186,23 @@ def test_an_accumulator_on_an_object_keeps_the_graph_of_every_call_until_it_is_r
             trainer.step(torch.rand(2, 4), torch.rand(2, 1))
             counts.append(nodes(trainer.total))
         assert (counts[0] < counts[1] < counts[2]) is grows and (counts == [0, 0, 0]) is not grows, (fixture, counts)
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_DTYPES))
+def test_a_result_dtype_entry_holds_whatever_its_operands_dtype(name):
+    dtype, expression = RESULT_DTYPES[name]
+    for operand in (torch.float32, torch.float64):
+        result = eval(expression, {"torch": torch, "w": torch.rand(3, dtype=operand)})
+        assert result.dtype == getattr(torch, dtype), (name, operand)
+
+
+def test_the_dtype_rules_of_the_model_hold_on_torch():
+    """What ``result_dtype``, ``_data_dtype`` and ``_arithmetic_dtype`` claim (test_model_knowledge's
+    ``_DTYPE_RULES``), run."""
+    from tests.test_model_knowledge import _DTYPE_RULES
+
+    for source, dtype in _DTYPE_RULES:
+        scope = {"torch": torch, "w": torch.ones(3)}
+        exec(source, scope)
+        if dtype is not None:
+            assert scope["r"].dtype == getattr(torch, dtype), source

@@ -4,7 +4,7 @@ import ast
 
 import pytest
 
-from flake8_tensorcopy.knowledge import HAND_TABLE, role_of
+from flake8_tensorcopy.knowledge import HAND_TABLE, RESULT_DTYPES, role_of
 from flake8_tensorcopy.model import build_model
 
 
@@ -402,3 +402,52 @@ def test_the_generated_tables_drive_function_views_inplace_layers_and_unsaved_pa
     layered = build_model(ast.parse(
         "import torch\nfrom torch import nn\nlin = nn.Linear(2, 2)\no = lin(torch.ones(2, requires_grad=True))\n"))
     assert layered.exit_state()["lin"].storages <= layered.exit_state()["!saved"]
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_DTYPES))
+def test_each_result_dtype_entry_gives_its_dtype_in_its_fixture_expression(name):
+    dtype, expression = RESULT_DTYPES[name]
+    model = build_model(ast.parse(f"import torch\nw = torch.ones(3)\nr = {expression}\n"))
+    assert "dtype:" + dtype in model.exit_state()["r"].facts
+
+
+# (source, the dtype the model knows for ``r``, or None for one it must not claim)
+_DTYPE_RULES = [
+    ("r = w > 0", "bool"),
+    ("r = torch.arange(3)", "int64"),
+    ("r = torch.arange(0, 1, 0.25)", None),  # the default float dtype
+    ("r = torch.full((2,), 7)", "int64"),
+    ("r = torch.full((2,), True)", "bool"),
+    ("r = torch.full((2,), 7.0)", None),
+    ("r = torch.zeros(2)", None),
+    ("r = torch.zeros(2, dtype=torch.long)", "int64"),
+    ("r = torch.tensor([[1, 2], [3, 4]])", "int64"),
+    ("r = torch.tensor([1.0, 2.0])", None),
+    ("r = torch.tensor([1, 2.0])", None),
+    ("r = torch.arange(3) + 1", "int64"),
+    ("r = torch.arange(3) / 2", None),
+    ("r = torch.arange(3) * 0.5", None),
+    ("r = w.double() * 2", "float64"),
+    ("r = w.half() + w.half()", "float16"),
+    ("r = w.half() + w.float()", None),
+    ("r = (w > 0) & (w < 1)", "bool"),
+    ("r = (w > 0) + 1", None),
+    ("r = w.to(torch.double)", "float64"),
+]
+
+
+@pytest.mark.parametrize("source, dtype", _DTYPE_RULES)
+def test_the_model_claims_a_dtype_only_where_promotion_and_not_the_default_dtype_decides(source, dtype):
+    model = build_model(ast.parse(f"import torch\nw = torch.ones(3)\n{source}\n"))
+    facts = {fact for fact in model.exit_state()["r"].facts if fact.startswith("dtype:")}
+    assert facts == ({"dtype:" + dtype} if dtype else set())
+
+
+def test_what_the_module_passes_carries_its_dtype_and_numpy_arithmetic_keeps_float64():
+    model = build_model(ast.parse(
+        "import torch, numpy as np\ndef f(x, a):\n    return x, a\n"
+        "f(torch.arange(3), np.zeros(3) + 1.0)\nf(torch.randperm(3), np.ones(2))\n"))
+    entry = model.value_at(3, "x"), model.value_at(3, "a")
+    assert ["dtype:int64" in entry[0].facts, "dtype:float64" in entry[1].facts] == [True, True]
+    mixed = build_model(ast.parse("import torch\ndef f(x):\n    return x\nf(torch.arange(3))\nf(torch.ones(3))\n"))
+    assert not [fact for fact in mixed.value_at(3, "x").facts if fact.startswith("dtype:")]

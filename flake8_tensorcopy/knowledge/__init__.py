@@ -21,5 +21,6 @@ from flake8_tensorcopy.data import (  # noqa: F401  (re-exported: the one door t
     VIEW_METHODS,
 )
 from flake8_tensorcopy.knowledge.table import (  # noqa: F401
-    CAST_DTYPES, DTYPES, FLOAT64_ARRAYS, FLOATING_DTYPES, HAND_TABLE, LEGACY_DTYPES, SAVED_FOR_OTHER, Entry, role_of,
+    CAST_DTYPES, DTYPE_ALIASES, DTYPES, FLOAT64_ARRAYS, FLOATING_DTYPES, HAND_TABLE, LEGACY_DTYPES, RESULT_DTYPES,
+    SAVED_FOR_OTHER, Entry, role_of,
 )

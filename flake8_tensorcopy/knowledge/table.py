@@ -129,6 +129,40 @@ SAVED_FOR_OTHER: Dict[str, Dict[int, int]] = {
         (("torch.div", "torch.Tensor.div"), {0: 1}),
     ) for name in names
 }
+# torch's other names of dtypes (``torch.long`` is int64)
+DTYPE_ALIASES: Dict[str, str] = {
+    "float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32", "short": "int16",
+    "cfloat": "complex64", "cdouble": "complex128",
+}
+# The dtype of a result that depends neither on its operands' dtypes nor on the default dtype,
+# each with its fixture expression (``w`` a float tensor): ``tests/test_knowledge_runtime`` runs
+# it on float32 and float64 tensors. ``torch.arange`` of integers, ``torch.full`` of an integer,
+# ``torch.tensor`` of integer literals and a comparison's result follow from the same rule in
+# the model (transfer.py, ``result_dtype``).
+_BOOL_RESULTS = (("isnan", ""), ("isinf", ""), ("isfinite", ""), ("isposinf", ""), ("isneginf", ""), ("signbit", ""),
+                 ("logical_not", ""), ("eq", "w"), ("ne", "w"), ("gt", "w"), ("ge", "w"), ("lt", "w"), ("le", "w"),
+                 ("greater", "w"), ("greater_equal", "w"), ("less", "w"), ("less_equal", "w"), ("not_equal", "w"),
+                 ("isclose", "w"), ("logical_and", "w"), ("logical_or", "w"), ("logical_xor", "w"))
+_INT64_RESULTS = (("argmax", ""), ("argmin", ""), ("argsort", ""), ("count_nonzero", ""))
+
+
+def _function_and_method(dtype: str, name: str, other: str) -> Dict[str, Tuple[str, str]]:
+    """``torch.name(w, other)`` and ``w.name(other)``, both of ``dtype``."""
+    return {"torch." + name: (dtype, "torch.%s(w%s)" % (name, ", " + other if other else "")),
+            "torch.Tensor." + name: (dtype, "w.%s(%s)" % (name, other))}
+
+
+RESULT_DTYPES: Dict[str, Tuple[str, str]] = {
+    **{key: entry for name, other in _BOOL_RESULTS for key, entry in _function_and_method("bool", name, other).items()},
+    **{key: entry for name, other in _INT64_RESULTS for key, entry in _function_and_method("int64", name, other).items()},
+    "torch.searchsorted": ("int64", "torch.searchsorted(w.sort().values, w)"),
+    "torch.bucketize": ("int64", "torch.bucketize(w, w.sort().values)"),
+    "torch.multinomial": ("int64", "torch.multinomial(w.abs() + 1, 1)"),
+    "torch.randint": ("int64", "torch.randint(0, 5, (3,))"),
+    "torch.randperm": ("int64", "torch.randperm(3)"),
+    "torch.tril_indices": ("int64", "torch.tril_indices(3, 3)"),
+    "torch.triu_indices": ("int64", "torch.triu_indices(3, 3)"),
+}
 # NumPy constructors whose arrays are float64 unless ``dtype=`` says otherwise
 FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
                             "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.linspace"))

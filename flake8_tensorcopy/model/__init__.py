@@ -43,6 +43,8 @@ _CONTAINER_ANNOTATIONS = {
 # a scalar annotation (as the file's imports qualify it) -> the kind it says
 _SCALAR_ANNOTATIONS = {spelling: kind for name, kind in (("int", "int"), ("float", "number"), ("bool", "bool"))
                        for spelling in (name, "builtins." + name)}
+# the facts of a dtype (narrowed or made), which a caller's value carries into the parameter
+_DTYPE_FACTS = ("dtype:", "dtypes:", "!dtypes:")
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
@@ -271,13 +273,14 @@ class Model:
         return actuals
 
     def passed_to(self, function: FunctionInfo, actuals: List[Optional[Value]]) -> None:
-        """Join what one call site passes into the function's parameters (kind, grad, device)."""
+        """Join what one call site passes into the function's parameters (kind, grad, device, dtype)."""
         known = function.passed or [None] * len(function.names)
         for index, value in enumerate(actuals):
             if value is None:
                 continue
             kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
                          qual=value.qual, why=tuple((c, Evidence.CALLERS if e.strong else e) for c, e in value.why),
+                         facts=frozenset(fact for fact in value.facts if fact.startswith(_DTYPE_FACTS)),
                          items=self.held_by_passed_optimizer(function, value, actuals) or _passed_items(value))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known

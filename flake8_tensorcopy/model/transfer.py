@@ -944,7 +944,8 @@ class Transfer:
         ):
             for operand, value in zip([node.left] + node.comparators, values):
                 self.host_read(operand, value, state, "comparison")
-            return Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+            return Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"),
+                         facts=_DTYPE_BOOL)
         return BOOL
 
     def unary(self, node, state) -> Value:
@@ -967,12 +968,12 @@ class Transfer:
             result = Value(
                 TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
                 device=left.device | right.device, why=weakest_kind(_why(Evidence.TORCH_API, "kind"), left, right),
-                grad_from=left.grad_from | right.grad_from,
+                grad_from=left.grad_from | right.grad_from, facts=_dtype_fact(_arithmetic_dtype(op, left, right)),
             )
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node)
             return self.carry_dropped(result, (left, right), node, state)
         if _is_array(left) or _is_array(right):
-            return new_array(node)
+            return new_array(node)._replace(facts=_dtype_fact(_array_arithmetic_dtype(left, right)))
         if left.kind_from or right.kind_from:
             return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
                          kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
@@ -1350,8 +1351,10 @@ class Transfer:
         """``torch.tensor(data)``: a new leaf from whatever data, on ``device=`` or data's device,
         requiring grad only with ``requires_grad=True``."""
         device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else data.device
+        given = _keyword(node, "dtype")
+        dtype = _given_dtype(given) if given is not None else _data_dtype(data)
         return Value(TENSOR, grad=_constant(_keyword(node, "requires_grad")) is True, storages=frozenset((_site(node),)),
-                     fresh=True, device=device, why=_why(Evidence.TORCH_API, "kind"))
+                     fresh=True, device=device, why=_why(Evidence.TORCH_API, "kind"), facts=_dtype_fact(dtype))
 
     def output_of_module(self, module: Value, arguments, node, state) -> Value:
         """``model(x)``: a tensor as surely as ``model`` is a module (an ``nn.Module`` annotation
@@ -1501,7 +1504,8 @@ class Transfer:
             why=_why(Evidence.TORCH_API, "kind", *(("device",) if device else ())),
             grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
             pinned=_constant(_keyword(node, "pin_memory")) is True,
-            facts=view_facts(k.role_of("function", qual), last, f"{qual}()") | _blank(qual),
+            facts=view_facts(k.role_of("function", qual), last, f"{qual}()") | _blank(qual)
+            | (dtype_facts(first) if view else _dtype_fact(result_dtype(qual, node, arguments, keywords))),
         )
         if "index_result" in k.role_of("function", qual):
             result = result._replace(grad=False, graph=False, grad_from=EMPTY)
@@ -1794,7 +1798,9 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
-                           facts=view_facts(roles, method, spelled) | (dtype_facts(receiver) if view else EMPTY),
+                           facts=view_facts(roles, method, spelled) | (
+                               dtype_facts(receiver) if view else _dtype_fact(result_dtype(function, node, arguments,
+                                                                                          keywords))),
                            made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
@@ -2416,7 +2422,9 @@ def new_array(node) -> Value:
 
 def dtype_named(dotted: str) -> str:
     """``float32`` for ``torch.float32`` or ``np.float32``: a dtype the knowledge names, else ""."""
-    last = dotted.rsplit(".", 1)[-1]
+    package, _, last = dotted.rpartition(".")
+    if package.split(".")[0] == "torch" and last in k.DTYPE_ALIASES:
+        return k.DTYPE_ALIASES[last]
     return last if last in k.DTYPES else ""
 
 
@@ -2432,6 +2440,81 @@ def dtype_of(value: Value) -> str:
 
 def with_dtype(value: Value, dtype: str) -> Value:
     return value._replace(facts=value.facts - dtype_facts(value) | {"dtype:" + dtype})
+
+
+def _dtype_fact(dtype: str) -> frozenset:
+    return frozenset(("dtype:" + dtype,)) if dtype else EMPTY
+
+
+_DTYPE_BOOL = _dtype_fact("bool")
+
+
+def _given_dtype(given) -> str:
+    """The dtype a ``dtype=`` argument names (``torch.long``, ``"float32"``), else ""."""
+    return dtype_named(place_of(given) or "") or _constant_dtype(given)
+
+
+def result_dtype(name: str, node, arguments, keywords: dict) -> str:
+    """The dtype a torch function's (or tensor method's, ``torch.Tensor.<name>``) result surely
+    has, whatever the default dtype: its ``dtype=``, the knowledge table's (``torch.isnan``: bool),
+    int64 for ``torch.arange`` of integers and for ``torch.full`` of an integer, bool for a
+    ``full`` of a bool; else "" (the default dtype, or one its operands' dtypes decide)."""
+    given = _keyword(node, "dtype")
+    if given is not None:
+        return _given_dtype(given)
+    if name in k.RESULT_DTYPES:
+        return k.RESULT_DTYPES[name][0]
+    if name == "torch.arange" and arguments and not keywords.keys() & {"start", "end", "step"} and all(
+            value.kinds == INTEGER.kinds for value in arguments):
+        return "int64"
+    fill = arguments[1] if name == "torch.full" and len(arguments) > 1 else keywords.get("fill_value")
+    if name == "torch.full" and fill is not None:
+        return {INTEGER.kinds: "int64", BOOL.kinds: "bool"}.get(fill.kinds, "")
+    return ""
+
+
+def _data_dtype(data: Value) -> str:
+    """The dtype ``torch.tensor(data)`` takes from its data: a tensor's or an array's own, int64
+    for Python ints (in lists and tuples too), bool for bools; "" for floats (the default dtype)."""
+    if data.kinds <= {"tensor", "ndarray"}:
+        return dtype_of(data)
+    if data.kinds == INTEGER.kinds:
+        return "int64"
+    if data.kinds == BOOL.kinds:
+        return "bool"
+    if data.items and data.kinds <= {"list", "tuple"}:
+        found = {_data_dtype(item) for _, item in data.items}
+        return found.pop() if len(found) == 1 else ""
+    return ""
+
+
+def _arithmetic_dtype(op, left: Value, right: Value) -> str:
+    """The dtype of ``a <op> b`` (or of a unary ``op a``, given ``a`` twice) where type promotion
+    surely keeps one: tensors of one known dtype together, or with Python numbers of their
+    category (an integer tensor with ints, a float tensor with any number), a bool tensor in a
+    bitwise operation with bools; "" where the default dtype decides (``ids / 2``,
+    ``ids * 0.5``) or a dtype is unknown."""
+    tensors = {dtype_of(value) for value in (left, right) if value.is_tensor}
+    numbers = [value.kinds for value in (left, right) if not value.is_tensor]
+    if len(tensors) != 1 or "" in tensors or not all(found <= _NUMERIC for found in numbers):
+        return ""
+    dtype = next(iter(tensors))
+    if dtype in k.FLOATING_DTYPES:
+        return dtype
+    if dtype == "bool":
+        bitwise = type(op) in (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Invert)
+        return dtype if bitwise and all(found == BOOL.kinds for found in numbers) else ""
+    if dtype in k.DTYPES and not dtype.startswith("complex") and type(op) is not ast.Div:
+        return dtype if all(found <= {"int", "bool"} for found in numbers) else ""
+    return ""
+
+
+def _array_arithmetic_dtype(left: Value, right: Value) -> str:
+    """float64 for NumPy arithmetic of float64 arrays and Python numbers (NumPy's default float:
+    a float64 array stays one), else ""."""
+    arrays = {dtype_of(value) for value in (left, right) if _is_array(value)}
+    numbers = [value.kinds for value in (left, right) if not _is_array(value)]
+    return "float64" if arrays == {"float64"} and all(found <= _NUMERIC for found in numbers) else ""
 
 
 def _tested_places(test) -> Optional[list]:

@@ -1,6 +1,6 @@
 """TEN205: a move or cast that may return its tensor itself, kept while one side is written, as a
-query of the model (a move the model proves a copy, ``copy=True`` or under ``if x.dtype != d``,
-makes no alias)."""
+query of the model (a move the model proves a copy, ``copy=True``, under ``if x.dtype != d`` or
+of a tensor whose dtype it knows to be another, ``torch.arange(n).float()``, makes no alias)."""
 
 from typing import Optional
 
