@@ -13,7 +13,7 @@ graph's, and a recursive call meets an unknown result.
 
 from typing import Dict, NamedTuple, Optional, Sequence
 
-from flake8_tensorcopy.model.values import UNKNOWN, Evidence, Value, held_within, join
+from flake8_tensorcopy.model.values import UNKNOWN, Evidence, Value, held_within, items_join, join
 
 
 class Summary(NamedTuple):
@@ -107,9 +107,23 @@ class Instantiation:
             return None
         return self.actual(kind_from[0]).items
 
+    def element_passed(self, value: Value) -> Optional[Value]:
+        """An item of a container a parameter holds, where the summary knows no more of it
+        (``list(params)``, ``for p in params``): what the call site passes holds its items."""
+        if value.kinds != UNKNOWN.kinds or not value.storages:
+            return None
+        indices = {parameter_index(storage[1], self.function) if type(storage) is tuple and len(storage) == 2
+                   and storage[0] == "item" else None for storage in value.storages}
+        if len(indices) != 1 or None in indices:
+            return None
+        return items_join(self.actual(indices.pop()))
+
     def value(self, value: Value) -> Value:
         if value is None:
             return None
+        element = self.element_passed(value)
+        if element is not None:
+            return element
         kinds, grad, graph, device, why = value.kinds, value.grad, value.graph, value.device, value.why
         kind_from, other_kinds = self.own(value.kind_from)
         grad_from, other_grads = self.own(value.grad_from)

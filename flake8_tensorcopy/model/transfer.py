@@ -1026,7 +1026,7 @@ class Transfer:
             return found if found is not None else UNKNOWN
         if value.is_tensor:
             return value._replace(items=None, fresh=False, facts=ITERATED)
-        return UNKNOWN
+        return _filled_elsewhere(value, None)  # an item of what a caller passes: one object per container
 
     # ----- narrowing
     def narrow(self, test, truth: bool, state: dict) -> None:
@@ -1723,7 +1723,8 @@ class Transfer:
                 state["!steps"] = NONE
             return NONE
         if method in _MODULE_TENSORS:
-            return _module_tensors(receiver._replace(storages=self.module_storages(receiver)), method)
+            held = self.module_storages(receiver) | self.bound_since_entry(node.func.value, state)
+            return _module_tensors(receiver._replace(storages=held), method)
         if method == "load_state_dict" and arguments:
             return self.load_state(receiver, arguments[0], node, state)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
@@ -2238,6 +2239,23 @@ class Transfer:
                     elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
                         storages.update(value.storages)
         return frozenset(storages)
+
+    def bound_since_entry(self, module_node, state: dict) -> frozenset:
+        """The storages of the sub-modules and parameters the running function bound on a module
+        (``self.net = nn.Linear(...)`` earlier in ``__init__``): its ``parameters()`` hold them,
+        though the class's attributes are known only once the method is solved."""
+        owner = place_of(module_node)
+        if owner is None or "[" in owner:
+            return EMPTY
+        found = set()
+        for place, value in state.items():
+            if type(value) is not Value or not place.startswith(owner + ".") or "." in place[len(owner) + 1:]:
+                continue
+            if "module" in value.kinds:
+                found.update(self.module_storages(value))
+            elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
+                found.update(value.storages)
+        return frozenset(found)
 
     def load_state(self, module: Value, loaded: Value, node, state: dict) -> Value:
         """``m.load_state_dict(sd)`` copies ``sd``'s values into the module's tensors: a write of
