@@ -17,7 +17,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
-    ASSUMED, EMPTY, ENTRY, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    ASSUMED, EMPTY, ENTRY, FORWARDED, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -881,6 +881,8 @@ class Transfer:
             state[IN_FLIGHT] = inner[IN_FLIGHT]
         if inner.get(SAVED, EMPTY) != state.get(SAVED, EMPTY):  # what its operations saved for backward
             add_saved(inner[SAVED], state)
+        if inner.get(FORWARDED, EMPTY) != state.get(FORWARDED, EMPTY):  # ``[m(x) for m in models]``
+            state[FORWARDED] = state.get(FORWARDED, EMPTY) | inner[FORWARDED]
         return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                      items=unrolled if unrolled is not None else (("*", element),))
 
@@ -1026,7 +1028,9 @@ class Transfer:
             return found if found is not None else UNKNOWN
         if value.is_tensor:
             return value._replace(items=None, fresh=False, facts=ITERATED)
-        return _filled_elsewhere(value, None)  # an item of what a caller passes: one object per container
+        if self.summary_mode and value.kind_from:  # an item of what a caller passes: its items at a call site
+            return _filled_elsewhere(value, None)
+        return UNKNOWN
 
     # ----- narrowing
     def narrow(self, test, truth: bool, state: dict) -> None:
@@ -1260,11 +1264,12 @@ class Transfer:
             callee = self.evaluate(func, state)
         arguments, keywords = self.arguments(node, state)
         if not _runs_forward(callee):
-            return self.call_value(callee, arguments, keywords, node, state)
-        place = place_of(func)
-        result = self.call_value(callee, arguments, keywords, node, state, receiver_place=place)
-        if place is not None and "[" not in place:  # a may-fact: its place goes when the name is rebound
-            state[f"{place}.{FORWARD_RAN}"] = NONE
+            result = self.call_value(callee, arguments, keywords, node, state)
+            if _site(node) in result.storages and FORWARDED in state and _runs_forward(result):
+                state[FORWARDED] = state[FORWARDED] - {_site(node)}  # a new module from this site: not run yet
+            return result
+        result = self.call_value(callee, arguments, keywords, node, state, receiver_place=place_of(func))
+        forwarded(callee, state)
         return result
 
     def arguments(self, node: ast.Call, state):
@@ -1572,6 +1577,8 @@ class Transfer:
             stored = self.model.instance_attribute(class_name, method)
             if stored is not None:
                 results.append(self.call_value(stored, arguments, keywords, node, state))
+                if _runs_forward(stored):  # ``self.model(x)``
+                    forwarded(stored, state)
         if results:
             return join_all(results)
         if receiver.qual.startswith("class:") and self.model.method_of(receiver.qual[6:], method) is not None:
@@ -1735,6 +1742,7 @@ class Transfer:
                     state[place] = receiver
             return receiver
         if method == "forward":
+            forwarded(receiver, state)
             self.feeds_gradients(receiver, state)
             return self.module_output(arguments, node, state, receiver.qual)
         return self.unknown_call(arguments, {}, node, state, method)
@@ -2839,11 +2847,14 @@ def _view_kind(method: str) -> str:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
-FORWARD_RAN = "!forward"  # ``m.!forward``: a place whose module may have run its forward here
-
-
 def _runs_forward(callee: Value) -> bool:
     return "module" in callee.kinds or any(kind.startswith("object:") for kind in callee.kinds)
+
+
+def forwarded(module: Value, state: dict) -> None:
+    """A module's forward may have run: the objects it may be are ones that ran it."""
+    if module.storages:
+        state[FORWARDED] = state.get(FORWARDED, EMPTY) | module.storages
 
 
 def chain_saves(module: Value) -> Optional[tuple]:

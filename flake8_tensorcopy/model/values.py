@@ -27,7 +27,9 @@ A value is a product of components, each joined on its own:
 A state is a dict from place to value plus three sets: ``IN_FLIGHT`` (copies not yet synced; in
 a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` (storages autograd
 keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()`` contexts that
-may be in effect: operations there record nothing and make no graph), ``UNSAVED_HOLDERS``
+may be in effect: operations there record nothing and make no graph), ``FORWARDED`` (the
+storages of the modules whose forward may have run: an object, however it is reached, a name, an
+attribute, an item of a list or dict, a loop's alias), ``UNSAVED_HOLDERS``
 (``(place, storage)`` pairs: the place holds that storage only on paths where nothing saved it,
 what a join of a path that saved it with a path that rebound the name keeps), and, for branch
 correlation, ``ASSUMED`` (the tests on local names a path passed) and ``GUARDED`` (the values a
@@ -44,6 +46,7 @@ ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the functio
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
 NO_GRAD = "!no_grad"  # state key: frozenset of the contexts that may have turned grad mode off
 UNSAVED_HOLDERS = "!unsaved_holders"  # state key: (place, storage) pairs, held only where not saved
+FORWARDED = "!forwarded"  # state key: frozenset of the storages of modules whose forward may have run
 # state keys of branch correlation: the conditions a path assumed, ``(name, truth)`` pairs, and
 # the values a join merged from paths a condition told apart, ``(name, place, when true, when
 # false, joined)``

@@ -7,8 +7,7 @@ import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, detached_copy, keep_parentheses
 from flake8_tensorcopy.model.places import place_of
-from flake8_tensorcopy.model.transfer import FORWARD_RAN
-from flake8_tensorcopy.model.values import Evidence, Value, kinds
+from flake8_tensorcopy.model.values import FORWARDED, Evidence, Value, kinds
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 _ADVICE = "; store .detach() there or copy before running it"
@@ -114,10 +113,14 @@ class DeepcopyOfGraphTensor(Rule):
             return None
         known = storing_classes(model, value)
         if known:
-            if _forward_ran(model, event.line, place):
-                held = "its forward stores" if known[0] in {kind[7:] for kind in value.kinds} else \
-                    f"it holds {known[0]} modules, whose forward stores"
-                return f"raises after a forward pass: {held} a non-leaf that requires grad on self{_ADVICE}"
+            held = "its forward stores" if known[0] in {kind[7:] for kind in value.kinds} else \
+                f"it holds {known[0]} modules, whose forward stores"
+            text = f"raises after a forward pass: {held} a non-leaf that requires grad on self"
+            if _forward_ran(model, event.line, value):
+                return f"{text}{_ADVICE}"
+            caller = _caller_after_forward(model, event, value)
+            if caller is not None:
+                return f"{text}: the call on line {caller[0]} passes {caller[1]} after running its forward{_ADVICE}"
             return None
         if any(kind.startswith("object:") for kind in value.kinds) or value.evidence("kind") is Evidence.TORCH_API:
             return None  # a torch.nn class keeps no activation on self
@@ -126,7 +129,7 @@ class DeepcopyOfGraphTensor(Rule):
             return None
         text = (f"raises after a forward pass if '{place}' holds {storing[0]} modules (a class of this file "
                 f"that stores a non-leaf requiring grad on self)")
-        if _forward_ran(model, event.line, place):
+        if _forward_ran(model, event.line, value):
             return f"{text}: {place}'s forward ran above{_ADVICE}"
         caller = _caller_after_forward(model, event, value)
         if caller is not None:
@@ -134,8 +137,9 @@ class DeepcopyOfGraphTensor(Rule):
         return None
 
 
-def _forward_ran(model, line: int, place: str) -> bool:
-    return f"{place}.{FORWARD_RAN}" in model.state_before(line)
+def _forward_ran(model, line: int, module: Value) -> bool:
+    """Whether the object ``module`` may have run its forward before ``line`` (by any name)."""
+    return bool(module.storages & model.state_before(line).get(FORWARDED, frozenset()))
 
 
 def _caller_after_forward(model, event, value):
@@ -149,8 +153,9 @@ def _caller_after_forward(model, event, value):
         for index in indexes:
             position = index - function.receiver_offset
             argument = call.node.args[position] if 0 <= position < len(call.node.args) else None
+            passed = call.detail.get("arguments") or ()
             place = place_of(argument) if argument is not None else None
-            if place is not None and _forward_ran(model, call.line, place):
+            if place is not None and index < len(passed) and _forward_ran(model, call.line, passed[index]):
                 return call.line, place
     return None
 
