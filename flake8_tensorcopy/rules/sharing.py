@@ -699,6 +699,15 @@ def returned_side(model, alias, alias_side: bool) -> bool:
                and _holds(event.value, storages, made, alias_side) for event in model.events.find("return"))
 
 
+def collected(model, alias) -> bool:
+    """Whether the function stores the alias as an item of a container (``rows.append(x[i])``,
+    ``kept[k] = x[i]``): a record kept beside others, not a window looked through by its name."""
+    made = alias.detail["made"]
+    return any(event.function is alias.function and event.place is not None and "[" in event.place
+               and event.value is not None and made in event.value.made and model.events.after(alias, event)
+               for event in model.events.find("bind"))
+
+
 def source_written_itself(model, alias) -> bool:
     """Whether the function also writes the source it was handed (a parameter, an attribute of
     one) through a name of its own (not through this alias): changing it is the function's job."""
