@@ -1,6 +1,7 @@
 """TEN305: ``copy.deepcopy`` of a non-leaf that requires grad, or of a module whose forward
 stored one on ``self``."""
 
+import ast
 from typing import List, Optional
 
 import libcst as cst
@@ -19,17 +20,20 @@ def _stores_graph(value) -> bool:
 
 def storing_classes(model, value, seen=()) -> List[str]:
     """The classes of the file an object may be or hold (through its attributes and container
-    items) whose methods store a non-leaf requiring grad on ``self``."""
+    items) whose methods, or their base classes' of the file, store a non-leaf requiring grad on ``self``."""
     found = []
     for kind in sorted(value.kinds):
         name = kind[7:] if kind.startswith("object:") else None
         info = model.classes.get(name) if name is not None and name not in seen else None
         if info is None:
             continue
-        model.read_class(info)
-        if any(_stores_graph(attribute) for attribute in info.attributes.values()):
+        attributes = []
+        for own in info.lineage(model.classes):  # what its base classes' methods store on self too
+            model.read_class(own)
+            attributes += own.attributes.values()
+        if any(_stores_graph(attribute) for attribute in attributes):
             found.append(name)
-        for attribute in info.attributes.values():
+        for attribute in attributes:
             found += storing_classes(model, attribute, seen + (name,))
     for _, item in value.items or ():
         found += storing_classes(model, item, seen)
@@ -121,6 +125,9 @@ class DeepcopyOfGraphTensor(Rule):
             caller = _caller_after_forward(model, event, value)
             if caller is not None:
                 return f"{text}: the call on line {caller[0]} passes {caller[1]} after running its forward{_ADVICE}"
+            method = _forward_in_another_method(event, value)
+            if method is not None:
+                return f"{text}: {method}() of the same object runs its forward, and may run before this{_ADVICE}"
             return None
         if any(kind.startswith("object:") for kind in value.kinds) or value.evidence("kind") is Evidence.TORCH_API:
             return None  # a torch.nn class keeps no activation on self
@@ -153,10 +160,29 @@ def _caller_after_forward(model, event, value):
         for index in indexes:
             position = index - function.receiver_offset
             argument = call.node.args[position] if 0 <= position < len(call.node.args) else None
+            if position < 0 and type(call.node.func) is ast.Attribute:  # the receiver: ``p`` of ``p.snapshot()``
+                argument = call.node.func.value
             passed = call.detail.get("arguments") or ()
             place = place_of(argument) if argument is not None else None
             if place is not None and index < len(passed) and _forward_ran(model, call.line, passed[index]):
                 return call.line, place
+    return None
+
+
+def _forward_in_another_method(event, value: Value) -> Optional[str]:
+    """The name of another method of the deepcopy's class (not ``__init__``, which runs before
+    any) that runs the forward of the module copied (``self.model(x)`` in ``train_step``, the
+    copy in ``make_ema``): methods of one object run in any order, as a training loop calls them."""
+    function = event.function
+    owner = function.owner
+    if owner is None or not function.receiver_offset or function.node.name == "__init__" or not value.storages:
+        return None
+    for name, method in sorted(owner.methods.items()):
+        if method is function or name == "__init__" or not method.states:
+            continue
+        exit_state = method.states[1] or {}
+        if value.storages & exit_state.get(FORWARDED, frozenset()):
+            return name
     return None
 
 
