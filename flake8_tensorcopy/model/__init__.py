@@ -334,8 +334,9 @@ class Model:
             else:
                 value = function.passed[index]._replace(storages=storages)
                 if value.items is not None and "dict" in value.kinds:  # a caller's record: the items this parameter holds
-                    held = frozenset(held_within("item", storage) for storage in storages)
-                    value = value._replace(items=tuple((key, item._replace(storages=held)) for key, item in value.items))
+                    value = value._replace(items=tuple((key, item._replace(storages=frozenset(
+                        held_within("item", storage, *_constant_key(key)) for storage in storages)))
+                        for key, item in value.items))
             annotation = self.annotation_name(parameter.annotation)
             # a caller of this file passes something else than a tensor: a tensor annotation is no
             # evidence (a module passed to a parameter annotated as one disputes nothing)
@@ -626,6 +627,12 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _constant_key(key: str) -> tuple:
+    """What names an entry at ``key`` apart from the container's others: the key, unless it is
+    the ``[*]`` of the items not known one by one."""
+    return (key,) if key != "*" else ()
 
 
 def _passed_items(value: Value) -> Optional[tuple]:

@@ -781,7 +781,7 @@ class Transfer:
             if item is None and base.kinds == kinds("dict") and key != "*":
                 item = UNKNOWN  # a key the file never stores: what the dict's other keys hold says nothing of it
             elif item is None and key[:1] in ("'", '"'):  # ``state["other"]`` of a mapping a caller passes
-                item = Value(kinds("?"), storages=frozenset(held_within("item", storage) for storage in base.storages))
+                item = Value(kinds("?"), storages=frozenset(held_within("item", storage, key) for storage in base.storages))
             elif item is None:  # a position the model does not follow (``xs[-1]``)
                 item = joined
             elif joined is not None and "dict" not in base.kinds:  # a position may shift: as well known as every item

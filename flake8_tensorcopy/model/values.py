@@ -324,11 +324,12 @@ def containers_of(storages) -> frozenset:
     """The containers holding ``storages`` that are items not known one by one (``held_within``
     an item): a container holds them, a write of one is a write of what it holds."""
     return frozenset(storage[1] for storage in storages
-                     if type(storage) is tuple and len(storage) == 2 and storage[0] == "item")
+                     if type(storage) is tuple and len(storage) in (2, 3) and storage[0] == "item")
 
 
 def held_within(kind: str, storage, *name) -> tuple:
-    """The storage of what ``storage`` holds (an ``("item", s)``, an ``("attribute", s, name)``),
+    """The storage of what ``storage`` holds (an ``("item", s)``, at a constant key an
+    ``("item", s, "'key'")``: a mapping's entries are objects of their own, an ``("attribute", s, name)``),
     nested at most two deep: what a loop walks (``node = node[0]``, ``node = node.next``) is one
     object past that depth, so the storages a loop meets stay finitely many."""
     inner = storage

@@ -699,13 +699,18 @@ def returned_side(model, alias, alias_side: bool) -> bool:
                and _holds(event.value, storages, made, alias_side) for event in model.events.find("return"))
 
 
-def collected(model, alias) -> bool:
+def collected(model, alias, write) -> bool:
     """Whether the function stores the alias as an item of a container (``rows.append(x[i])``,
-    ``kept[k] = x[i]``): a record kept beside others, not a window looked through by its name."""
-    made = alias.detail["made"]
-    return any(event.function is alias.function and event.place is not None and "[" in event.place
-               and event.value is not None and made in event.value.made and model.events.after(alias, event)
-               for event in model.events.find("bind"))
+    ``kept[k] = x[i]``), a record kept beside others rather than a window looked through by its
+    name, and the name of its source is not bound again before ``write`` (``for tile in row:``
+    names another object at each pass, which the model takes for one)."""
+    made, events = alias.detail["made"], model.events
+    if not any(event.function is alias.function and event.place is not None and "[" in event.place
+               and event.value is not None and made in event.value.made and events.after(alias, event)
+               for event in events.find("bind")):
+        return False
+    return not any(event.function is alias.function and event.place == alias.place and events.after(alias, event)
+                   and events.after(event, write) for event in events.find("bind"))
 
 
 def source_written_itself(model, alias) -> bool:

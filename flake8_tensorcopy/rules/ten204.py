@@ -7,8 +7,8 @@ import libcst as cst
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, alias_place, collected, held_by_receiver, returned_side, source_local, source_written_itself, undone,
-    unsafe, views_a_blank_buffer, writes_arguments,
+    AliasRule, Sharing, alias_place, collected, held_by_receiver, returned_side, source_local, source_written_itself,
+    undone, unsafe, views_a_blank_buffer, writes_arguments,
 )
 
 
@@ -55,7 +55,8 @@ class ViewShares(AliasRule):
     def hazard(self, model, sharing: Sharing) -> bool:
         """The view read after its base changed is a hazard, except a view of a part read inside
         the function (a window onto the base), unless it was stored in a container (a record
-        kept, ``rows.append(x[i])``) or the base is a blank buffer it was made to look into. A write through the view is not where it fills a
+        kept, ``rows.append(x[i])``) and its base is still the one written, or the base is a
+        blank buffer it was made to look into. A write through the view is not where it fills a
         buffer of the function, where the function says it writes its arguments, writes the base
         through its own name too or hands the base back (an updater), undoes the write (a
         perturbation), or fills part of its own object's state; nor a view no name holds, made on
@@ -64,7 +65,7 @@ class ViewShares(AliasRule):
         if not sharing.written_alias:
             window = sharing.kind == "partial_view" and (sharing.observation.startswith("read") and not (
                 returned_side(model, alias, True) or snapshot_named(alias_place(model, alias) or "")
-                or collected(model, alias)) or views_a_blank_buffer(model, alias))
+                or collected(model, alias, sharing.write)) or views_a_blank_buffer(model, alias))
             return not window
         return not (alias_place(model, alias) is None or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias) or returned_side(model, alias, False)
