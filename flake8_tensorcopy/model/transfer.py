@@ -1606,7 +1606,7 @@ class Transfer:
         if "tensor_dict" in roles and not receiver.is_tensor and receiver.items is None:
             return self.tensor_dict(receiver, arguments, node, state, method)
         if "forward_hook" in roles and "module" in receiver.kinds and arguments:
-            return self.forward_hook(receiver, arguments[0], node, state)
+            return self.forward_hook(receiver, arguments[0], receiver_node, node, state)
         if method in _MODULE_TENSORS and receiver.kinds == UNKNOWN.kinds:
             # ``net.parameters()``: only a module has it; a module from here on, by use
             receiver = receiver._replace(kinds=kinds("module"), grad=True, why=_why(Evidence.USE, "kind"))
@@ -2002,8 +2002,8 @@ class Transfer:
                 place = f"{receiver_place}.{path}"
                 self.forget(place, state)
                 state[place] = instance.value(value)
-        for name, value in summary.closure_stores.items() if function.parent is self.function else ():
-            if name in state and type(state[name]) is Value:  # called where it was defined: fill its container
+        for name, value in summary.closure_stores.items():
+            if name in state and type(state[name]) is Value and self.encloses(function, name):  # fill its container
                 container = state[name]
                 for key, item in value.items:
                     if item.storages or item.kind_from or item.kinds != UNKNOWN.kinds:
@@ -2018,12 +2018,13 @@ class Transfer:
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
-    def forward_hook(self, module: Value, hook: Value, node, state: dict) -> Value:
+    def forward_hook(self, module: Value, hook: Value, module_node, node, state: dict) -> Value:
         """``m.register_forward_hook(hook)``: each call of ``m`` runs ``hook(m, inputs, output)``
-        with its output, a graph tensor where ``m`` has parameters: its effects (what it
-        keeps in the enclosing function's containers) are those of every later call of ``m``."""
+        with its output, a graph tensor where ``m`` has parameters or is a layer of a chain after
+        one that has: its effects (what it keeps in the enclosing function's containers) are
+        those of every later call of ``m``."""
         if hook.qual.startswith("local:"):
-            grad = "parameter_free" not in module.facts  # a layer with parameters: its output is in a graph
+            grad = "parameter_free" not in module.facts or self.fed_by_parameters(module_node, state)
             known = module.evidence("kind")
             output = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), why=_why(
                 Evidence.MODULE_CALL if known is None or known.strong else Evidence.ANNOTATED_MODULE, "kind", "grad"))
@@ -2037,6 +2038,31 @@ class Transfer:
             finally:
                 self.recording = recording
         return Value(kinds("handle"), storages=frozenset((_site(node),)), fresh=True)
+
+    def fed_by_parameters(self, layer_node, state: dict) -> bool:
+        """Whether ``chain[i]`` is a layer of a chain (``nn.Sequential``) after one with
+        parameters: what it is given is a graph tensor."""
+        position = _constant(layer_node.slice) if type(layer_node) is ast.Subscript else None
+        if type(position) is not int or position < 0:
+            return False
+        recording, self.recording = self.recording, False
+        chain = self.evaluate(layer_node.value, state)
+        self.recording = recording
+        layers = chain.items or ()
+        if "module_chain" not in k.role_of("function", chain.qual) or any(key == "*" for key, _ in layers):
+            return False
+        return any("parameter_free" not in layer.facts for _, layer in layers[:position])
+
+    def encloses(self, function, name: str) -> bool:
+        """Whether ``name`` in ``function``'s body is the running function's own: it encloses
+        ``function`` (a hook defined in it, or in a hook factory defined in it) and no function
+        between binds ``name``."""
+        current = function.parent
+        while current is not None and current is not self.function:
+            if name in current.bound_names or name in current.names:
+                return False
+            current = current.parent
+        return current is self.function
 
     def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict,
                     as_is: frozenset = EMPTY, container: bool = False, fresh: frozenset = EMPTY) -> Value:
