@@ -1557,10 +1557,32 @@ class Transfer:
                 result = result._replace(storages=frozenset((_site(node),)), graph=result.grad, fresh=True)
         elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
             result = self.attribute_of(first, str(node.args[1].value), node, state)
+        elif name == "super" and not arguments and self.superclass(state) is not None:
+            result = self.superclass(state)
         else:
             return self.unknown_call(arguments, keywords, node, state, name)
         self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments))
         return result
+
+    def superclass(self, state: dict) -> Optional[Value]:
+        """``super()`` in a method: the receiver as its class's first base, a class of the file
+        (its methods) or a torch.nn layer (``super().forward(x)``: that layer's output)."""
+        function = self.function
+        owner = function.owner
+        if owner is None or not function.receiver_offset or not owner.bases:
+            return None
+        receiver = state.get(function.names[0])
+        storages = receiver.storages if type(receiver) is Value else EMPTY
+        base = owner.bases[0]
+        if base.startswith("class:") and base[6:] in self.model.classes:
+            module = self.model.class_is_module(self.model.classes[base[6:]])
+            return Value(frozenset({"object:" + base[6:]} | ({"module"} if module else set())), grad=module,
+                         storages=storages)
+        package, _, last = base.rpartition(".")
+        if last[:1].isupper() and "module" in k.role_of("package", package) and base != "torch.nn.Module":
+            return Value(kinds("module"), grad=True, storages=storages, qual=base, why=_why(Evidence.TORCH_API, "kind"),
+                         facts=frozenset(("parameter_free",)) if parameter_free_layer(base) else EMPTY)
+        return None
 
     def method_call(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state,
                     spelled: str = "") -> Value:
@@ -1741,10 +1763,10 @@ class Transfer:
                 if place is not None and "[" not in place and place in state:
                     state[place] = receiver
             return receiver
-        if method == "forward":
+        if method == "forward":  # ``m.forward(x)`` is ``m(x)`` without its hooks
             forwarded(receiver, state)
             self.feeds_gradients(receiver, state)
-            return self.module_output(arguments, node, state, receiver.qual)
+            return self.output_of_module(receiver, arguments, node, state)
         return self.unknown_call(arguments, {}, node, state, method)
 
     def tensor_method(self, receiver, method, roles, receiver_node, receiver_place, arguments, keywords,
