@@ -31,6 +31,10 @@ WRITE_CALLS = (
     | {"step", "load_state_dict"}
 )
 
+# Buffers a layer's call writes in place in training mode (the model's LAYERS_UPDATING_RUNNING_STATS):
+# a body reading one may see it written by a call the scan cannot tell from any other.
+RUNNING_STATISTICS = frozenset({"running_mean", "running_var"})
+
 # Methods only torch.Tensor has among common types: calling one proves the receiver is a
 # tensor, and the result is a tensor too (the analysis's evidence). They prove it without any
 # import of torch, so a file with neither these nor an import of torch or numpy is skipped.
@@ -46,8 +50,8 @@ TENSOR_SOURCE_METHODS = frozenset({"state_dict", "parameters", "named_parameters
 # here and an example in tests/test_gate.py.
 EVENTS = {
     "sharing": "an in-place write: ``x.add_()``, ``a[i] =``, ``a +=``, ``out=``, ``opt.step()``, a "
-               "training call or a function of the module that writes (alias facts are observed "
-               "only after one)",
+               "training call or a function of the module that writes, or a read of a layer's running "
+               "statistics (``bn.running_mean``: its call writes them) (alias facts are observed only after one)",
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
     "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` or ``acc.append(v)``; "
@@ -230,6 +234,7 @@ class _Collector:
             or not called.isdisjoint(writers)
             or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
             or any(training_call(name) for name in called)
+            or not self.attributes.isdisjoint(RUNNING_STATISTICS)
         )
 
     def features(self, renamed: Dict[str, str], imports_arrays: bool, writers: Set[str] = frozenset()) -> Features:

@@ -644,6 +644,43 @@ def _layers_taking_inplace(torch: Any) -> set:
     return found
 
 
+def _layers_updating_running_stats(torch: Any) -> set:
+    """The ``torch.nn`` layers that keep running statistics (their constructor takes
+    ``track_running_stats``) and, built with its defaults, write every buffer they hold in
+    place at each call in training mode (``nn.BatchNorm2d``: ``running_mean``, ...)."""
+    found = set()
+    for name in dir(torch.nn):
+        layer = getattr(torch.nn, name)
+        if not (inspect.isclass(layer) and issubclass(layer, torch.nn.Module)):
+            continue
+        try:
+            parameters = inspect.signature(layer.__init__).parameters
+        except (TypeError, ValueError):
+            continue
+        if "track_running_stats" not in parameters:
+            continue
+        try:
+            module = layer(3)
+        except (TypeError, ValueError):
+            continue
+        for shape in ((4, 3), (2, 3, 4), (2, 3, 2, 2), (2, 3, 2, 2, 2)):
+            buffers = dict(module.named_buffers())
+            try:  # a lazy layer's buffers are made at its first call: not known here
+                before = {key: (buffer.data_ptr(), buffer.clone()) for key, buffer in buffers.items()}
+            except ValueError:
+                break
+            try:
+                module.train()(torch.rand(shape) + 2.0)
+            except (RuntimeError, ValueError):
+                continue
+            # the same memory, new values (the kernel's update bumps no version counter)
+            if buffers and all(buffer.data_ptr() == before[key][0] and not torch.equal(buffer, before[key][1])
+                               for key, buffer in module.named_buffers()):
+                found.add("torch.nn." + name)
+            break
+    return found
+
+
 def build_tables() -> dict:
     """Compute every table from the installed torch; writes nothing."""
     import torch
@@ -688,6 +725,7 @@ def build_tables() -> dict:
         "saved_for_backward": _saved_for_backward(torch),
         "layers_keeping_no_parameters": _layers_keeping_no_parameters(torch),
         "layers_taking_inplace": _layers_taking_inplace(torch),
+        "layers_updating_running_stats": _layers_updating_running_stats(torch),
     }
     result: dict = {key: sorted(values) for key, values in tables.items()}
     result["torch_version"] = torch.__version__

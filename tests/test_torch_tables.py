@@ -167,6 +167,9 @@ def test_alias_probe_tells_views_from_copies(generator):
         ("layers_keeping_no_parameters", "torch.nn.Embedding", True),  # its weight's gradient needs the indices only
         ("layers_keeping_no_parameters", "torch.nn.Linear", False),
         ("layers_keeping_no_parameters", "torch.nn.LayerNorm", False),
+        ("layers_updating_running_stats", "torch.nn.BatchNorm2d", True),  # a training call writes running_mean
+        ("layers_updating_running_stats", "torch.nn.InstanceNorm2d", False),  # keeps none unless told to
+        ("layers_updating_running_stats", "torch.nn.LayerNorm", False),
     ],
 )
 def test_shipped_sanity(shipped, key, name, present):

@@ -41,3 +41,5 @@ SAVED_FOR_BACKWARD = _saved_for_backward(_TABLES["saved_for_backward"])
 LAYERS_KEEPING_NO_PARAMETERS = frozenset(_TABLES["layers_keeping_no_parameters"])
 # torch.nn layers whose constructor takes ``inplace``: built with ``inplace=True``, a call writes its input
 LAYERS_TAKING_INPLACE = frozenset(_TABLES["layers_taking_inplace"])
+# torch.nn layers that keep running statistics: a call in training mode writes their buffers in place
+LAYERS_UPDATING_RUNNING_STATS = frozenset(_TABLES["layers_updating_running_stats"])

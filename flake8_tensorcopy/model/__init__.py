@@ -24,7 +24,9 @@ from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
-from flake8_tensorcopy.model.transfer import HANDED, TENSOR, WRITTEN_THROUGH, Transfer, grad_disabled_by
+from flake8_tensorcopy.model.transfer import (
+    HANDED, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
+)
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, join_all, kinds,
@@ -45,6 +47,8 @@ _SCALAR_ANNOTATIONS = {spelling: kind for name, kind in (("int", "int"), ("float
                        for spelling in (name, "builtins." + name)}
 # the facts of a dtype (narrowed or made), which a caller's value carries into the parameter
 _DTYPE_FACTS = ("dtype:", "dtypes:", "!dtypes:")
+# what a layer is, made so at its construction, which it stays in a callee (not a mode: ``.eval()`` may change)
+_OBJECT_FACTS = frozenset(("parameter_free", WRITES_INPUT, UPDATES_RUNNING_STATS))
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
@@ -280,7 +284,8 @@ class Model:
                 continue
             kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
                          qual=value.qual, why=tuple((c, Evidence.CALLERS if e.strong else e) for c, e in value.why),
-                         facts=frozenset(fact for fact in value.facts if fact.startswith(_DTYPE_FACTS)),
+                         facts=frozenset(fact for fact in value.facts if fact.startswith(_DTYPE_FACTS)
+                                         or fact in _OBJECT_FACTS),
                          items=self.held_by_passed_optimizer(function, value, actuals) or _passed_items(value))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known

@@ -1364,7 +1364,12 @@ class Transfer:
     def output_of_module(self, module: Value, arguments, node, state) -> Value:
         """``model(x)``: a tensor as surely as ``model`` is a module (an ``nn.Module`` annotation
         alone makes it one by weak evidence: annotations lie). A layer built with
-        ``inplace=True`` writes its input and returns it (what it saves is that tensor)."""
+        ``inplace=True`` writes its input and returns it (what it saves is that tensor); a layer
+        keeping running statistics writes them, unless ``.eval()`` was called on it here."""
+        if UPDATES_RUNNING_STATS in module.facts and IN_EVAL not in module.facts:
+            statistics = Value(TENSOR, storages=frozenset((storage, name) for storage in module.storages
+                                                          for name in _RUNNING_STATS))
+            self.write(node, statistics, state, node, method=module.qual)
         if WRITES_INPUT in module.facts and node.args and arguments and type(node.args[0]) is not ast.Starred:
             written = arguments[0]
             self.write(node.args[0], written, state, node, grad=written.grad, method=module.qual)
@@ -1445,7 +1450,9 @@ class Transfer:
                                facts=(frozenset(("parameter_free",)) if parameter_free_layer(qual) else EMPTY)
                                | (_built_dtype(node) if kind == "module" else EMPTY)
                                | (frozenset((WRITES_INPUT,)) if qual in k.LAYERS_TAKING_INPLACE
-                                  and _constant(_keyword(node, "inplace")) is True else EMPTY))
+                                  and _constant(_keyword(node, "inplace")) is True else EMPTY)
+                               | (frozenset((UPDATES_RUNNING_STATS,)) if qual in k.LAYERS_UPDATING_RUNNING_STATS
+                                  and _constant(_keyword(node, "track_running_stats")) is not False else EMPTY))
                 if "module_container" in roles:
                     result = result._replace(items=_held_modules(arguments))
             elif qual in k.FUNCTIONS_RETURNING_TENSOR:
@@ -1758,6 +1765,11 @@ class Transfer:
             return self.load_state(receiver, arguments[0], node, state)
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             place = place_of(node.func.value) if type(node.func) is ast.Attribute else None
+            if method in ("train", "eval"):  # ``m.eval()``, ``m.train(False)``: its running statistics stay
+                evaluating = method == "eval" or bool(node.args) and _constant(node.args[0]) is False
+                receiver = receiver._replace(facts=receiver.facts | {IN_EVAL} if evaluating else receiver.facts - {IN_EVAL})
+                if place is not None and "[" not in place and place in state:
+                    state[place] = receiver
             if dtype_facts(receiver) and method not in ("cuda", "cpu", "train", "eval", "requires_grad_"):
                 receiver = receiver._replace(facts=receiver.facts - dtype_facts(receiver))  # cast in place
                 if place is not None and "[" not in place and place in state:
@@ -2840,6 +2852,9 @@ def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
 
 
 WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: a call writes its input
+UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call in training mode writes its statistics
+IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was called on
+_RUNNING_STATS = ("running_mean", "running_var", "num_batches_tracked")  # the buffers such a layer writes
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
 
