@@ -627,10 +627,8 @@ def _layers_keeping_no_parameters(torch: Any) -> set:
     return keeping_none
 
 
-def _layers_taking_inplace(torch: Any) -> set:
-    """The ``torch.nn`` layers whose constructor takes ``inplace`` (``nn.ReLU(inplace=True)``):
-    built with it, a call writes its input and returns that tensor."""
-    found = set()
+def _layers_taking(torch: Any, keyword: str):
+    """``(name, class)`` of each ``torch.nn`` layer whose constructor takes ``keyword``."""
     for name in dir(torch.nn):
         layer = getattr(torch.nn, name)
         if not (inspect.isclass(layer) and issubclass(layer, torch.nn.Module)):
@@ -639,9 +637,14 @@ def _layers_taking_inplace(torch: Any) -> set:
             parameters = inspect.signature(layer.__init__).parameters
         except (TypeError, ValueError):
             continue
-        if "inplace" in parameters:
-            found.add("torch.nn." + name)
-    return found
+        if keyword in parameters:
+            yield name, layer
+
+
+def _layers_taking_inplace(torch: Any) -> set:
+    """The ``torch.nn`` layers whose constructor takes ``inplace`` (``nn.ReLU(inplace=True)``):
+    built with it, a call writes its input and returns that tensor."""
+    return {"torch.nn." + name for name, _ in _layers_taking(torch, "inplace")}
 
 
 def _layers_updating_running_stats(torch: Any) -> set:
@@ -649,16 +652,7 @@ def _layers_updating_running_stats(torch: Any) -> set:
     ``track_running_stats``) and, built with its defaults, write every buffer they hold in
     place at each call in training mode (``nn.BatchNorm2d``: ``running_mean``, ...)."""
     found = set()
-    for name in dir(torch.nn):
-        layer = getattr(torch.nn, name)
-        if not (inspect.isclass(layer) and issubclass(layer, torch.nn.Module)):
-            continue
-        try:
-            parameters = inspect.signature(layer.__init__).parameters
-        except (TypeError, ValueError):
-            continue
-        if "track_running_stats" not in parameters:
-            continue
+    for name, layer in _layers_taking(torch, "track_running_stats"):
         try:
             module = layer(3)
         except (TypeError, ValueError):
