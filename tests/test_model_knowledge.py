@@ -165,6 +165,11 @@ def check_default_dict(model, example):
     assert result.kinds == {"dict"} and result.item("'a'").item("0").storages == w.storages
 
 
+def check_binds_arguments(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.storages == w.storages  # f(w, 1) returns w
+
+
 def check_dict_of_pairs(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert [key for key, _ in result.items] == ["'a'", "'b'"] and result.item("'a'").storages == w.storages

@@ -75,6 +75,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   tensor where the module has parameters): what it keeps in enclosing containers holds that;
 - ``dict_of_pairs``: a dict of the pairs it is given, in order (``OrderedDict([('a', w)])``:
   ``r['a']`` is ``w``), as ``dict(pairs)`` makes;
+- ``binds_arguments``: a callable that calls its first argument with the others before its own
+  (``functools.partial(f, w)(1)`` is ``f(w, 1)``);
 - ``default_dict``: a dict whose missing keys hold what its factory makes (``defaultdict(list)``:
   ``r['a'].append(w)`` puts ``w`` in the list at ``'a'``);
 - ``array_constructor``: a new NumPy array (``numpy.zeros(3)``, ``numpy.array(w)``, ``numpy.stack``);
@@ -294,6 +296,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
           "m.register_forward_hook(keep)"),
     Entry("collections.OrderedDict", "function", "dict_of_pairs",
           _W + "import collections\nr = collections.OrderedDict([('a', w), ('b', 1.0)])"),
+    Entry("functools.partial", "function", "binds_arguments",
+          "import functools\n" + _W + "def f(a, b):\n    return a\np = functools.partial(f, w)\nr = p(1)"),
     Entry("collections.defaultdict", "function", "default_dict",
           _W + "import collections\nr = collections.defaultdict(list)\nr['a'].append(w)"),
     Entry("torch.nn.Parameter", "function", "parameter", _W + "r = torch.nn.Parameter(torch.zeros(2))"),

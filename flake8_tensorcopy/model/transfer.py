@@ -1279,6 +1279,11 @@ class Transfer:
 
     def call_value(self, callee: Value, arguments: List[Value], keywords: dict, node, state,
                    receiver_place: Optional[str] = None) -> Value:
+        if BOUND_ARGUMENTS in callee.facts:  # ``functools.partial(f, a, k=v)(b)`` is ``f(a, b, k=v)``
+            bound = dict(callee.items or ())
+            arguments = [bound[str(index)] for index in range(sum(key.isdigit() for key in bound))] + list(arguments)
+            keywords = {**{key[1:]: value for key, value in bound.items() if key[:1] == "="}, **keywords}
+            callee = callee._replace(items=None, facts=callee.facts - {BOUND_ARGUMENTS})
         qual = callee.qual
         if qual.startswith("local:"):
             return self.apply(self.model.functions_by_name[qual[6:]], arguments, keywords, node, state,
@@ -1418,6 +1423,10 @@ class Transfer:
             result = self.legacy_of_array(qual, node, first, state)
         elif "dict_of_pairs" in roles:
             result = self.dict_made(node, arguments, keywords)
+        elif "binds_arguments" in roles and arguments and not any(type(a) is ast.Starred for a in node.args):
+            result = first._replace(facts=first.facts | {BOUND_ARGUMENTS}, items=tuple(
+                (str(index), value) for index, value in enumerate(arguments[1:])) + tuple(
+                ("=" + name, value) for name, value in keywords.items() if name))
         elif "default_dict" in roles:  # ``defaultdict(list)``: a missing key holds what the factory makes
             made = self.call_value(first, [], {}, node, state) if arguments else UNKNOWN
             result = Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=(("*", made),))
@@ -1545,6 +1554,9 @@ class Transfer:
             result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
                            storages=frozenset((_site(node),)), fresh=True,
                            items=first.items if in_order else (("*", self.element(first)),) if arguments else ())
+        elif name == "map" and len(arguments) >= 2:  # ``map(f, xs)``: f called with each item
+            made = self.call_value(first, [self.element(value) for value in arguments[1:]], {}, node, state)
+            result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True, items=(("*", made),))
         elif name == "filter" and len(arguments) == 2:  # some of the iterable's items
             result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True,
                            items=(("*", self.element(arguments[1])),))
@@ -2852,6 +2864,7 @@ def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
 
 
 WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: a call writes its input
+BOUND_ARGUMENTS = "bound_arguments"  # a fact of a ``functools.partial``: its items are the arguments it binds
 UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call in training mode writes its statistics
 IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was called on
 _RUNNING_STATS = ("running_mean", "running_var", "num_batches_tracked")  # the buffers such a layer writes
