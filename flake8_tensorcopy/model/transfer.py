@@ -1678,7 +1678,7 @@ class Transfer:
         if _is_array(receiver):
             return self.array_method(receiver, method, receiver_node, arguments, keywords, node, state)
         if receiver.items is not None:
-            return self.container_method(receiver, method, receiver_place, arguments, node, state)
+            return self.container_method(receiver, method, receiver_place, arguments, keywords, node, state)
         if receiver.kind_from and self.summary_mode and "step" in roles:  # a parameter used as an optimizer
             self.steps_parameter(receiver, state)
             return NONE
@@ -1696,7 +1696,8 @@ class Transfer:
         if method in ("append", "add", "extend", "insert") and arguments and receiver.kinds & {"?", "list", "set"}:
             # a container whose items the file does not know (a caller's ``history``): it grows all the same
             added = arguments[-1] if method != "extend" else self.element(arguments[-1])
-            self.record("accumulate", node, receiver_place, added, state, old=receiver, added=node.args[-1])
+            self.record("accumulate", node, receiver_place, added, state, old=receiver,
+                        added=node.args[-1] if node.args else node)
         return self.unknown_call(arguments, keywords, node, state, method)
 
     def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
@@ -1948,7 +1949,9 @@ class Transfer:
             state[receiver_place] = result
         return result
 
-    def container_method(self, receiver, method, receiver_place, arguments, node, state) -> Value:
+    def container_method(self, receiver, method, receiver_place, arguments, keywords, node, state) -> Value:
+        if method == "update" and keywords and not arguments and receiver.kinds == kinds("dict"):
+            arguments = [self.dict_made(node, [], keywords)]  # ``d.update(a=w)`` is ``d.update(dict(a=w))``
         if method in ("append", "add", "extend", "insert", "update", "setdefault") and arguments:
             added = arguments[-1] if method not in ("extend", "update") else self.element(arguments[-1])
             if method == "update" and arguments[-1].items is not None:
@@ -1961,7 +1964,8 @@ class Transfer:
                     receiver_place, receiver._replace(items=tuple(items.items())), state):
                 if method not in ("extend", "update"):
                     self.record("bind", node, receiver_place + "[*]", added, state)
-            self.record("accumulate", node, receiver_place, added, state, old=receiver, added=node.args[-1])
+            self.record("accumulate", node, receiver_place, added, state, old=receiver,
+                        added=node.args[-1] if node.args else node)
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))
