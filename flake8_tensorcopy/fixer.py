@@ -12,7 +12,6 @@ it would rewrite the ``clone().detach()`` the comment keeps) or a line with a ba
 a fix never rewrites code a comment silenced.
 """
 
-import ast
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence
@@ -129,8 +128,8 @@ def _apply(module: cst.Module, chosen: List[Finding]):
     def rewrite(findings):
         replace = _Replace({id(finding.node): finding.fix.replacement for finding in findings})
         code = module.visit(replace).code
-        try:
-            ast.parse(code)
+        try:  # compile, not only parse: a repeated keyword (``copy=True, copy=True``) parses
+            compile(code, "<fixed>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError):
             return None, []
         return code, [finding for finding in findings if id(finding.node) in replace.placed]

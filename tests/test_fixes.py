@@ -344,6 +344,38 @@ def test_data_as_an_augmented_assignment_target_is_reported_without_a_fix():
     assert [(finding.code, finding.fix) for finding in result.remaining] == [("TEN301", None)]
 
 
+@pytest.mark.parametrize("move, fixed", [
+    ("m.to(torch.float32, copy=False)", "m.to(torch.float32, copy=True)"),  # said False: now True, once
+    ("m.to(torch.float32, False, False)", "m.to(torch.float32, False, False).clone()"),  # copy may be the third
+    ('m.to("cpu", torch.float32)', 'm.to("cpu", torch.float32, copy=True)'),
+])
+def test_a_move_fix_says_copy_once(move, fixed):
+    source = f"import torch\ndef f(m: torch.Tensor):\n    x = {move}\n    m.add_(1)\n    return x\n"
+    result = fix_source(source, unsafe=True)
+    assert result.source.splitlines()[2] == f"    x = {fixed}" and not result.unstable
+    compile(result.source, "<fixed>", "exec")
+
+
+def test_a_fix_that_would_not_compile_is_dropped_not_written(monkeypatch):
+    """A repeated keyword parses but does not compile: such a fix is dropped too."""
+    from flake8_tensorcopy.rules import ten104
+
+    broken = ten104.CloneThenDetach.query
+
+    def query(self, model, site):
+        broken(self, model, site)
+        for report in site.reports:
+            if report.code == self.code:
+                import libcst as cst
+
+                report.fix.replacement = cst.parse_expression("f(copy=True, copy=True)")
+
+    monkeypatch.setattr(ten104.CloneThenDetach, "query", query)
+    source = "import torch\ndef f(t: torch.nn.Parameter):\n    return t.clone().detach()\n"
+    result = fix_source(source, unsafe=True)
+    assert result.source == source and [finding.code for finding in result.remaining] == ["TEN104"]
+
+
 def test_a_fix_that_would_not_parse_is_dropped_not_written(monkeypatch):
     from flake8_tensorcopy.rules import ten104
 
