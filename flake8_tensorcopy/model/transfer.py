@@ -17,7 +17,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
 from flake8_tensorcopy.model.values import (
-    ASSUMED, EMPTY, ENTRY, FORWARDED, GUARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    ASSUMED, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -1269,7 +1269,7 @@ class Transfer:
                 state[FORWARDED] = state[FORWARDED] - {_site(node)}  # a new module from this site: not run yet
             return result
         result = self.call_value(callee, arguments, keywords, node, state, receiver_place=place_of(func))
-        forwarded(callee, state)
+        self.ran_forward(callee, node, state)
         return result
 
     def arguments(self, node: ast.Call, state):
@@ -1619,7 +1619,7 @@ class Transfer:
             if stored is not None:
                 results.append(self.call_value(stored, arguments, keywords, node, state))
                 if _runs_forward(stored):  # ``self.model(x)``
-                    forwarded(stored, state)
+                    self.ran_forward(stored, node, state)
         if results:
             return join_all(results)
         if receiver.qual.startswith("class:") and self.model.method_of(receiver.qual[6:], method) is not None:
@@ -2071,23 +2071,56 @@ class Transfer:
     def forward_hook(self, module: Value, hook: Value, module_node, node, state: dict) -> Value:
         """``m.register_forward_hook(hook)``: each call of ``m`` runs ``hook(m, inputs, output)``
         with its output, a graph tensor where ``m`` has parameters or is a layer of a chain after
-        one that has: its effects (what it keeps in the enclosing function's containers) are
-        those of every later call of ``m``."""
+        one that has, and grad is recorded where it is called. Where the function calls ``m``
+        (or the chain holding it) later, the hook runs at those calls (``HOOKED``), each in its
+        own grad mode; else its effects (what it keeps in the enclosing function's containers)
+        are those of calls elsewhere, as if grad were recorded there."""
         if hook.qual.startswith("local:"):
-            grad = "parameter_free" not in module.facts or self.fed_by_parameters(module_node, state)
-            known = module.evidence("kind")
-            output = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), why=_why(
-                Evidence.MODULE_CALL if known is None or known.strong else Evidence.ANNOTATED_MODULE, "kind", "grad"))
-            if self.recording:  # the hook's own parameters: the module, its inputs, its output
-                function = self.model.functions_by_name[hook.qual[6:]]
-                self.effect(partial(self.model.passed_to, function,
-                                    self.model.bind_arguments(function, [module, UNKNOWN, output], {})))
-            self.recording, recording = False, self.recording
-            try:
-                self.call_value(hook, [module, UNKNOWN, output], {}, node, state)
-            finally:
-                self.recording = recording
+            fed = "parameter_free" not in module.facts or self.fed_by_parameters(module_node, state)
+            if self.called_later(module_node, node):
+                state[HOOKED] = state.get(HOOKED, EMPTY) | {(storage, hook.qual, fed) for storage in module.storages}
+            else:
+                self.run_hook(module, hook.qual, fed, node, state)
         return Value(kinds("handle"), storages=frozenset((_site(node),)), fresh=True)
+
+    def run_hook(self, module: Value, hook: str, fed: bool, node, state: dict) -> None:
+        """One call of a forward hook on ``module``'s output (``fed``: in a graph where grad is
+        recorded); what it keeps in enclosing containers, not an event of its own."""
+        grad = fed and not state.get(NO_GRAD)
+        known = module.evidence("kind")
+        output = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), why=_why(
+            Evidence.MODULE_CALL if known is None or known.strong else Evidence.ANNOTATED_MODULE, "kind", "grad"))
+        if self.recording:  # the hook's own parameters: the module, its inputs, its output
+            function = self.model.functions_by_name[hook[6:]]
+            self.effect(partial(self.model.passed_to, function,
+                                self.model.bind_arguments(function, [module, UNKNOWN, output], {})))
+        self.recording, recording = False, self.recording
+        try:
+            self.call_value(Value(kinds("function"), qual=hook), [module, UNKNOWN, output], {}, node, state)
+        finally:
+            self.recording = recording
+
+    def called_later(self, module_node, node) -> bool:
+        """Whether the running function calls, after ``node``, the module ``module_node`` names or
+        the container it is an item of (``model(x)`` after ``model[1].register_forward_hook``)."""
+        place = place_of(module_node)
+        if place is None:
+            return False
+        names = {place, split_items(place)[0]}
+        return any(type(call) is ast.Call and (call.lineno, call.col_offset) > (node.lineno, node.col_offset)
+                   and place_of(call.func) in names for call in descendants(self.function.node))
+
+    def ran_forward(self, module: Value, node, state: dict) -> None:
+        """A module called: its forward ran, and the hooks registered here on it, or on a layer it
+        holds, run on their outputs."""
+        forwarded(module, state)
+        hooked = state.get(HOOKED)
+        if not hooked:
+            return
+        held = self.module_storages(module) | storages_held(module)
+        for storage, hook, fed in sorted(hooked, key=str):
+            if storage in held:
+                self.run_hook(module, hook, fed, node, state)
 
     def fed_by_parameters(self, layer_node, state: dict) -> bool:
         """Whether ``chain[i]`` is a layer of a chain (``nn.Sequential``) after one with
@@ -2932,8 +2965,9 @@ def _runs_forward(callee: Value) -> bool:
 
 
 def forwarded(module: Value, state: dict) -> None:
-    """A module's forward may have run: the objects it may be are ones that ran it."""
-    if module.storages:
+    """A module's forward may have run where grad is recorded: the objects it may be are ones
+    that ran it (under ``torch.no_grad()`` what a forward stores on ``self`` is no graph)."""
+    if module.storages and not state.get(NO_GRAD):
         state[FORWARDED] = state.get(FORWARDED, EMPTY) | module.storages
 
 

@@ -29,7 +29,8 @@ a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` 
 keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()`` contexts that
 may be in effect: operations there record nothing and make no graph), ``FORWARDED`` (the
 storages of the modules whose forward may have run: an object, however it is reached, a name, an
-attribute, an item of a list or dict, a loop's alias), ``UNSAVED_HOLDERS``
+attribute, an item of a list or dict, a loop's alias), ``HOOKED`` (the forward hooks the
+function registered, run at its later calls of their modules), ``UNSAVED_HOLDERS``
 (``(place, storage)`` pairs: the place holds that storage only on paths where nothing saved it,
 what a join of a path that saved it with a path that rebound the name keeps), and, for branch
 correlation, ``ASSUMED`` (the tests on local names a path passed) and ``GUARDED`` (the values a
@@ -47,6 +48,7 @@ SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
 NO_GRAD = "!no_grad"  # state key: frozenset of the contexts that may have turned grad mode off
 UNSAVED_HOLDERS = "!unsaved_holders"  # state key: (place, storage) pairs, held only where not saved
 FORWARDED = "!forwarded"  # state key: frozenset of the storages of modules whose forward may have run
+HOOKED = "!hooked"  # state key: frozenset of (module storage, hook, in a graph) of forward hooks registered here
 # state keys of branch correlation: the conditions a path assumed, ``(name, truth)`` pairs, and
 # the values a join merged from paths a condition told apart, ``(name, place, when true, when
 # false, joined)``
