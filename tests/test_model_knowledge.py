@@ -438,6 +438,11 @@ _DTYPE_RULES = [
     ("r = (w > 0) & (w < 1)", "bool"),
     ("r = (w > 0) + 1", None),
     ("r = w.to(torch.double)", "float64"),
+    ("r = torch.eq(w, w, out=torch.zeros(3))", None),  # the result is out, of the default dtype
+    ("r = torch.arange(3).view(torch.float64)", "float64"),  # the same bytes read as another dtype
+    ("r = torch.view_as_real(w.to(torch.complex64))", None),
+    ("r = torch.arange(3) * 1j", None),  # complex
+    ("r = torch.as_tensor(torch.arange(3), dtype=torch.float64)", "float64"),
 ]
 
 

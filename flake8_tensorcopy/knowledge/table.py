@@ -157,8 +157,6 @@ def _function_and_method(dtype: str, name: str, other: str) -> Dict[str, Tuple[s
 RESULT_DTYPES: Dict[str, Tuple[str, str]] = {
     **{key: entry for name, other in _BOOL_RESULTS for key, entry in _function_and_method("bool", name, other).items()},
     **{key: entry for name, other in _INT64_RESULTS for key, entry in _function_and_method("int64", name, other).items()},
-    "torch.searchsorted": ("int64", "torch.searchsorted(w.sort().values, w)"),
-    "torch.bucketize": ("int64", "torch.bucketize(w, w.sort().values)"),
     "torch.multinomial": ("int64", "torch.multinomial(w.abs() + 1, 1)"),
     "torch.randint": ("int64", "torch.randint(0, 5, (3,))"),
     "torch.randperm": ("int64", "torch.randperm(3)"),

@@ -340,7 +340,7 @@ class Model:
                 value = function.passed[index]._replace(storages=storages)
                 if value.items is not None and "dict" in value.kinds:  # a caller's record: the items this parameter holds
                     value = value._replace(items=tuple((key, item._replace(storages=frozenset(
-                        held_within("item", storage, *_constant_key(key)) for storage in storages)))
+                        held_within("item", storage, *_constant_key(key, item, value)) for storage in storages)))
                         for key, item in value.items))
             annotation = self.annotation_name(parameter.annotation)
             # a caller of this file passes something else than a tensor: a tensor annotation is no
@@ -634,10 +634,12 @@ class Model:
         return info.states[1] or {}
 
 
-def _constant_key(key: str) -> tuple:
+def _constant_key(key: str, item: Value, container: Value) -> tuple:
     """What names an entry at ``key`` apart from the container's others: the key, unless it is
-    the ``[*]`` of the items not known one by one."""
-    return (key,) if key != "*" else ()
+    the ``[*]`` of the items not known one by one, or the callers may put its tensor under
+    another key too (``{"a": t, "b": t}``: one object, one storage)."""
+    shared = any(other is not item and other.storages & item.storages for _, other in container.items)
+    return (key,) if key != "*" and not shared else ()
 
 
 def _passed_items(value: Value) -> Optional[tuple]:

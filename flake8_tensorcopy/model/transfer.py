@@ -26,6 +26,7 @@ from flake8_tensorcopy.scan import children, descendants
 TENSOR = kinds("tensor")
 MODULE = kinds("module")
 BOOL = Value(kinds("bool"))
+COMPLEX = Value(kinds("number"), facts=frozenset(("complex",)))  # a complex number: it makes a real tensor complex
 STRING = Value(kinds("str"))
 _BUILTINS = frozenset(dir(builtins))
 _CONTAINER_METHODS = frozenset(dir(list) + dir(dict) + dir(str) + dir(set) + dir(tuple))
@@ -669,6 +670,9 @@ class Transfer:
         if base.is_tensor:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
+            place = place_of(target.value)
+            if target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
+                state[place] = base._replace(facts=base.facts - dtype_facts(base) | dtype_facts(value))
 
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
@@ -829,7 +833,9 @@ class Transfer:
             return BOOL
         if type(value) is int:
             return INTEGER
-        if type(value) in (float, complex):
+        if type(value) is complex:
+            return COMPLEX
+        if type(value) is float:
             return NUMBER
         device = _device_of(node) if type(value) is str else EMPTY
         return STRING._replace(device=device) if device else STRING
@@ -1436,6 +1442,9 @@ class Transfer:
             result = _differentiable(_copied(first, node), roles)
         elif "shares" in roles and node.args:
             result = self.shared(qual, node, first, state)
+            given = _keyword(node, "dtype")
+            if given is not None:  # ``torch.as_tensor(ids, dtype=torch.float32)``: that dtype, whatever ids is
+                result = result._replace(facts=result.facts - dtype_facts(result) | _dtype_fact(_given_dtype(given)))
         elif "backward" in roles:
             self.record("backward", node, None, first, state)
             frees_saved(node, state)
@@ -1526,7 +1535,8 @@ class Transfer:
             grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
             pinned=_constant(_keyword(node, "pin_memory")) is True,
             facts=view_facts(k.role_of("function", qual), last, f"{qual}()") | _blank(qual)
-            | (dtype_facts(first) if view else _dtype_fact(result_dtype(qual, node, arguments, keywords))),
+            | (_viewed_dtype(first, last, node, arguments[1:]) if view
+               else _dtype_fact(result_dtype(qual, node, arguments, keywords))),
         )
         if "index_result" in k.role_of("function", qual):
             result = result._replace(grad=False, graph=False, grad_from=EMPTY)
@@ -1855,8 +1865,8 @@ class Transfer:
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
                            facts=view_facts(roles, method, spelled) | (
-                               dtype_facts(receiver) if view else _dtype_fact(result_dtype(function, node, arguments,
-                                                                                          keywords))),
+                               _viewed_dtype(receiver, method, node, arguments) if view
+                               else _dtype_fact(result_dtype(function, node, arguments, keywords))),
                            made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
@@ -2597,6 +2607,8 @@ def result_dtype(name: str, node, arguments, keywords: dict) -> str:
     given = _keyword(node, "dtype")
     if given is not None:
         return _given_dtype(given)
+    if "out" in keywords:  # the result is ``out`` itself
+        return dtype_of(keywords["out"])
     if name in k.RESULT_DTYPES:
         return k.RESULT_DTYPES[name][0]
     if name == "torch.arange" and arguments and not keywords.keys() & {"start", "end", "step"} and all(
@@ -2606,6 +2618,17 @@ def result_dtype(name: str, node, arguments, keywords: dict) -> str:
     if name == "torch.full" and fill is not None:
         return {INTEGER.kinds: "int64", BOOL.kinds: "bool"}.get(fill.kinds, "")
     return ""
+
+
+def _viewed_dtype(base: Value, method: str, node, arguments) -> frozenset:
+    """The dtype facts of a view: its base's, but ``x.view(torch.int32)`` reinterprets the bytes
+    as the dtype it names (one it cannot name: unknown), and ``view_as_real`` /
+    ``view_as_complex`` change it."""
+    if method in ("view_as_real", "view_as_complex"):
+        return EMPTY
+    if method == "view" and arguments and not all(value.kinds <= {"int", "tuple", "list"} for value in arguments):
+        return _dtype_fact(dtype_named(place_of(node.args[-1]) or "") if node.args else "")
+    return dtype_facts(base)
 
 
 def _data_dtype(data: Value) -> str:
@@ -2631,7 +2654,8 @@ def _arithmetic_dtype(op, left: Value, right: Value) -> str:
     ``ids * 0.5``) or a dtype is unknown."""
     tensors = {dtype_of(value) for value in (left, right) if value.is_tensor}
     numbers = [value.kinds for value in (left, right) if not value.is_tensor]
-    if len(tensors) != 1 or "" in tensors or not all(found <= _NUMERIC for found in numbers):
+    if len(tensors) != 1 or "" in tensors or not all(found <= _NUMERIC for found in numbers) or any(
+            "complex" in value.facts for value in (left, right)):
         return ""
     dtype = next(iter(tensors))
     if dtype in k.FLOATING_DTYPES:
@@ -2649,7 +2673,8 @@ def _array_arithmetic_dtype(left: Value, right: Value) -> str:
     a float64 array stays one), else ""."""
     arrays = {dtype_of(value) for value in (left, right) if _is_array(value)}
     numbers = [value.kinds for value in (left, right) if not _is_array(value)]
-    return "float64" if arrays == {"float64"} and all(found <= _NUMERIC for found in numbers) else ""
+    complex_number = any("complex" in value.facts for value in (left, right))
+    return "float64" if arrays == {"float64"} and all(found <= _NUMERIC for found in numbers) and not complex_number else ""
 
 
 def _tested_places(test) -> Optional[list]:
