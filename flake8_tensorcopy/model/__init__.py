@@ -25,7 +25,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    HANDED, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
+    HANDED, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
@@ -47,8 +47,8 @@ _SCALAR_ANNOTATIONS = {spelling: kind for name, kind in (("int", "int"), ("float
                        for spelling in (name, "builtins." + name)}
 # the facts of a dtype (narrowed or made), which a caller's value carries into the parameter
 _DTYPE_FACTS = ("dtype:", "dtypes:", "!dtypes:")
-# what a layer is, made so at its construction, which it stays in a callee (not a mode: ``.eval()`` may change)
-_OBJECT_FACTS = frozenset(("parameter_free", WRITES_INPUT, UPDATES_RUNNING_STATS))
+# what a layer is, made so at its construction, and its mode where every caller set it (``.eval()``)
+_OBJECT_FACTS = frozenset(("parameter_free", WRITES_INPUT, UPDATES_RUNNING_STATS, IN_EVAL))
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 

@@ -1789,9 +1789,10 @@ class Transfer:
         if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
             place = place_of(node.func.value) if type(node.func) is ast.Attribute else None
             if method in ("train", "eval"):  # ``m.eval()``, ``m.train(False)``: its running statistics stay
-                evaluating = method == "eval" or bool(node.args) and _constant(node.args[0]) is False
+                mode = node.args[0] if node.args else _keyword(node, "mode")
+                evaluating = method == "eval" or mode is not None and _constant(mode) is False
                 receiver = receiver._replace(facts=receiver.facts | {IN_EVAL} if evaluating else receiver.facts - {IN_EVAL})
-                if place is not None and "[" not in place and place in state:
+                if place is not None and "[" not in place:  # ``bn.eval()``, ``self.bn.eval()``
                     state[place] = receiver
             if dtype_facts(receiver) and method not in ("cuda", "cpu", "train", "eval", "requires_grad_"):
                 receiver = receiver._replace(facts=receiver.facts - dtype_facts(receiver))  # cast in place
@@ -2136,8 +2137,8 @@ class Transfer:
         """Whether ``chain[i]`` is a layer of a chain (``nn.Sequential``) after one with
         parameters: what it is given is a graph tensor."""
         position = _constant(layer_node.slice) if type(layer_node) is ast.Subscript else None
-        if type(position) is not int or position < 0:
-            return False
+        if type(position) is not int or position < 0 or place_of(layer_node.value) is None:
+            return False  # evaluated once more below: only a name or attribute path, which runs nothing
         recording, self.recording = self.recording, False
         chain = self.evaluate(layer_node.value, state)
         self.recording = recording
