@@ -29,7 +29,7 @@ from flake8_tensorcopy.model.transfer import (
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, join_all, kinds,
+    EMPTY, ENTRY, FORWARDED, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, join_all, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -465,6 +465,7 @@ class Model:
             written_through=_written_through(exit_state.get(WRITTEN_THROUGH, EMPTY)),
             writes_held=exit_state.get("!writes_held", EMPTY),
             closure_stores=_closure_stores(function, exit_state),
+            forwarded=exit_state.get(FORWARDED, EMPTY),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:

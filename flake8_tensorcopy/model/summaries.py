@@ -33,6 +33,7 @@ class Summary(NamedTuple):
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it
+    forwarded: frozenset = frozenset()  # the modules it ran the forward of (``FORWARDED``), symbols included
 
 
 def parameter_index(storage, function: str) -> Optional[int]:

@@ -1273,6 +1273,8 @@ class Transfer:
             result = self.call_value(callee, arguments, keywords, node, state)
             if _site(node) in result.storages and FORWARDED in state and _runs_forward(result):
                 state[FORWARDED] = state[FORWARDED] - {_site(node)}  # a new module from this site: not run yet
+            if self.summary_mode and callee.kind_from:  # a parameter called: a module passed in ran its forward
+                forwarded(callee, state)
             return result
         result = self.call_value(callee, arguments, keywords, node, state, receiver_place=place_of(func))
         self.ran_forward(callee, node, state)
@@ -1624,6 +1626,8 @@ class Transfer:
             if found is not None:
                 bound = [receiver] + arguments if found.receiver_offset else arguments
                 results.append(self.apply(found, bound, keywords, node, state, receiver_place))
+                if method == "forward":  # ``net.forward(x)``: its forward ran
+                    forwarded(receiver, state)
                 continue
             stored = self.model.instance_attribute(class_name, method)
             if stored is not None:
@@ -2018,6 +2022,8 @@ class Transfer:
             return self.unknown_call(arguments, keywords, node, state, function.name)
         instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)))
+        if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
+            state[FORWARDED] = state.get(FORWARDED, EMPTY) | instance.storages(summary.forwarded)
         for index in summary.reads:  # read on the host before any sync in the callee
             read = instance.actual(index)
             if read.pending:
