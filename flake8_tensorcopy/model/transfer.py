@@ -1379,10 +1379,9 @@ class Transfer:
         alone makes it one by weak evidence: annotations lie). A layer built with
         ``inplace=True`` writes its input and returns it (what it saves is that tensor); a layer
         keeping running statistics writes them, unless ``.eval()`` was called on it here."""
-        if UPDATES_RUNNING_STATS in module.facts and IN_EVAL not in module.facts:
-            statistics = Value(TENSOR, storages=frozenset((storage, name) for storage in module.storages
-                                                          for name in _RUNNING_STATS))
-            self.write(node, statistics, state, node, method=module.qual)
+        statistics = _running_statistics(module)
+        if statistics:
+            self.write(node, Value(TENSOR, storages=statistics), state, node, method=module.qual)
         if WRITES_INPUT in module.facts and node.args and arguments and type(node.args[0]) is not ast.Starred:
             written = arguments[0]
             self.write(node.args[0], written, state, node, grad=written.grad, method=module.qual)
@@ -2992,6 +2991,19 @@ def _view_kind(method: str) -> str:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+def _running_statistics(module: Value, depth: int = 0) -> frozenset:
+    """The buffers a call of ``module`` writes in place: a layer keeping running statistics, not
+    in eval mode, and those of the layers a chain of them runs (``nn.Sequential(lin, bn)``)."""
+    if IN_EVAL in module.facts or depth > _NESTED_MODULES:
+        return EMPTY
+    found = frozenset((storage, name) for storage in module.storages for name in _RUNNING_STATS) \
+        if UPDATES_RUNNING_STATS in module.facts else EMPTY
+    if "module_chain" in k.role_of("function", module.qual):
+        for _, layer in module.items or ():
+            found |= _running_statistics(layer, depth + 1)
+    return found
+
+
 def _runs_forward(callee: Value) -> bool:
     return "module" in callee.kinds or any(kind.startswith("object:") for kind in callee.kinds)
 
