@@ -1534,7 +1534,7 @@ class Transfer:
             storages=first.storages if view else frozenset((_site(node),)),
             why=_why(Evidence.TORCH_API, "kind", *(("device",) if device else ())),
             grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
-            pinned=_constant(_keyword(node, "pin_memory")) is True,
+            pinned=_pinned_where_it_matters(_keyword(node, "pin_memory")),
             facts=view_facts(k.role_of("function", qual), last, f"{qual}()") | _blank(qual)
             | (_viewed_dtype(first, last, node, arguments[1:]) if view
                else _dtype_fact(result_dtype(qual, node, arguments, keywords))),
@@ -2991,6 +2991,13 @@ def _view_kind(method: str) -> str:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+def _pinned_where_it_matters(flag) -> bool:
+    """``pin_memory=True``, or a condition (``pin_memory=torch.cuda.is_available()``): pinned
+    wherever a device is there to copy from, the only place an asynchronous copy can happen."""
+    return flag is not None and _constant(flag) is not False and not (
+        type(flag) is ast.Constant and flag.value in (None, 0, ""))
+
+
 def _running_statistics(module: Value, depth: int = 0) -> frozenset:
     """The buffers a call of ``module`` writes in place: a layer keeping running statistics, not
     in eval mode, and those of the layers a chain of them runs (``nn.Sequential(lin, bn)``)."""
