@@ -1587,8 +1587,10 @@ class Transfer:
                 result = result._replace(storages=frozenset((_site(node),)), graph=result.grad, fresh=True)
         elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
             result = self.attribute_of(first, str(node.args[1].value), node, state)
-        elif name == "super" and not arguments and self.superclass(state) is not None:
+        elif name == "super" and not arguments:
             result = self.superclass(state)
+            if result is None:
+                return self.unknown_call(arguments, keywords, node, state, name)
         else:
             return self.unknown_call(arguments, keywords, node, state, name)
         self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments))
@@ -2991,6 +2993,8 @@ def _view_kind(method: str) -> str:
 
 
 _NUMERIC = frozenset(("number", "int", "bool"))
+
+
 def _pinned_where_it_matters(flag) -> bool:
     """``pin_memory=True``, or a condition (``pin_memory=torch.cuda.is_available()``): pinned
     wherever a device is there to copy from, the only place an asynchronous copy can happen."""

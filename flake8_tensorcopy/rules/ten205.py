@@ -72,9 +72,10 @@ class MoveMayShare(AliasRule):
                 to = node.func.with_changes(attr=cst.Name("to"))
                 args = [cst.Arg(cst.SimpleString('"cpu"'), comma=_SPACE), copy]
                 return unsafe(node, node.with_changes(func=to, args=args, lpar=[], rpar=[]))
-            given = [argument for argument in node.args if argument.keyword is not None and argument.keyword.value == "copy"]
-            if name == "to" and given:  # ``copy=False`` said: say True instead
-                args = [copy.with_changes(comma=argument.comma) if argument in given else argument for argument in node.args]
+            said = [argument for argument in node.args if argument.keyword is not None and argument.keyword.value == "copy"]
+            if name == "to" and said:  # ``copy=False`` said: say True instead
+                args = [copy.with_changes(comma=argument.comma) if argument in said else argument
+                        for argument in node.args]
                 return unsafe(node, node.with_changes(args=args, lpar=[], rpar=[]))
             positional = [argument for argument in node.args if argument.keyword is None and not argument.star]
             if name == "to" and node.args and len(positional) <= 2:  # a third may be ``copy`` itself
