@@ -449,7 +449,7 @@ class Model:
         in_flight = exit_state.get(IN_FLIGHT, EMPTY)
         receiver = function.names[0] + "." if function.receiver_offset else None
         summary = Summary(
-            returns=exit_state.get("!return"),
+            returns=_returned(function, exit_state),
             writes=exit_state.get("!writes", EMPTY),
             item_writes=exit_state.get("!item_writes", EMPTY) - exit_state.get("!writes", EMPTY),
             stores={place[len(receiver):]: value for place, value in exit_state.items()
@@ -633,6 +633,15 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _returned(function: FunctionInfo, exit_state: dict) -> Optional[Value]:
+    """What a call of ``function`` returns: its ``return`` values, or for a generator an object
+    whose items are what it yields (``list(windows(x))`` holds the views it yields)."""
+    if "!yields" not in exit_state:
+        return exit_state.get("!return")
+    return Value(kinds("generator"), storages=frozenset((("generator", function.name),)), fresh=True,
+                 items=(("*", exit_state["!yields"]),))
 
 
 def _constant_key(key: str, item: Value, container: Value) -> tuple:

@@ -197,6 +197,15 @@ class Transfer:
         if self.summary_mode and state.get(SAVED):  # what this path saved of what it returns
             state["!saved_returned"] = state.get("!saved_returned", EMPTY) | (state[SAVED] & storages_held(value))
 
+    def yielded(self, node, state) -> Value:
+        """``yield v``: what the generator hands its consumer, one item of what a call returns
+        (``"!yields"``); ``yield from xs`` hands each of ``xs``'s items. What it gets back is unknown."""
+        value = NONE if node.value is None else self.evaluate(node.value, state)
+        if type(node) is ast.YieldFrom:
+            value = self.element(value)
+        state["!yields"] = value if "!yields" not in state else join(state["!yields"], value)
+        return UNKNOWN
+
     def stmt_Delete(self, node, state):
         for target in node.targets:
             place = place_of(target)
@@ -3305,6 +3314,8 @@ _EXPRESSIONS = {
     ast.BinOp: Transfer.binary,
     ast.Call: Transfer.call,
     ast.Await: lambda self, node, state: self.evaluate(node.value, state),
+    ast.Yield: Transfer.yielded,
+    ast.YieldFrom: Transfer.yielded,
     ast.Starred: lambda self, node, state: self.evaluate(node.value, state),
     ast.JoinedStr: lambda self, node, state: (self.evaluate_children(node, state), STRING)[1],
 }
