@@ -1862,6 +1862,8 @@ class Transfer:
         if method in k.INPLACE_METHODS:
             self.write(receiver_node, receiver, state, node, grad=any_grad, method=method)
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
+            if "uniform_write" not in roles:  # ``buf.normal_()``, ``buf.copy_(x)``: content now, no longer blank
+                written = written._replace(facts=written.facts - BLANK)
             if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
                 written = written._replace(pending=self.start_copy(node, arguments[0], receiver.pinned, state))
                 self.pending_in_base(receiver_node, written.pending, state)
