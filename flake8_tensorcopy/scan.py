@@ -11,6 +11,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from flake8_tensorcopy.knowledge.conventions import any_loss_named, training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
+from flake8_tensorcopy.knowledge.table import RUNNING_STATISTICS
 
 _ARRAY_LIBRARIES = frozenset({"torch", "numpy"})
 
@@ -30,10 +31,6 @@ WRITE_CALLS = (
     | {name.rsplit(".", 1)[-1] for name in NUMPY_INPLACE_FUNCTIONS}
     | {"step", "load_state_dict"}
 )
-
-# Buffers a layer's call writes in place in training mode (the model's LAYERS_UPDATING_RUNNING_STATS):
-# a body reading one may see it written by a call the scan cannot tell from any other.
-RUNNING_STATISTICS = frozenset({"running_mean", "running_var"})
 
 # Methods only torch.Tensor has among common types: calling one proves the receiver is a
 # tensor, and the result is a tensor too (the analysis's evidence). They prove it without any
@@ -234,6 +231,7 @@ class _Collector:
             or not called.isdisjoint(writers)
             or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
             or any(training_call(name) for name in called)
+            # a layer's running statistics read: its call (which the scan cannot tell apart) writes them
             or not self.attributes.isdisjoint(RUNNING_STATISTICS)
         )
 

@@ -2,7 +2,9 @@
 
 import pytest
 
-from flake8_tensorcopy.knowledge import FLOAT64_ARRAYS, HAND_TABLE, LEGACY_DTYPES, RESULT_DTYPES
+from flake8_tensorcopy.knowledge import (
+    FLOAT64_ARRAYS, HAND_TABLE, LAYERS_UPDATING_RUNNING_STATS, LEGACY_DTYPES, RESULT_DTYPES, RUNNING_STATISTICS,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -206,3 +208,9 @@ def test_the_dtype_rules_of_the_model_hold_on_torch():
         exec(source, scope)
         if dtype is not None:
             assert scope["r"].dtype == getattr(torch, dtype), source
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS_UPDATING_RUNNING_STATS))
+def test_a_layer_keeping_running_statistics_holds_the_buffers_the_model_writes(layer):
+    module = getattr(torch.nn, layer.rsplit(".", 1)[1])(3)
+    assert {name for name, _ in module.named_buffers()} == RUNNING_STATISTICS

@@ -131,6 +131,9 @@ SAVED_FOR_OTHER: Dict[str, Dict[int, int]] = {
         (("torch.div", "torch.Tensor.div"), {0: 1}),
     ) for name in names
 }
+# The buffers a layer keeping running statistics (the generated ``layers_updating_running_stats``)
+# writes in place at each call in training mode
+RUNNING_STATISTICS = frozenset(("running_mean", "running_var", "num_batches_tracked"))
 # torch's other names of dtypes (``torch.long`` is int64)
 DTYPE_ALIASES: Dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32", "short": "int16",

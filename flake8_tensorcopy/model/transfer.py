@@ -2948,7 +2948,6 @@ WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: 
 BOUND_ARGUMENTS = "bound_arguments"  # a fact of a ``functools.partial``: its items are the arguments it binds
 UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call in training mode writes its statistics
 IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was called on
-_RUNNING_STATS = ("running_mean", "running_var", "num_batches_tracked")  # the buffers such a layer writes
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
 
@@ -3018,7 +3017,7 @@ def _running_statistics(module: Value, depth: int = 0) -> frozenset:
     in eval mode, and those of the layers a chain of them runs (``nn.Sequential(lin, bn)``)."""
     if IN_EVAL in module.facts or depth > _NESTED_MODULES:
         return EMPTY
-    found = frozenset((storage, name) for storage in module.storages for name in _RUNNING_STATS) \
+    found = frozenset((storage, name) for storage in module.storages for name in k.RUNNING_STATISTICS) \
         if UPDATES_RUNNING_STATS in module.facts else EMPTY
     if "module_chain" in k.role_of("function", module.qual):
         for _, layer in module.items or ():
