@@ -12,8 +12,9 @@ export PYTHONPATH=/tmp/pkg:/tmp/site PATH=/tmp/pkg/bin:$PATH
 step() { local name=$1 limit=$2; shift 2; echo "== $name"; timeout "$limit" "$@" >"$out/$name.txt" 2>&1; echo "rc=$?" >>"$out/$name.txt"; tail -n 4 "$out/$name.txt"; }
 { nvidia-smi -L; python3 -c "import torch, sys; print(sys.version.split()[0], torch.__version__, torch.cuda.get_device_name())"; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
-step premises 60 python3 -m flake8_tensorcopy.premises.command --device all --markdown
-step pytest_cuda 90 python3 -m pytest -o addopts="" -p no:cacheprovider -q -n 8 -m "not slow" tests/test_premises.py tests/test_runtime.py tests/test_asynchronous.py
-step runtime_incidents 240 python3 benchmarks/runtime_incidents.py --checks .incidents/checks --device cuda --markdown --jobs 12
-step runtime_blind 150 python3 benchmarks/runtime_incidents.py --checks benchmarks/blind/checks --device cuda --counts-only --jobs 12
-step monitor_cost 60 python3 benchmarks/monitor.py --device cuda --rounds 3
+step premises 50 python3 -m flake8_tensorcopy.premises.command --device all --markdown
+step pytest_cuda 110 python3 -m pytest -o addopts="" -p no:cacheprovider -q -n 8 -m "not slow" tests/test_premises.py tests/test_runtime.py tests/test_asynchronous.py tests/test_knowledge_runtime.py tests/test_runtime_documented.py
+step torch_tables 40 python3 -m pytest -o addopts="" -p no:cacheprovider -q tests/test_torch_tables.py
+step monitor_cost 50 python3 benchmarks/monitor.py --device cuda --rounds 3
+step runtime_blind 120 python3 benchmarks/runtime_incidents.py --checks benchmarks/blind/checks --device cuda --counts-only --jobs 12
+step runtime_incidents 170 python3 benchmarks/runtime_incidents.py --checks .incidents/checks --device cuda --markdown --jobs 12
