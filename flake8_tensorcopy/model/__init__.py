@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 
 from flake8_tensorcopy.knowledge import role_of
 from flake8_tensorcopy.knowledge.conventions import loss_named, words
-from flake8_tensorcopy.model.classes import ClassInfo
+from flake8_tensorcopy.model.classes import ClassInfo, is_property, property_accessor
 from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
@@ -164,7 +164,10 @@ class Model:
         self.changes += 1
         for statement in node.body:
             if type(statement) in _FUNCTIONS:
-                info.methods[statement.name] = self.function_of(statement, self.module, info)
+                accessor = property_accessor(statement)  # ``@x.setter``: kept apart from the getter
+                info.methods[statement.name + accessor] = self.function_of(statement, self.module, info)
+                if is_property(statement):
+                    info.properties.add(statement.name)
         self.functions[id(node)] = info
         return info
 
@@ -185,6 +188,14 @@ class Model:
             if local is not None and local is not info and local not in seen and self.class_is_module(local, seen + (info,)):
                 return True
         return False
+
+    def property_of(self, class_name: str, name: str) -> Optional[FunctionInfo]:
+        """The getter run where ``obj.name`` is read, ``name`` a property of the class or a base."""
+        info = self.classes.get(class_name)
+        if info is None:
+            return None
+        holder = next((holder for holder in info.lineage(self.classes) if name in holder.methods), None)
+        return holder.methods[name] if holder is not None and name in holder.properties else None
 
     def method_of(self, class_name: str, method: str) -> Optional[FunctionInfo]:
         info = self.classes.get(class_name)

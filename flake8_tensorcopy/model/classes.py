@@ -7,6 +7,7 @@ calling one runs ``forward``), and its attributes: the join of what every method
 reading ``self.post`` sees the ``nn.Conv1d`` that ``__init__`` stored.
 """
 
+import ast
 from typing import Dict, List, Optional
 
 from flake8_tensorcopy.model.values import Value, join
@@ -17,7 +18,8 @@ class ClassInfo:
         self.node = node
         self.name = node.name
         self.bases = bases  # qualified names of the bases (``torch.nn.Module``, ``class:Base``)
-        self.methods: Dict[str, object] = {}  # name -> FunctionInfo
+        self.methods: Dict[str, object] = {}  # name -> FunctionInfo (``name.setter`` for a property's setter)
+        self.properties: set = set()  # the methods read as attributes (``@property``)
         self.attributes: Dict[str, Value] = {}
         self.is_module = False
         self.read = False  # whether the methods' summaries have been folded in
@@ -47,3 +49,21 @@ class ClassInfo:
 
     def attribute(self, name: str) -> Optional[Value]:
         return self.attributes.get(name)
+
+
+def is_property(function: ast.FunctionDef) -> bool:
+    """``@property`` or ``@cached_property``: reading the attribute runs the method."""
+    for decorator in function.decorator_list:
+        name = decorator.id if type(decorator) is ast.Name else getattr(decorator, "attr", "")
+        if name in ("property", "cached_property"):
+            return True
+    return False
+
+
+def property_accessor(function: ast.FunctionDef) -> str:
+    """``.setter`` for ``@x.setter`` (and ``.deleter``), else empty: a property's other accessors
+    share the getter's name."""
+    for decorator in function.decorator_list:
+        if type(decorator) is ast.Attribute and decorator.attr in ("setter", "deleter"):
+            return "." + decorator.attr
+    return ""

@@ -688,6 +688,10 @@ class Transfer:
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
         found_in_classes = []
         for class_name in _classes_of(base):
+            getter = self.model.property_of(class_name, name) if state is not None else None
+            if getter is not None:  # ``tracker.position``: the getter runs
+                found_in_classes.append(self.apply(getter, [base], {}, node, state, place_of(node.value)))
+                continue
             found = self.model.instance_attribute(class_name, name) or self.declared_attribute(base, class_name, name)
             if found is not None:
                 found = self.stored_by_an_earlier_call(found)
