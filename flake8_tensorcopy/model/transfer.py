@@ -2027,6 +2027,7 @@ class Transfer:
 
     def apply(self, function, arguments, keywords, node, state, receiver_place: Optional[str] = None) -> Value:
         """A call of a function of the file: its summary, instantiated with the arguments."""
+        arguments = _spread(node, arguments)
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
             still_held = self.kept_arguments(function, arguments, actuals, node, state)
@@ -2773,6 +2774,26 @@ def _one_of(value: Optional[Value]) -> tuple:
         if fact.startswith(ONE_OF):
             return tuple(fact[len(ONE_OF):].split("|"))
     return ()
+
+
+def _spread(call, arguments: list) -> list:
+    """The values a call passes by position, with ``f(*pair)`` unpacked: the items of a sequence
+    known by position take their places; past a starred value of unknown length no position is
+    known, so the parameters from there on are left unbound (not given the sequence itself)."""
+    if type(call) is not ast.Call or not any(type(argument) is ast.Starred for argument in call.args):
+        return arguments
+    shift = len(arguments) - len(call.args)  # a method's receiver comes first
+    if shift < 0:
+        return arguments
+    spread = list(arguments[:shift])
+    for argument, value in zip(call.args, arguments[shift:]):
+        if type(argument) is not ast.Starred:
+            spread.append(value)
+        elif _positional_items(value):
+            spread.extend(item for _, item in sorted(value.items, key=lambda pair: int(pair[0])))
+        else:
+            break
+    return spread
 
 
 def _positional_items(value: Value) -> bool:
