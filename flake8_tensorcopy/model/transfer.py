@@ -828,8 +828,14 @@ class Transfer:
             return INTEGER
         if base.storages and not base.kind_from and base.kinds <= PY_CONTAINERS | UNKNOWN.kinds:
             return self.held_item(node, base, state)  # ``batch["x"]`` of a dict a caller passes
-        return Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=base.storages
-                     if base.kind_from else EMPTY)
+        held = base.storages if base.kind_from else EMPTY
+        if held and _advanced_index(node.slice, index):  # ``history[:, [0, -1]]``: a copy, whatever it indexes
+            held = frozenset((_site(node),))
+        item = Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=held)
+        if self.summary_mode and base.kind_from and _basic_index(node.slice):
+            # ``state[:, -1]`` of a parameter: where a caller passes a tensor, the part returned is a view
+            return self.aliased(node, node.value, item, "partial_view", "indexing", state)
+        return item
 
     def held_item(self, node: ast.Subscript, container: Value, state) -> Value:
         """An item of a container whose items the model does not know (a parameter, filled by
@@ -2896,6 +2902,17 @@ def _advanced_index(index_node, index: Value) -> bool:
                    for position, element in enumerate(index_node.elts))
     return type(index_node) in (ast.List, ast.Compare, ast.ListComp) or bool(
         index.kinds & {"list", "ndarray", "tensor"}) and "?" not in index.kinds
+
+
+def _basic_index(index_node) -> bool:
+    """An index of slices, integer constants, ``None`` and ``...`` only (``x[:, -1]``): it views
+    a tensor or an array whatever the index's values."""
+    if type(index_node) is ast.Tuple:
+        return all(_basic_index(element) for element in index_node.elts)
+    if type(index_node) is ast.UnaryOp and type(index_node.op) is ast.USub:
+        index_node = index_node.operand
+    return type(index_node) is ast.Slice or type(index_node) is ast.Constant and (
+        type(index_node.value) is int or index_node.value is None or index_node.value is Ellipsis)
 
 
 def _called_name(function, call) -> str:
