@@ -183,7 +183,8 @@ class Transfer:
             return
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad, statement=node)
-            written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False)
+            written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False,
+                                   facts=old.facts - BLANK)  # ``buf += 1`` builds on the content: no longer blank
             if old.kinds == TENSOR:
                 self.rebind(node.target, written, state, same_memory=True)
                 return
