@@ -2899,8 +2899,8 @@ def _advanced_index(index_node, index: Value) -> bool:
     integer views."""
     if type(index_node) is ast.Tuple:
         items = dict(index.items or ())
-        return any(_advanced_index(element, items.get(str(position), UNKNOWN))
-                   for position, element in enumerate(index_node.elts))
+        return any(type(element) is ast.Tuple or _advanced_index(element, items.get(str(position), UNKNOWN))
+                   for position, element in enumerate(index_node.elts))  # ``x[..., (0, 1)]``: a sequence picks
     return type(index_node) in (ast.List, ast.Compare, ast.ListComp) or bool(
         index.kinds & {"list", "ndarray", "tensor"}) and "?" not in index.kinds
 
