@@ -200,15 +200,10 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
                    and events.after_unless(arrival, write, _allocated_for(model, write, storages))
                    for arrival in arrivals):
-            # kept on the object and written by another call: only a write of what outlives
-            # that call (a tensor a call makes anew is not what an earlier call kept)
             if held_by_object is None:
                 held_by_object = _held_by_its_object(alias)
-            kept = None if through_alias or not write.storages & (storages | held_by_object) \
-                or _constructs_first(alias, write) or not _outlives_its_call(write) \
-                or not events.entered_unless(write, _allocated_for(model, write, storages)) \
-                else _kept_on_object(model, alias)
-            if kept is not None and kept[0] != f"{write.place}.data":  # ``self.a.data`` is ``self.a`` itself
+            kept = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
+            if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
         if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)):
@@ -231,6 +226,11 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             observed = _held(model, write, through_alias, made, name, alias)
         if observed is None and through_alias:
             observed = _held_through_object(model, write, made, storages, name)
+        if observed is None and write.function is not alias.function:
+            # read by this call before the write only: the next call reads what this one wrote
+            if held_by_object is None:
+                held_by_object = _held_by_its_object(alias)
+            observed = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     # a write by the alias's own class first (``self.snaps`` in ``__init__``, a step in ``train_step``)
@@ -405,6 +405,18 @@ def _held_by_its_object(alias) -> frozenset:
     if owner is None or not alias.function.receiver_offset:
         return EMPTY
     return frozenset().union(*(_storages_made(value, alias.detail["made"]) for value in owner.attributes.values()))
+
+
+def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: bool) -> Optional[tuple]:
+    """The alias kept on its object, written by another call (another method, or a method that
+    runs again after it read it): only a write of what outlives that call (a tensor a call
+    makes anew is not what an earlier call kept)."""
+    if through_alias or not write.storages & held or _constructs_first(alias, write) \
+            or not _outlives_its_call(write) \
+            or not model.events.entered_unless(write, _allocated_for(model, write, alias.value.storages)):
+        return None
+    kept = _kept_on_object(model, alias)
+    return kept if kept is not None and kept[0] != f"{write.place}.data" else None  # ``self.a.data`` is ``self.a``
 
 
 def _kept_on_object(model, alias) -> Optional[tuple]:
