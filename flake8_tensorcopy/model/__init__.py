@@ -119,6 +119,8 @@ class Model:
         self.definitions = self._definitions()
         self.module = FunctionInfo(tree, "<module>", None, None)
         self.module_state: Optional[dict] = None
+        self.module_variables = _bound_names(tree) - set(self.definitions)  # names the module's code binds
+        self.read_before_module_ran = False  # a summary read a module variable before its code ran
         self._lines = None
         self._rebound: Optional[Dict[int, set]] = None
         self._comprehensions = None
@@ -249,6 +251,8 @@ class Model:
                 current = current.parent
         if self.module_state is not None and name in self.module_state:
             return self.module_state[name]
+        if self.module_state is None and name in self.module_variables:
+            self.read_before_module_ran = True
         return self.definitions.get(name)
 
     def rebound_elsewhere(self, function: FunctionInfo, name: str, local: bool) -> bool:
@@ -517,6 +521,10 @@ class Model:
         transfer = Transfer(self, self.module, summary_mode=False)
         self.module.states = solve(self.module.graph, transfer, {})
         self.module_state = self.module.states[1] or {}
+        if self.read_before_module_ran:  # ``model = nn.Linear(...)`` read by a helper the module's code calls
+            self._forget_summaries()
+            self.module.states = solve(self.module.graph, transfer, {})
+            self.module_state = self.module.states[1] or {}
         record(self.module.graph, transfer, self.module.states)  # after: its code reads names it binds later here
         done = set()
         for _ in range(2):  # callers first; a second round for callees whose callers' join grew
@@ -531,6 +539,17 @@ class Model:
                 done.add(id(info))
                 self.solve_function(info)
         return self
+
+    def _forget_summaries(self) -> None:
+        """Solve the summaries and classes again, now that the module's names are bound: those
+        solved while its code ran (the helpers it calls, the classes' methods) saw none."""
+        for info in self.functions.values():
+            if type(info) is FunctionInfo:
+                info.summary = None
+        for info in self.classes.values():
+            info.read, info.attributes = False, {}
+        for info in list(self.classes.values()):
+            self.read_class(info)
 
     def _refold_classes(self) -> List[ClassInfo]:
         """Join the classes' attributes again from their methods' stores, now that more callers
