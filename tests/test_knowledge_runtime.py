@@ -214,3 +214,14 @@ def test_the_dtype_rules_of_the_model_hold_on_torch():
 def test_a_layer_keeping_running_statistics_holds_the_buffers_the_model_writes(layer):
     module = getattr(torch.nn, layer.rsplit(".", 1)[1])(3)
     assert {name for name, _ in module.named_buffers()} == RUNNING_STATISTICS
+
+
+@pytest.mark.parametrize("entry", [entry for entry in HAND_TABLE if entry.role.startswith("values_indices")],
+                         ids=lambda entry: f"{entry.where}:{entry.name}")
+def test_a_values_indices_entry_returns_values_in_the_graph_and_int64_indices(entry):
+    scope: dict = {}
+    exec(entry.example, scope)
+    result, w = scope["r"], scope["w"]
+    assert result.values is result[0] and result.indices is result[1]
+    assert result.values.requires_grad and result.values.data_ptr() != w.data_ptr()
+    assert result.indices.dtype == torch.int64 and not result.indices.requires_grad

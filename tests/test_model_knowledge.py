@@ -267,6 +267,22 @@ def check_index_result(model, example):
     assert result.is_tensor and not result.grad and _value_after(model, example, "w").grad
 
 
+def check_values_indices(model, example):
+    result = _value_after(model, example, "r")
+    values = build_model(ast.parse(example + ".values\n")).exit_state()["r"]
+    indices = build_model(ast.parse(example + "[1]\n")).exit_state()["r"]
+    w = _value_after(model, example, "w")
+    assert "tuple" in result.kinds and values.is_tensor and values.grad and not values.storages & w.storages
+    assert indices.is_tensor and not indices.grad and "dtype:int64" in indices.facts
+
+
+def check_values_indices_with_dim(model, example):
+    check_values_indices(model, example)
+    whole = build_model(ast.parse(example.replace("(0)", "()").replace(", 0)", ")"))).exit_state()["r"]
+    elementwise = build_model(ast.parse(example.replace("(0)", "(w)").replace(", 0)", ", w)"))).exit_state()["r"]
+    assert "tuple" not in whole.kinds and "tuple" not in elementwise.kinds
+
+
 def check_requires_grad(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert result.grad and not result.graph and w.grad and (result.storages == w.storages or result.fresh)

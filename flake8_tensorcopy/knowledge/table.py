@@ -64,6 +64,10 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
 - ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
 - ``index_result``: a tensor of indices, never in a graph (``w.argmax()``);
+- ``values_indices``: a named tuple of a new tensor of values, in the graph where the operand
+  is, and a tensor of indices (``w.sort()``, ``torch.topk(w, 1)``: ``.values``/``[0]``,
+  ``.indices``/``[1]``); ``values_indices_with_dim``: the same where a dim is given
+  (``w.max(0)``; ``w.max()`` is a tensor, ``w.max(u)`` the elementwise maximum);
 - ``distribution``: a package whose classes build probability distributions from tensors;
   ``reparameterized``: what a distribution computes differentiably from its parameters
   (``d.rsample()``, ``d.log_prob(x)``, ``d.loc``): it may require grad where they do;
@@ -359,6 +363,19 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.argmin", "function", "index_result", _W + "r = torch.argmin(w)"),
     Entry("argsort", "method", "index_result", _W + "r = w.argsort()"),
     Entry("torch.argsort", "function", "index_result", _W + "r = torch.argsort(w)"),
+) + tuple(
+    Entry(name, where, "values_indices", _W + ("r = w.%s" if where == "method" else "r = torch.%s") % call)
+    for method, call_args in (("sort", "()"), ("topk", "(1)"), ("kthvalue", "(1)"), ("mode", "()"),
+                              ("cummax", "(0)"), ("cummin", "(0)"))
+    for name, where, call in ((method, "method", method + call_args),
+                              ("torch." + method, "function", method + ("(w" + (", " if call_args != "()" else "")
+                                                                        + call_args[1:])))
+) + tuple(
+    Entry(name, where, "values_indices_with_dim", _W + ("r = w.%s(0)" if where == "method" else "r = torch.%s(w, 0)")
+          % method)
+    for method in ("max", "min", "median", "nanmedian")
+    for name, where in ((method, "method"), ("torch." + method, "function"))
+) + (
     Entry("T", "attribute", "array_view", _A + "r = w.T"),
     Entry("type_as", "method", "move", _W + "r = w.type_as(w)"),
 ) + tuple(

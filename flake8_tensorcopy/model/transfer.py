@@ -687,6 +687,9 @@ class Transfer:
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
+        field = _named_field(base, name)
+        if field is not None:  # ``w.max(-1).values``
+            return field
         found_in_classes = []
         for class_name in _classes_of(base):
             getter = self.model.property_of(class_name, name) if state is not None else None
@@ -1424,7 +1427,8 @@ class Transfer:
     def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
         roles = k.role_of("function", qual)
         first = arguments[0] if arguments else UNKNOWN
-        if qual in k.VIEW_FUNCTIONS and node.args and type(node.args[0]) is not ast.Starred:
+        if (qual in k.VIEW_FUNCTIONS or roles & {"values_indices", "values_indices_with_dim"}) and node.args \
+                and type(node.args[0]) is not ast.Starred:
             # ``torch.flatten(x, 1)`` is ``x.flatten(1)``: the view (or detached alias) of its first argument
             return self.method_call(first, qual.rpartition(".")[2], node.args[0], arguments[1:], keywords, node, state,
                                     spelled=qual + "()")
@@ -1882,6 +1886,8 @@ class Transfer:
             if receiver_place is not None and "[" not in receiver_place and (receiver_place in state or written.pending):
                 state[receiver_place] = written
             return written
+        if "values_indices" in roles or "values_indices_with_dim" in roles and _along_a_dim(arguments, keywords):
+            return self.values_and_indices(receiver, node)
         function = "torch.Tensor." + method
         if method in k.VIEW_METHODS or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
             view = method in k.VIEW_METHODS
@@ -1909,6 +1915,18 @@ class Transfer:
                 return Value(kinds("tuple"), storages=site, fresh=True, items=(("*", result),))
             return result
         return UNKNOWN
+
+    @staticmethod
+    def values_and_indices(receiver: Value, node) -> Value:
+        """``w.max(-1)``, ``w.sort()``: a named tuple of a new tensor of values, in the graph
+        where ``w`` is, and a tensor of indices (``.values``/``[0]``, ``.indices``/``[1]``)."""
+        site = frozenset((_site(node),))
+        why = weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver)
+        values = Value(TENSOR, grad=receiver.grad, graph=receiver.grad, device=receiver.device, storages=site,
+                       fresh=True, why=why, grad_from=receiver.grad_from, facts=dtype_facts(receiver))
+        indices = Value(TENSOR, device=receiver.device, storages=site, fresh=True, why=why, facts=_dtype_fact("int64"))
+        return Value(kinds("tuple"), storages=site, fresh=True, items=(("0", values), ("1", indices)),
+                     facts=frozenset((FIELDS + "values|indices",)))
 
     def pending_in_base(self, view_node, pending: frozenset, state) -> None:
         """An asynchronous copy into part of a tensor (``self.buf[:n].copy_(x, non_blocking=True)``)
@@ -2728,6 +2746,23 @@ def _tested_places(test) -> Optional[list]:
 
 
 METADATA = frozenset(("metadata",))  # a read's part: only the tensor's metadata (``x.shape``)
+FIELDS = "fields:"  # a fact: a named tuple's field names, in order (``|``-joined)
+
+
+def _named_field(value: Value, name: str) -> Optional[Value]:
+    """The item a named tuple holds under the field ``name`` (``values`` of ``w.max(-1)``), else None."""
+    for fact in value.facts:
+        if fact.startswith(FIELDS):
+            names = fact[len(FIELDS):].split("|")
+            return value.item(str(names.index(name))) if name in names else None
+    return None
+
+
+def _along_a_dim(arguments, keywords: dict) -> bool:
+    """``w.max(0)``, ``w.max(dim=1)``: a dim given (a number), not a tensor (``w.max(u)``)."""
+    return "dim" in keywords or bool(arguments) and bool(arguments[0].kinds) and arguments[0].kinds <= _NUMERIC
+
+
 ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, ``|``-joined)
 _CONSTANTS_AT_MOST = 16
 
