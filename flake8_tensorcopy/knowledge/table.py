@@ -169,6 +169,16 @@ RESULT_DTYPES: Dict[str, Tuple[str, str]] = {
     "torch.randperm": ("int64", "torch.randperm(3)"),
     "torch.tril_indices": ("int64", "torch.tril_indices(3, 3)"),
     "torch.triu_indices": ("int64", "torch.triu_indices(3, 3)"),
+    "torch.bincount": ("int64", "torch.bincount(w.long())"),
+    "torch.Tensor.bincount": ("int64", "w.long().bincount()"),
+    "torch.bucketize": ("int64", "torch.bucketize(w, w.sort().values)"),
+    "torch.searchsorted": ("int64", "torch.searchsorted(w.sort().values, w)"),
+}
+# Where an argument decides a ``RESULT_DTYPES`` result's dtype instead: its keyword and, if it
+# may be passed by position, its position among the arguments (a method's receiver not counted)
+RESULT_DTYPE_UNLESS: Dict[str, Tuple[str, int]] = {
+    "torch.bincount": ("weights", 1), "torch.Tensor.bincount": ("weights", 0),
+    "torch.bucketize": ("out_int32", -1), "torch.searchsorted": ("out_int32", -1),
 }
 # NumPy constructors whose arrays are float64 unless ``dtype=`` says otherwise
 FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",

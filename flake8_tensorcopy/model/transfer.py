@@ -2659,6 +2659,9 @@ def result_dtype(name: str, node, arguments, keywords: dict) -> str:
     if "out" in keywords:  # the result is ``out`` itself
         return dtype_of(keywords["out"])
     if name in k.RESULT_DTYPES:
+        keyword, position = k.RESULT_DTYPE_UNLESS.get(name, ("", -1))
+        if keyword in keywords or 0 <= position < len(arguments):
+            return ""  # ``torch.bincount(x, weights)``: the weights' dtype
         return k.RESULT_DTYPES[name][0]
     if name == "torch.arange" and arguments and not keywords.keys() & {"start", "end", "step"} and all(
             value.kinds == INTEGER.kinds for value in arguments):
