@@ -1716,6 +1716,11 @@ class Transfer:
             return result
         if _is_array(receiver):
             return self.array_method(receiver, method, receiver_node, arguments, keywords, node, state)
+        if receiver.items is None and method in _GROWN_IN_PLACE and arguments and receiver.kinds <= {"?", "list"} \
+                and receiver.storages:
+            # ``history.append(loss)`` of a list a caller passes: a container from here on, holding what it is given
+            held = _filled_elsewhere(receiver, receiver_place)
+            receiver = receiver._replace(items=(("*", held),) if held.storages else ())
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, keywords, node, state)
         if receiver.kind_from and self.summary_mode and "step" in roles:  # a parameter used as an optimizer
@@ -2990,6 +2995,7 @@ def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
                  facts=frozenset((ITEM_OF + place,)) if place is not None else EMPTY)
 
 
+_GROWN_IN_PLACE = frozenset(("append", "extend", "insert", "appendleft"))  # list methods no tensor or array has
 ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the place that follows
 SUBMODULE = "submodule?"  # a fact: what a module holds under a name the model does not know (maybe a layer)
 
