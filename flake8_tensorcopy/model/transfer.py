@@ -1611,6 +1611,11 @@ class Transfer:
                 result = result._replace(storages=frozenset((_site(node),)), graph=result.grad, fresh=True)
         elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
             result = self.attribute_of(first, str(node.args[1].value), node, state)
+        elif name == "setattr" and len(node.args) == 3 and type(node.args[1]) is ast.Constant \
+                and str(node.args[1].value).isidentifier():  # ``setattr(self, "w0", w)`` is ``self.w0 = w``
+            target = ast.copy_location(ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Store()), node)
+            self.assign(target, arguments[2], state, node)
+            result = NONE
         elif name == "super" and not arguments:
             result = self.superclass(state)
             if result is None:
