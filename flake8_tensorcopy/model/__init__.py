@@ -240,6 +240,20 @@ class Model:
         for path, value in summary.stores.items():
             owner.store(path, instance.value(value))
 
+    @staticmethod
+    def pass_fields(info: ClassInfo, bound: Dict[str, Value]) -> None:
+        """Join what one construction of a dataclass passes into its fields: its generated
+        ``__init__`` stores each on the instance, which code after the construction reads."""
+        for field, value in bound.items():
+            known = info.passed_fields.get(field)
+            info.passed_fields[field] = value if known is None else join(known, value)
+            info.store(field, _handed(info, field, value))
+
+    @staticmethod
+    def _fold_fields(info: ClassInfo) -> None:
+        for field, value in info.passed_fields.items():
+            info.store(field, _handed(info, field, value))
+
     # ----- names outside a function
     def outer_value(self, function: FunctionInfo, name: str) -> Optional[Value]:
         current = function
@@ -561,6 +575,7 @@ class Model:
             for method in info.methods.values():
                 if isinstance(method.summary, Summary):
                     self._fold_stores(method, method.summary)
+            self._fold_fields(info)
             if info.attributes != before:
                 changed.append(info)
         return changed

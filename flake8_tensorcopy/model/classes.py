@@ -20,6 +20,8 @@ class ClassInfo:
         self.bases = bases  # qualified names of the bases (``torch.nn.Module``, ``class:Base``)
         self.methods: Dict[str, object] = {}  # name -> FunctionInfo (``name.setter`` for a property's setter)
         self.properties: set = set()  # the methods read as attributes (``@property``)
+        self.fields = dataclass_fields(node)  # a dataclass's fields its generated ``__init__`` takes, in order
+        self.passed_fields: Dict[str, Value] = {}  # per field, the join of what the file's constructions pass
         self.attributes: Dict[str, Value] = {}
         self.is_module = False
         self.read = False  # whether the methods' summaries have been folded in
@@ -67,3 +69,18 @@ def property_accessor(function: ast.FunctionDef) -> str:
         if type(decorator) is ast.Attribute and decorator.attr in ("setter", "deleter"):
             return "." + decorator.attr
     return ""
+
+
+def dataclass_fields(node: ast.ClassDef) -> tuple:
+    """The fields of a ``@dataclass`` (annotated names of its body, not ``ClassVar``), in the
+    order its generated ``__init__`` takes them; empty for another class or one defining ``__init__``."""
+    def named_dataclass(decorator) -> bool:
+        decorator = decorator.func if type(decorator) is ast.Call else decorator
+        return (decorator.id if type(decorator) is ast.Name else getattr(decorator, "attr", "")) == "dataclass"
+
+    if not any(named_dataclass(decorator) for decorator in node.decorator_list) or any(
+            type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and statement.name == "__init__"
+            for statement in node.body):
+        return ()
+    return tuple(statement.target.id for statement in node.body if type(statement) is ast.AnnAssign
+                 and type(statement.target) is ast.Name and "ClassVar" not in ast.dump(statement.annotation))

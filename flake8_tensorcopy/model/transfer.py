@@ -2056,6 +2056,12 @@ class Transfer:
         initializer = self.model.method_of(name, "__init__")
         if initializer is not None:
             self.apply(initializer, [instance] + arguments, keywords, node, state)
+        elif info.fields:  # a dataclass: its generated ``__init__`` stores each field
+            bound = dict(zip(info.fields, _spread(node, arguments)))
+            bound.update((field, value) for field, value in keywords.items() if field in info.fields)
+            if not self.summary_mode:
+                self.model.pass_fields(info, bound)
+            self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         else:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         return instance
