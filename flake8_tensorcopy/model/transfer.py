@@ -2258,6 +2258,9 @@ class Transfer:
             crossing = [maker for maker in makers if maker[3][2] in _CROSSING_KINDS]
             inner, op, source, made = max(crossing or makers, key=lambda maker: (maker[0].end_lineno,
                                                                                  maker[0].end_col_offset))
+            if source is None:  # ``t.detach().cpu().numpy()``: named by the chain's innermost named place
+                source = next((maker[2] for maker in sorted(makers, key=lambda maker: (
+                    maker[0].end_lineno, maker[0].end_col_offset)) if maker[2] is not None), None)
             kind, op = made[2], f"{op} in {_called_name(function, node)}()"
         else:
             kind, op, source = "assignment", f"{_called_name(function, node)}() returning its argument", function.names[
