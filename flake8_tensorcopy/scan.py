@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from flake8_tensorcopy.knowledge.conventions import any_loss_named, training_call
 from flake8_tensorcopy.data import INPLACE_METHODS
-from flake8_tensorcopy.knowledge.table import RUNNING_STATISTICS
+from flake8_tensorcopy.knowledge.table import CONTAINER_GROWTH, RUNNING_STATISTICS
 
 _ARRAY_LIBRARIES = frozenset({"torch", "numpy"})
 
@@ -246,7 +246,7 @@ class _Collector:
             events.add("identity comparison")
         if self.non_blocking:
             events.add("non-blocking copy")
-        if self.loops and (self.accumulates or "append" in called) or self.accumulates_on_self:
+        if self.loops and (self.accumulates or not called.isdisjoint(CONTAINER_GROWTH)) or self.accumulates_on_self:
             events.add("accumulation")
         traits = set()
         if (imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)

@@ -326,7 +326,7 @@ def test_a_write_to_the_input_of_a_layer_built_in_init():
                 return out
     """)
     [write] = model.events.find("write", line=9)
-    assert write.detail["saved"] == {("param", 1, "Decoder.forward"), ("handed", "Decoder", "mel")}
+    assert write.detail["saved"] == {("param", 1, "Decoder.forward"), ("handed", "Decoder", "Decoder.forward", "mel")}
     assert "module" in model.value_at(8, "self.post").kinds
 
 
@@ -351,7 +351,7 @@ def test_a_subclass_holds_the_layers_its_base_class_of_the_file_built_in_init():
                 return out
     """)
     [write] = model.events.find("write", line=12)
-    assert write.detail["saved"] == {("param", 1, "Leaf.forward"), ("handed", "Leaf", "mel")}
+    assert write.detail["saved"] == {("param", 1, "Leaf.forward"), ("handed", "Leaf", "Leaf.forward", "mel")}
     assert "module" in model.value_at(11, "self.post").kinds
     [other] = model.events.find("write", line=17)
     assert not other.detail["saved"]  # nothing of the file says what Other's self.post is

@@ -274,6 +274,7 @@ def check_values_indices(model, example):
     w = _value_after(model, example, "w")
     assert "tuple" in result.kinds and values.is_tensor and values.grad and not values.storages & w.storages
     assert indices.is_tensor and not indices.grad and "dtype:int64" in indices.facts
+    assert not indices.storages & values.storages  # two tensors: writing the indices leaves the values
 
 
 def check_values_indices_with_dim(model, example):

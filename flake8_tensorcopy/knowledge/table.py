@@ -138,6 +138,9 @@ SAVED_FOR_OTHER: Dict[str, Dict[int, int]] = {
 # The buffers a layer keeping running statistics (the generated ``layers_updating_running_stats``)
 # writes in place at each call in training mode
 RUNNING_STATISTICS = frozenset(("running_mean", "running_var", "num_batches_tracked"))
+# The list methods that grow a container in place (no tensor or array has them): what is given is
+# kept beside what the container held (the gate opens TEN306 on them; the model keeps the item)
+CONTAINER_GROWTH = frozenset(("append", "extend", "insert"))
 # torch's other names of dtypes (``torch.long`` is int64)
 DTYPE_ALIASES: Dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32", "short": "int16",

@@ -234,7 +234,7 @@ class Model:
         from flake8_tensorcopy.model.summaries import Instantiation
 
         passed = function.passed or [None] * len(function.names)
-        handed = [value if index < function.receiver_offset else _handed(owner, function.names[index], value)
+        handed = [value if index < function.receiver_offset else _handed(owner, function.name, function.names[index], value)
                   for index, value in enumerate(passed)]
         instance = Instantiation(function.name, handed, lambda value: UNKNOWN)
         for path, value in summary.stores.items():
@@ -247,12 +247,12 @@ class Model:
         for field, value in bound.items():
             known = info.passed_fields.get(field)
             info.passed_fields[field] = value if known is None else join(known, value)
-            info.store(field, _handed(info, field, value))
+            info.store(field, _handed(info, "__init__", field, value))
 
     @staticmethod
     def _fold_fields(info: ClassInfo) -> None:
         for field, value in info.passed_fields.items():
-            info.store(field, _handed(info, field, value))
+            info.store(field, _handed(info, "__init__", field, value))
 
     # ----- names outside a function
     def outer_value(self, function: FunctionInfo, name: str) -> Optional[Value]:
@@ -354,7 +354,7 @@ class Model:
             if not symbolic and function.owner is not None and index >= function.receiver_offset:
                 # what the method was handed, as the instance may keep it (``_handed``): the same
                 # object the class's other methods reach through ``self``
-                storages |= {(HANDED, function.owner.name, function.names[index])}
+                storages |= {(HANDED, function.owner.name, function.name, function.names[index])}
             symbol = frozenset(((function.name, index),)) if symbolic else EMPTY
             if index == 0 and function.receiver_offset:
                 owner = function.owner
@@ -748,13 +748,14 @@ def _loss_parameter(function: FunctionInfo, index: int) -> bool:
     return passed is None and words(name)[-1:] == ("loss",) and loss_named(name)
 
 
-def _handed(owner: ClassInfo, name: str, passed: Optional[Value]) -> Value:
-    """What a method of ``owner`` was handed as its parameter ``name``, as the instance keeps it
-    (``self.net = net``): what the file's callers pass, and the object handed itself (a storage
-    per class and parameter), so that what another method does with ``self.net`` and with an
-    optimizer built from ``net.parameters()`` relate even where no caller is in the file."""
+def _handed(owner: ClassInfo, method: str, name: str, passed: Optional[Value]) -> Value:
+    """What the method ``method`` of ``owner`` was handed as its parameter ``name``, as the
+    instance keeps it (``self.net = net``): what the file's callers pass, and the object handed
+    itself (a storage per class, method and parameter), so that what another method does with
+    ``self.net`` and with an optimizer built from ``net.parameters()`` relate even where no
+    caller is in the file."""
     value = UNKNOWN if passed is None else passed
-    return value._replace(storages=value.storages | {(HANDED, owner.name, name)})
+    return value._replace(storages=value.storages | {(HANDED, owner.name, method, name)})
 
 
 def _disputed(function: FunctionInfo, index: int) -> bool:

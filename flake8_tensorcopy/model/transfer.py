@@ -10,6 +10,7 @@ hand-kept table); a call of a function or method of the file applies its summary
 import ast
 import builtins
 from functools import partial
+from keyword import iskeyword
 from typing import List, Optional
 
 from flake8_tensorcopy import knowledge as k
@@ -1620,7 +1621,8 @@ class Transfer:
         elif name == "getattr" and len(arguments) >= 2 and type(node.args[1]) is ast.Constant:
             result = self.attribute_of(first, str(node.args[1].value), node, state)
         elif name == "setattr" and len(node.args) == 3 and type(node.args[1]) is ast.Constant \
-                and str(node.args[1].value).isidentifier():  # ``setattr(self, "w0", w)`` is ``self.w0 = w``
+                and str(node.args[1].value).isidentifier() and not iskeyword(node.args[1].value):
+            # ``setattr(self, "w0", w)`` is ``self.w0 = w``
             target = ast.copy_location(ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Store()), node)
             self.assign(target, arguments[2], state, node)
             result = NONE
@@ -1729,7 +1731,7 @@ class Transfer:
             return result
         if _is_array(receiver):
             return self.array_method(receiver, method, receiver_node, arguments, keywords, node, state)
-        if receiver.items is None and method in _GROWN_IN_PLACE and arguments and receiver.kinds <= {"?", "list"} \
+        if receiver.items is None and method in k.CONTAINER_GROWTH and arguments and receiver.kinds <= {"?", "list"} \
                 and receiver.storages:
             # ``history.append(loss)`` of a list a caller passes: a container from here on, holding what it is given
             held = _filled_elsewhere(receiver, receiver_place)
@@ -1942,7 +1944,9 @@ class Transfer:
         why = weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver)
         values = Value(TENSOR, grad=receiver.grad, graph=receiver.grad, device=receiver.device, storages=site,
                        fresh=True, why=why, grad_from=receiver.grad_from, facts=dtype_facts(receiver))
-        indices = Value(TENSOR, device=receiver.device, storages=site, fresh=True, why=why, facts=_dtype_fact("int64"))
+        ends = (node.end_lineno, node.end_col_offset)
+        indices = Value(TENSOR, device=receiver.device, storages=frozenset((ends + ends,)), fresh=True, why=why,
+                        facts=_dtype_fact("int64"))  # memory of its own: writing the indices leaves the values
         return Value(kinds("tuple"), storages=site, fresh=True, items=(("0", values), ("1", indices)),
                      facts=frozenset((FIELDS + "values|indices",)))
 
@@ -2689,8 +2693,10 @@ def result_dtype(name: str, node, arguments, keywords: dict) -> str:
         return dtype_of(keywords["out"])
     if name in k.RESULT_DTYPES:
         keyword, position = k.RESULT_DTYPE_UNLESS.get(name, ("", -1))
-        if keyword in keywords or 0 <= position < len(arguments):
-            return ""  # ``torch.bincount(x, weights)``: the weights' dtype
+        deciding = _keyword(node, keyword) if keyword in keywords else (
+            node.args[position] if 0 <= position < len(node.args) else None)
+        if deciding is not None and not (type(deciding) is ast.Constant and deciding.value in (None, False)):
+            return ""  # ``torch.bincount(x, weights)``: the weights' dtype (``weights=None`` decides nothing)
         return k.RESULT_DTYPES[name][0]
     if name == "torch.arange" and arguments and not keywords.keys() & {"start", "end", "step"} and all(
             value.kinds == INTEGER.kinds for value in arguments):
@@ -3019,7 +3025,6 @@ def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
                  facts=frozenset((ITEM_OF + place,)) if place is not None else EMPTY)
 
 
-_GROWN_IN_PLACE = frozenset(("append", "extend", "insert", "appendleft"))  # list methods no tensor or array has
 ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the place that follows
 SUBMODULE = "submodule?"  # a fact: what a module holds under a name the model does not know (maybe a layer)
 

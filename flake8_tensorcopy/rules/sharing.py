@@ -17,7 +17,7 @@ from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_name
 from flake8_tensorcopy.fixes import Fix, keep_parentheses
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
-from flake8_tensorcopy.model.transfer import ITEM_OF, METADATA
+from flake8_tensorcopy.model.transfer import HANDED, ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY, containers_of, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
@@ -227,10 +227,14 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if observed is None and through_alias:
             observed = _held_through_object(model, write, made, storages, name)
         if observed is None and write.function is not alias.function:
-            # read by this call before the write only: the next call reads what this one wrote
+            # read by this call before the write only: the next call reads what this one wrote,
+            # unless this call replaces what the object keeps after the write
             if held_by_object is None:
                 held_by_object = _held_by_its_object(alias)
             observed = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
+            if observed is not None and any(bind.function is write.function and bind.place == observed[0]
+                                            and events.after(write, bind) for bind in events.find("bind")):
+                observed = None
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     # a write by the alias's own class first (``self.snaps`` in ``__init__``, a step in ``train_step``)
@@ -404,7 +408,10 @@ def _held_by_its_object(alias) -> frozenset:
     owner = alias.function.owner
     if owner is None or not alias.function.receiver_offset:
         return EMPTY
-    return frozenset().union(*(_storages_made(value, alias.detail["made"]) for value in owner.attributes.values()))
+    held = frozenset().union(*(_storages_made(value, alias.detail["made"]) for value in owner.attributes.values()))
+    # an attribute two methods store joins what each was handed: only the alias's method's is its memory
+    return frozenset(storage for storage in held if not (
+        type(storage) is tuple and storage[:1] == (HANDED,) and storage[2] != alias.function.name))
 
 
 def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: bool) -> Optional[tuple]:

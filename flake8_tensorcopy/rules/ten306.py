@@ -116,6 +116,8 @@ class GraphKeptAcrossIterations(Rule):
         if any(other.kind in ("backward", "step") and events.innermost_loop(other) == loop for other in in_loop):
             return True  # each iteration trains: what it keeps is spent
         later = [other for other in same if events.after(event, other)]
+        if not any(bind not in in_loop for bind in binds) and not _callers_backpropagate_nothing(model, event.function):
+            return False  # the caller's container: it may backpropagate through what it holds
         return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
                     and storages_held(other.value) & held for other in later)
                 and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
@@ -166,6 +168,10 @@ class GraphKeptAcrossIterations(Rule):
         value = _added(statement) if statement is not None else None
         if value is None:
             return
+        if type(statement) is cst.Call and getattr(statement.func, "attr", None) is not None \
+                and statement.func.attr.value == "extend":  # ``history.extend([loss])``: the graph is an item
+            self._report_container(site, event, span)
+            return
         item, detached = (suggestion(site, method(value, name), value) for name in ("item", "detach"))
         site.report(self.code, statement,
                     f"'{event.place}' keeps {short_source(site, value)} and its whole autograd graph alive across "
@@ -194,6 +200,15 @@ def _held_by_the_caller(event, root: str) -> bool:
     if head not in getattr(event.function, "names", ()):
         return False
     return event.place != head or type(event.node) is ast.Call
+
+
+def _callers_backpropagate_nothing(model, function) -> bool:
+    """Whether the file calls ``function`` and no caller runs a backward after the call: then
+    what it keeps in a container its caller handed it is read for its values only."""
+    events = model.events
+    calls = [call for call in events.find("call") if call.detail.get("callee") == function.name]
+    return bool(calls) and not any(other.kind == "backward" and other.function is call.function
+                                   and events.after(call, other) for call in calls for other in events.events)
 
 
 def _called_in_a_training_loop(model, function) -> bool:
