@@ -25,7 +25,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    HANDED, IN_EVAL, SAVED_IF, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
+    HANDED, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
@@ -491,7 +491,6 @@ class Model:
             syncs=states[1] is not None and ENTRY not in in_flight,
             reads=exit_state.get("!reads", EMPTY),
             saved=exit_state.get(SAVED, EMPTY),
-            saved_if=exit_state.get(SAVED_IF, EMPTY),
             saved_returned=exit_state.get("!saved_returned", EMPTY),
             backward="!backward" in exit_state,
             steps="!steps" in exit_state,

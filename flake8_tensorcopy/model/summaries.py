@@ -34,9 +34,6 @@ class Summary(NamedTuple):
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it
     forwarded: frozenset = frozenset()  # the modules it ran the forward of (``FORWARDED``), symbols included
-    # (storage, (function, i)): saved only for the gradient of what parameter i may pass (``s * w``
-    # keeps ``s`` where ``w`` requires grad): saved at a call where that argument may need grad
-    saved_if: frozenset = frozenset()
 
 
 def parameter_index(storage, function: str) -> Optional[int]:

@@ -1007,10 +1007,8 @@ class Transfer:
         if _is_array(left) or _is_array(right):
             return new_array(node)._replace(facts=_dtype_fact(_array_arithmetic_dtype(left, right)))
         if left.kind_from or right.kind_from:
-            result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
-                           kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
-            self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node)  # where callers pass tensors
-            return result
+            return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
+                         kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
         if left.items is not None and right.items is not None:  # list + list
             return Value(left.kinds | right.kinds, storages=frozenset((_site(node),)), fresh=True,
                          items=(("*", join(self.element(left), self.element(right))),))
@@ -1036,12 +1034,6 @@ class Transfer:
                 if other is not None and other < len(operands) and not _may_need_grad(operands[other]):
                     continue  # kept only for the other operand's gradient, which it has none of
                 kept = operands[what].storages
-                if other is not None and other < len(operands) and self.summary_mode \
-                        and not operands[other].grad and operands[other].grad_from:
-                    # a summary's ``s * w``: kept where a caller passes a ``w`` that may need grad
-                    state[SAVED_IF] = state.get(SAVED_IF, EMPTY) | frozenset(
-                        (storage, symbol) for storage in kept for symbol in operands[other].grad_from)
-                    continue
             else:
                 continue
             storages |= kept
@@ -2121,10 +2113,8 @@ class Transfer:
         if summary.backward:
             frees_saved(None, state)
             backpropagates(state)
-        saved = summary.saved | frozenset(storage for storage, (_, index) in summary.saved_if
-                                          if _may_need_grad(instance.actual(index)))
-        if saved and not state.get(NO_GRAD):
-            kept = instance.storages(_saved_for_caller(summary._replace(saved=saved), instance.lines))
+        if summary.saved and not state.get(NO_GRAD):
+            kept = instance.storages(_saved_for_caller(summary, instance.lines))
             add_saved(kept, state)
             # its output (the memory it returns that it saved), told apart from its inputs before the
             # instance maps both to storages of the caller (an input may be an earlier call's output)
@@ -3064,7 +3054,6 @@ WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: 
 BOUND_ARGUMENTS = "bound_arguments"  # a fact of a ``functools.partial``: its items are the arguments it binds
 UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call in training mode writes its statistics
 IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was called on
-SAVED_IF = "!saved_if"  # a summary's state key: what it saves only for a parameter's gradient (Summary.saved_if)
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
 
