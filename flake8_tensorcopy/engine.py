@@ -235,8 +235,11 @@ def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode])
         alone = cst.Module(body=[pruned], default_newline=module.default_newline,
                            default_indent=module.default_indent)
         resolved = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        spans = [(resolved[leaf].start.line, resolved[leaf].end.line, line - resolved[leaf].start.line)
-                 for leaf, line in leaves]
+        # a decorated leaf's span starts at its first decorator (its position starts at ``def``/``class``,
+        # the ast's line too, so one offset holds for both)
+        spans = [(min([resolved[leaf].start.line] + [resolved[decorator].start.line
+                                                      for decorator in getattr(leaf, "decorators", ())]),
+                  resolved[leaf].end.line, line - resolved[leaf].start.line) for leaf, line in leaves]
         for node, where in resolved.items():
             if id(node) not in wanted:
                 continue

@@ -149,7 +149,10 @@ def _class_pieces(lines: List[str], begin: int, end: int, definition: ast.ClassD
         return ("".join(lines[begin:end]),)
     cuts, _ = _cuts(lines, definition.body, begin, indent)
     cuts.append(end)
-    return tuple("".join(lines[start:end]) for start, end in zip(cuts, cuts[1:]))
+    pieces = tuple("".join(lines[start:end]) for start, end in zip(cuts, cuts[1:]))
+    if any(not piece.strip() for piece in pieces[1:]):  # a body blanked for the parse (``pass``): one piece
+        return ("".join(lines[begin:end]),)
+    return pieces
 
 
 def _cuts(lines: List[str], statements: List[ast.stmt], begin: int, indent: str) -> Tuple[List[int], list]:

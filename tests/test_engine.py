@@ -455,6 +455,15 @@ def test_positions_of_pruned_statements_are_the_whole_modules(code, resolved):
     assert sum(len(part.code) for part in resolved) < 0.8 * top_level
 
 
+def test_positions_of_a_node_in_a_decorator_resolve_its_statement_not_the_module(resolved):
+    source = "import dataclasses\n\n\n# kept\n@dataclasses.dataclass\nclass Point:\n    x: int\n"
+    module = libcst.parse_module(source)
+    name = module.body[1].decorators[0].decorator.value
+    where = engine.positions_of(module, ast.parse(source), [name])[name]
+    assert (where.start.line, where.start.column, where.end.line, where.end.column) == (5, 1, 5, 12)
+    assert module not in resolved
+
+
 def test_positions_of_a_node_in_a_method_resolve_its_statement_not_its_class(resolved):
     source = (
         "import torch\n\n\nclass Keeper:\n    def keep(self, p):\n        # kept\n"

@@ -163,3 +163,14 @@ def test_what_it_does_not_cut_is_parsed_whole(source):
     for _ in range(2):
         assert_same_module(source, modules)
         assert modules.chunks == 0 and modules.reused == 0
+
+
+def test_a_class_whose_body_the_engine_blanks_stays_one_chunk_of_a_cut_module():
+    """A class of fields alone (a dataclass) no rule wants is parsed as ``pass``: its chunk is
+    not cut by members the blanked text no longer has, so the module is still cut."""
+    source = ("import dataclasses\n\nimport torch\n\n\n@dataclasses.dataclass\nclass Point:\n"
+              "    \"\"\"A point.\"\"\"\n\n    x: int\n    y: int = 0\n\n\n"
+              "def f(w: torch.Tensor):\n    v = w.detach()\n    w.add_(1)\n    return v\n")
+    modules = ModuleCache()
+    assert rows(source, modules) == rows(source)
+    assert modules.chunks > 1

@@ -351,7 +351,7 @@ class Model:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
         for index, parameter in enumerate(function.parameters):
             storages = frozenset((("param", index, function.name),))
-            if not symbolic and function.owner is not None and index >= function.receiver_offset:
+            if not symbolic and function.owner is not None and function.receiver_offset and index >= function.receiver_offset:
                 # what the method was handed, as the instance may keep it (``_handed``): the same
                 # object the class's other methods reach through ``self``
                 storages |= {(HANDED, function.owner.name, function.name, function.names[index])}
