@@ -120,7 +120,7 @@ class Model:
         self.module = FunctionInfo(tree, "<module>", None, None)
         self.module_state: Optional[dict] = None
         self.module_variables = _bound_names(tree) - set(self.definitions)  # names the module's code binds
-        self.read_before_module_ran = False  # a summary read a module variable before its code ran
+        self.read_before_module_ran: set = set()  # module variables a summary read before the module's code ran
         self._lines = None
         self._rebound: Optional[Dict[int, set]] = None
         self._comprehensions = None
@@ -194,7 +194,7 @@ class Model:
     def property_of(self, class_name: str, name: str) -> Optional[FunctionInfo]:
         """The getter run where ``obj.name`` is read, ``name`` a property of the class or a base."""
         info = self.classes.get(class_name)
-        if info is None:
+        if info is None or not any(name in other.properties for other in self.classes.values()):
             return None
         holder = next((holder for holder in info.lineage(self.classes) if name in holder.methods), None)
         return holder.methods[name] if holder is not None and name in holder.properties else None
@@ -266,7 +266,7 @@ class Model:
         if self.module_state is not None and name in self.module_state:
             return self.module_state[name]
         if self.module_state is None and name in self.module_variables:
-            self.read_before_module_ran = True
+            self.read_before_module_ran.add(name)
         return self.definitions.get(name)
 
     def rebound_elsewhere(self, function: FunctionInfo, name: str, local: bool) -> bool:
@@ -535,7 +535,8 @@ class Model:
         transfer = Transfer(self, self.module, summary_mode=False)
         self.module.states = solve(self.module.graph, transfer, {})
         self.module_state = self.module.states[1] or {}
-        if self.read_before_module_ran:  # ``model = nn.Linear(...)`` read by a helper the module's code calls
+        if any(_holds_torch_values(self.module_state.get(name)) for name in self.read_before_module_ran):
+            # ``model = nn.Linear(...)`` read by a helper the module's code calls
             self._forget_summaries()
             self.module.states = solve(self.module.graph, transfer, {})
             self.module_state = self.module.states[1] or {}
@@ -755,6 +756,19 @@ def _handed(owner: ClassInfo, method: str, name: str, passed: Optional[Value]) -
     caller is in the file."""
     value = UNKNOWN if passed is None else passed
     return value._replace(storages=value.storages | {(HANDED, owner.name, method, name)})
+
+
+def _holds_torch_values(value: Optional[Value]) -> bool:
+    """Whether a module variable read unbound mattered: a tensor, an array, a module, an
+    optimizer or a container of one (a logger, a constant or a config read as unknown did not)."""
+    if value is None:
+        return False
+    if value.grad or value.kinds & _TORCH_KINDS:
+        return True
+    return any(_holds_torch_values(item) for _, item in value.items or ())
+
+
+_TORCH_KINDS = frozenset(("tensor", "ndarray", "module", "optimizer", "distribution"))
 
 
 def _disputed(function: FunctionInfo, index: int) -> bool:
