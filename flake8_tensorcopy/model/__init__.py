@@ -234,8 +234,8 @@ class Model:
         from flake8_tensorcopy.model.summaries import Instantiation
 
         passed = function.passed or [None] * len(function.names)
-        handed = [value if index < function.receiver_offset else _handed(owner, function.name, function.names[index], value)
-                  for index, value in enumerate(passed)]
+        handed = [value if index < function.receiver_offset
+                  else _handed(owner, function.name, function.names[index], value) for index, value in enumerate(passed)]
         instance = Instantiation(function.name, handed, lambda value: UNKNOWN)
         for path, value in summary.stores.items():
             owner.store(path, instance.value(value))
@@ -247,10 +247,11 @@ class Model:
         for field, value in bound.items():
             known = info.passed_fields.get(field)
             info.passed_fields[field] = value if known is None else join(known, value)
-            info.store(field, _handed(info, "__init__", field, value))
+        Model._fold_fields(info)
 
     @staticmethod
     def _fold_fields(info: ClassInfo) -> None:
+        """Store what the constructions pass into each field, as the instance keeps it."""
         for field, value in info.passed_fields.items():
             info.store(field, _handed(info, "__init__", field, value))
 
@@ -351,7 +352,7 @@ class Model:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
         for index, parameter in enumerate(function.parameters):
             storages = frozenset((("param", index, function.name),))
-            if not symbolic and function.owner is not None and function.receiver_offset and index >= function.receiver_offset:
+            if not symbolic and function.owner is not None and 0 < function.receiver_offset <= index:
                 # what the method was handed, as the instance may keep it (``_handed``): the same
                 # object the class's other methods reach through ``self``
                 storages |= {(HANDED, function.owner.name, function.name, function.names[index])}

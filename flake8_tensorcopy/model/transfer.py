@@ -1748,7 +1748,7 @@ class Transfer:
             # a container whose items the file does not know (a caller's ``history``): it grows all the same
             added = arguments[-1] if method != "extend" else self.element(arguments[-1])
             self.record("accumulate", node, receiver_place, added, state, old=receiver,
-                        added=node.args[-1] if node.args else node)
+                        added=node.args[-1] if node.args else node, of_items=method == "extend")
         return self.unknown_call(arguments, keywords, node, state, method)
 
     def tensor_dict(self, receiver: Value, arguments, node, state, method: str) -> Value:
@@ -2035,7 +2035,7 @@ class Transfer:
                 if method not in ("extend", "update"):
                     self.record("bind", node, receiver_place + "[*]", added, state)
             self.record("accumulate", node, receiver_place, added, state, old=receiver,
-                        added=node.args[-1] if node.args else node)
+                        added=node.args[-1] if node.args else node, of_items=method in ("extend", "update"))
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))

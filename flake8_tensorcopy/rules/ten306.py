@@ -168,8 +168,7 @@ class GraphKeptAcrossIterations(Rule):
         value = _added(statement) if statement is not None else None
         if value is None:
             return
-        if type(statement) is cst.Call and getattr(statement.func, "attr", None) is not None \
-                and statement.func.attr.value == "extend":  # ``history.extend([loss])``: the graph is an item
+        if event.detail.get("of_items"):  # ``history.extend([loss])``: the graph is an item of what it adds
             self._report_container(site, event, span)
             return
         item, detached = (suggestion(site, method(value, name), value) for name in ("item", "detach"))
