@@ -3,7 +3,8 @@
 import pytest
 
 from flake8_tensorcopy.knowledge import (
-    FLOAT64_ARRAYS, HAND_TABLE, LAYERS_UPDATING_RUNNING_STATS, LEGACY_DTYPES, RESULT_DTYPES, RUNNING_STATISTICS,
+    FLOAT64_ARRAYS, HAND_TABLE, LAYERS_UPDATING_RUNNING_STATS, LEGACY_DTYPES, METADATA_INPLACE, RESULT_DTYPES,
+    RUNNING_STATISTICS,
 )
 
 torch = pytest.importorskip("torch")
@@ -225,3 +226,15 @@ def test_a_values_indices_entry_returns_values_in_the_graph_and_int64_indices(en
     assert result.values is result[0] and result.indices is result[1]
     assert result.values.requires_grad and result.values.data_ptr() != w.data_ptr()
     assert result.indices.dtype == torch.int64 and not result.indices.requires_grad
+
+
+_METADATA_CALLS = {"t_": (), "transpose_": (0, 1), "swapdims_": (0, 1), "swapaxes_": (0, 1), "squeeze_": (),
+                   "unsqueeze_": (0,), "as_strided_": ((3, 1), (1, 1))}
+
+
+@pytest.mark.parametrize("method", sorted(METADATA_INPLACE))
+def test_a_metadata_inplace_method_keeps_the_values_and_counts_as_a_write_for_autograd(method):
+    x = torch.arange(3.0).reshape(3, 1)
+    before, version = x.flatten().tolist(), x._version
+    getattr(x, method)(*_METADATA_CALLS[method])
+    assert sorted(x.flatten().tolist()) == before and x._version == version + 1

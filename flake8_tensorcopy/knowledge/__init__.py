@@ -23,5 +23,5 @@ from flake8_tensorcopy.data import (  # noqa: F401  (re-exported: the one door t
 )
 from flake8_tensorcopy.knowledge.table import (  # noqa: F401
     CAST_DTYPES, CONTAINER_GROWTH, DTYPE_ALIASES, DTYPES, FLOAT64_ARRAYS, FLOATING_DTYPES, HAND_TABLE, LEGACY_DTYPES,
-    RESULT_DTYPE_UNLESS, RESULT_DTYPES, RUNNING_STATISTICS, SAVED_FOR_OTHER, Entry, role_of,
+    METADATA_INPLACE, RESULT_DTYPE_UNLESS, RESULT_DTYPES, RUNNING_STATISTICS, SAVED_FOR_OTHER, Entry, role_of,
 )

@@ -138,6 +138,10 @@ SAVED_FOR_OTHER: Dict[str, Dict[int, int]] = {
 # The buffers a layer keeping running statistics (the generated ``layers_updating_running_stats``)
 # writes in place at each call in training mode
 RUNNING_STATISTICS = frozenset(("running_mean", "running_var", "num_batches_tracked"))
+# In-place methods that change only a tensor's shape or strides: its values stay (no alias sees
+# another value), but autograd's version counter counts the call, so a tensor saved for
+# backward and changed so fails that backward (TEN307); tests/test_knowledge_runtime runs each
+METADATA_INPLACE = frozenset(("t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_", "as_strided_"))
 # The list methods that grow a container in place (no tensor or array has them): what is given is
 # kept beside what the container held (the gate opens TEN306 on them; the model keeps the item)
 CONTAINER_GROWTH = frozenset(("append", "extend", "insert"))

@@ -459,10 +459,11 @@ class Transfer:
         return True
 
     def write(self, target, value: Value, state: dict, node, grad: bool = False, replaces_item: bool = False,
-              **how) -> None:
+              kind: str = "write", **how) -> None:
         """An in-place write of ``value``'s storages, with who else holds them, what of them
         autograd saved, whether grad mode was on, and ``how`` (the method, the assigned value).
-        ``replaces_item``: an item assignment, a tensor write only where a caller passes a tensor."""
+        ``replaces_item``: an item assignment, a tensor write only where a caller passes a tensor.
+        ``kind`` "retag": a change of shape or strides only (``x.t_()``), its values kept."""
         if self.recording:
             place = place_of(target)
             holders = set()
@@ -471,8 +472,8 @@ class Transfer:
             # a name a nested function or ``global`` code rebinds: what it holds unsaved is not kept
             rebound = place is not None and self.model.rebound_elsewhere(self.function, place, True)
             saved = saved_through(None if rebound else place, value, state)
-            self.record("write", node, place, value, state, holders=tuple(sorted(holders)), saved=saved, **how)
-        if self.summary_mode:
+            self.record(kind, node, place, value, state, holders=tuple(sorted(holders)), saved=saved, **how)
+        if self.summary_mode and kind == "write":
             # ``self.buf[:] = v`` of what ``__init__`` made: each call writes it (not a pinned buffer:
             # the syncs that order its writes against copies in flight are not in a summary)
             held = made_elsewhere(value.storages, self.function.node) if not value.pinned else EMPTY
@@ -1886,6 +1887,9 @@ class Transfer:
             return _differentiable(_copied(receiver, node), roles)
         if "move" in roles:
             return self.move(receiver, method, roles, receiver_node, arguments, keywords, node, state)
+        if method in k.METADATA_INPLACE:  # ``x.t_()``: the same values seen with another shape
+            self.write(receiver_node, receiver, state, node, kind="retag", method=method)
+            return receiver._replace(fresh=False)
         if method in k.INPLACE_METHODS:
             self.write(receiver_node, receiver, state, node, grad=any_grad, method=method)
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))

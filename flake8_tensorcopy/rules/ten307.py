@@ -57,13 +57,14 @@ class WriteToSavedTensor(Rule):
     code = "TEN307"
     fix_safety = "unsafe"
     summary = "in-place write to a tensor saved for backward: backward raises (through `.data`: wrong gradients)"
-    calls = tuple(sorted(k.INPLACE_METHODS)) + ("backward", "grad")
+    calls = tuple(sorted(k.INPLACE_METHODS | k.METADATA_INPLACE)) + ("backward", "grad")
     events = ("in-place write",)
     yields_to = ("TEN301",)  # a write through ``.data`` that TEN301 reports: its code for that hazard
 
     def query(self, model, site) -> None:
         events = model.events
-        writes = [event for event in events.find("write") if event.detail["saved"]]
+        # a change of shape or strides (``retag``) counts as a write for autograd's version counter
+        writes = [event for event in events.find("write") + events.find("retag") if event.detail["saved"]]
         if not writes:
             return
         saves = events.find("save")
