@@ -36,6 +36,17 @@ class Summary(NamedTuple):
     forwarded: frozenset = frozenset()  # the modules it ran the forward of (``FORWARDED``), symbols included
 
 
+def plain(summary: Summary) -> bool:
+    """Whether a call of the function is its return value alone: a value that depends on no
+    argument and holds no memory (``return self.cfg.size > 2``), and no effect of any kind."""
+    returned = summary.returns
+    return (returned is None or not (returned.storages or returned.kind_from or returned.grad_from
+                                     or returned.items or returned.made or returned.pending or returned.grad)) and not (
+        summary.writes or summary.stores or summary.in_flight or summary.syncs or summary.reads or summary.saved
+        or summary.backward or summary.steps or summary.stepped or summary.closure_stores or summary.writes_held
+        or summary.item_writes or summary.forwarded)
+
+
 def parameter_index(storage, function: str) -> Optional[int]:
     """``i`` for the storage symbol ``("param", i, function)``, else None."""
     if type(storage) is tuple and len(storage) == 3 and storage[0] == "param" and storage[2] == function:

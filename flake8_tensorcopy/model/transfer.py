@@ -16,7 +16,7 @@ from typing import List, Optional
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
-from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index
+from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index, plain
 from flake8_tensorcopy.model.values import (
     ASSUMED, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
@@ -696,7 +696,9 @@ class Transfer:
         for class_name in _classes_of(base):
             getter = self.model.property_of(class_name, name) if state is not None else None
             if getter is not None:  # ``tracker.position``: the getter runs
-                found_in_classes.append(self.apply(getter, [base], {}, node, state, place_of(node.value)))
+                summary = self.model.summary(getter)
+                found_in_classes.append((summary.returns or NONE) if summary is not None and plain(summary) else
+                                        self.apply(getter, [base], {}, node, state, place_of(node.value)))
                 continue
             found = self.model.instance_attribute(class_name, name) or self.declared_attribute(base, class_name, name)
             if found is not None:
