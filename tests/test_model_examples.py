@@ -840,3 +840,25 @@ def test_a_parameter_called_in_a_function_that_backpropagates_is_the_module_it_t
     assert model.value_at(6, "net").storages <= step.storages  # the step writes what net holds
     assert "?" in model.value_at(8, "net").kinds  # predict runs no backward: unknown still
 
+
+
+def test_a_property_is_its_getters_value_plain_or_instantiated():
+    model = solve("""
+        import torch
+        class Meter:
+            def __init__(self):
+                self.total = torch.zeros(2)
+            @property
+            def ratio(self):
+                return 0.5
+            @property
+            def view(self):
+                return self.total.detach()
+        def read(meter: Meter):
+            r = meter.ratio
+            v = meter.view
+            return r, v
+    """)
+    assert model.value_at(15, "r").kinds == {"number"}  # a plain getter: its value, no call instantiated
+    view = model.value_at(15, "v")
+    assert view.is_tensor and view.made and not view.grad  # the getter's alias of the object's tensor
