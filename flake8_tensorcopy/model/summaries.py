@@ -38,13 +38,12 @@ class Summary(NamedTuple):
 
 def plain(summary: Summary) -> bool:
     """Whether a call of the function is its return value alone: a value that depends on no
-    argument and holds no memory (``return self.cfg.size > 2``), and no effect of any kind."""
+    argument and holds no memory (``return self.cfg.size > 2``), and every other field of the
+    summary empty (no effect of any kind)."""
     returned = summary.returns
     return (returned is None or not (returned.storages or returned.kind_from or returned.grad_from
-                                     or returned.items or returned.made or returned.pending or returned.grad)) and not (
-        summary.writes or summary.stores or summary.in_flight or summary.syncs or summary.reads or summary.saved
-        or summary.backward or summary.steps or summary.stepped or summary.closure_stores or summary.writes_held
-        or summary.item_writes or summary.forwarded)
+                                     or returned.items or returned.made or returned.pending or returned.grad)) and not any(
+        getattr(summary, field) for field in Summary._fields if field != "returns")
 
 
 def parameter_index(storage, function: str) -> Optional[int]:

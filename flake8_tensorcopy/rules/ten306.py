@@ -206,8 +206,8 @@ def _callers_backpropagate_nothing(model, function) -> bool:
     what it keeps in a container its caller handed it is read for its values only."""
     events = model.events
     calls = [call for call in events.find("call") if call.detail.get("callee") == function.name]
-    return bool(calls) and not any(other.kind == "backward" and other.function is call.function
-                                   and events.after(call, other) for call in calls for other in events.events)
+    return bool(calls) and not any(backward.function is call.function and events.after(call, backward)
+                                   for call in calls for backward in events.find("backward"))
 
 
 def _called_in_a_training_loop(model, function) -> bool:
