@@ -5,7 +5,8 @@ one: assignment, expression, return, ...) or a tuple for what a compound stateme
 
 - ``("test", expr)``: evaluate a condition (its reads and calls happen here, once);
 - ``("assume", expr, truth)``: the condition held / failed: narrowing is a flow node (pyright);
-- ``("for", node)``: bind a for loop's target to an item of its iterable (evaluated before);
+- ``("iterate", node)``: evaluate a for loop's iterable, once, before the loop;
+- ``("for", node)``: bind a for loop's target to an item of its iterable;
 - ``("with", item)``, ``("except", handler)``, ``("case", case, subject)``: their bindings;
   ``("with_end", item)``: leaving a ``with`` block normally (a context it entered ends);
 - ``("def", node)``: a nested function, lambda-free class or function definition binds a name.
@@ -151,7 +152,7 @@ class _Builder:
         return after if self.graph.blocks[after].pred else None
 
     def for_(self, node, current: int) -> Optional[int]:
-        self.add(current, ("test", node.iter))
+        self.add(current, ("iterate", node))
         return self.loop(node, current, None, ("for", node), None)
 
     def while_(self, node: ast.While, current: int) -> Optional[int]:

@@ -11,7 +11,7 @@ import ast
 import builtins
 from functools import partial
 from keyword import iskeyword
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
@@ -266,11 +266,28 @@ class Transfer:
             function.name_uses = _name_uses(function.node)
         return function.name_uses
 
+    def op_iterate(self, op, state):
+        """The iterable, evaluated once as the loop begins. A loop that rebinds only the item
+        it visits (``for k, v in d.items(): d[k] = torch.tensor(v)``) leaves the items later
+        passes visit as they were: each pass reads the iterable and the container as they began."""
+        node = op[1]
+        iterated = self.evaluate(node.iter, state)
+        container = _rebinds_only_visited_items(node)
+        if container is not None and (not _walks_keys(node.iter) or iterated.kinds == frozenset(("dict",))):
+            state[_at_start(node)] = frozenset(((iterated, container, state.get(container)),))
+
     def op_for(self, op, state):
         node = op[1]
-        recording, self.recording = self.recording, False
-        iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
-        self.recording = recording
+        at_start = state.get(_at_start(node))
+        if at_start is not None:
+            iterated = join_all([began[0] for began in at_start])
+            container, held = next(iter(at_start))[1], [began[2] for began in at_start if began[2] is not None]
+            if len(held) == len(at_start):
+                state[container] = join_all(held)
+        else:
+            recording, self.recording = self.recording, False
+            iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
+            self.recording = recording
         self.assign(node.target, self.iterated(node.iter, iterated, state), state, node)
         for target, constants in _loop_constants(node.target, node.iter):
             if target in state:
@@ -2798,7 +2815,69 @@ def _along_a_dim(arguments, keywords: dict) -> bool:
 
 
 ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, ``|``-joined)
+_ITERABLE_AT_START = "!iterable_at_start:"  # state key, per loop: its iterable's value as the loop began
+# methods of a dict or list that leave its items as they are
+_READING_METHODS = frozenset(("get", "keys", "values", "items", "copy", "index", "count"))
 _CONSTANTS_AT_MOST = 16
+
+
+def _visited_key(target, iterated) -> Tuple[Optional[str], Optional[str]]:
+    """The container a loop walks and the name bound to the key (or position) of the item it
+    visits: ``for k, v in d.items()``, ``for k in d``, ``for i, v in enumerate(xs)``,
+    ``for i in range(len(xs))``; (None, None) for any other loop."""
+    names = [element.id for element in target.elts if type(element) is ast.Name] \
+        if type(target) is ast.Tuple and len(target.elts) == 2 else None
+    call = iterated if type(iterated) is ast.Call and not iterated.keywords else None
+    method = call.func.attr if call is not None and type(call.func) is ast.Attribute and not call.args else None
+    function = place_of(call.func) if call is not None else None
+    if names and len(names) == 2 and method == "items":
+        return place_of(call.func.value), names[0]
+    if names and len(names) == 2 and function == "enumerate" and len(call.args) == 1:
+        return place_of(call.args[0]), names[0]
+    if type(target) is not ast.Name:
+        return None, None
+    if method == "keys":
+        return place_of(call.func.value), target.id
+    if function == "range" and len(call.args) == 1 and type(call.args[0]) is ast.Call \
+            and place_of(call.args[0].func) == "len" and len(call.args[0].args) == 1:
+        return place_of(call.args[0].args[0]), target.id
+    return place_of(iterated), target.id
+
+
+def _at_start(loop) -> str:
+    return f"{_ITERABLE_AT_START}{loop.lineno}:{loop.col_offset}"
+
+
+def _walks_keys(iterated) -> bool:
+    """``for k in d``: it visits keys only where ``d`` is a dict (a list yields its items)."""
+    return type(iterated) is not ast.Call
+
+
+def _rebinds_only_visited_items(loop) -> Optional[str]:
+    """The container a loop walks where its body rebinds items of it, each time the item it
+    visits (``d[k] = ...`` with ``k`` the visited key, never rebound), and changes it in no
+    other way: no other item stored or deleted, no method that may change it, the container not
+    rebound, handed to a call or bound to another name; None for any other loop."""
+    container, key = _visited_key(loop.target, loop.iter)
+    if container is None:
+        return None
+    rebinds = False
+    for node in (found for statement in loop.body for found in ast.walk(statement)):
+        kind = type(node)
+        if kind is ast.Subscript and place_of(node.value) == container and type(node.ctx) is not ast.Load:
+            if type(node.slice) is not ast.Name or node.slice.id != key:
+                return None
+            rebinds = True
+        elif kind in (ast.Name, ast.Attribute) and type(node.ctx) is not ast.Load and place_of(node) in (container, key):
+            return None
+        elif kind is ast.Call and (
+                type(node.func) is ast.Attribute and place_of(node.func.value) == container
+                and node.func.attr not in _READING_METHODS
+                or any(place_of(argument) == container for argument in node.args)):
+            return None
+        elif kind in (ast.Assign, ast.AnnAssign, ast.NamedExpr) and place_of(node.value) == container:
+            return None
+    return container if rebinds else None
 
 
 def _loop_constants(target, iterated) -> list:
