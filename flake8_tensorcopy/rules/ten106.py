@@ -1,6 +1,7 @@
 """TEN106: ``torch.tensor([...])`` over tensors that may require grad or live on an
 accelerator, as a query of the model's call events and the container's items."""
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -13,21 +14,23 @@ from flake8_tensorcopy.rules.ten101 import finish, moves_and_grad
 CONSTRUCTORS = frozenset(("torch.tensor", "torch.as_tensor", "torch.Tensor"))
 ACCELERATORS = frozenset(("cuda", "mps", "xla"))
 SEQUENCES = frozenset(("list", "tuple"))
+CPU = frozenset(("cpu",))
 
 
 def _elements(value) -> list:
     return [item for _, item in value.items or () if item.is_tensor]
 
 
-def hazard(event, data) -> Optional[str]:
+def hazard(event, data, moved: frozenset) -> Optional[str]:
     """What makes converting these elements a hazard: one may require grad, or lives on an
-    accelerator, or (without ``device=``) was placed on a device that may be one."""
+    accelerator, or (without ``device=``) was placed on a device that may be one, where the
+    result is not moved to a device right away (``torch.tensor([...]).to(device)``)."""
     elements = _elements(data)
     grads = [element for element in elements if element.grad]
     if grads:
         evidence = next((element.evidence("grad") for element in grads if element.evidence("grad")), None)
         return "may require grad" + (f" ({evidence.value})" if evidence is not None else "")
-    if event.detail.get("keywords", {}).get("device") is not None:
+    if event.detail.get("keywords", {}).get("device") is not None or id(event.node) in moved:
         return None
     if any(element.device & ACCELERATORS for element in elements):
         return "live on an accelerator"
@@ -35,6 +38,14 @@ def hazard(event, data) -> Optional[str]:
         return ("may live on an accelerator (made with a device= that may not be the CPU: the result "
                 "is built on the CPU)")
     return None
+
+
+def _moved_to_a_device(model) -> frozenset:
+    """The receivers of ``.to(...)`` and ``.cuda()`` calls whose result may lie elsewhere than
+    the CPU: what the constructor built on the CPU goes where the code wants it."""
+    return frozenset(id(event.node.func.value) for event in model.events.find("call")
+                     if event.detail.get("callee") in ("to", "cuda") and type(event.node.func) is ast.Attribute
+                     and event.value.is_tensor and event.value.device and event.value.device != CPU)
 
 
 def _torch_spelling(model, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -65,7 +76,8 @@ class TensorOfTensorList(Rule):
 
     Only where an element may require grad (a loss, a model output, arithmetic on parameters)
     or lives on an accelerator: integer indices, constants and detached values have no graph
-    to cut.
+    to cut, and a result moved to a device right away (`torch.tensor([...]).to(device)`) is
+    where the code wants it.
 
     ## Example
     ```python
@@ -103,6 +115,7 @@ class TensorOfTensorList(Rule):
 
     def query(self, model, site) -> None:
         seen = set()
+        moved = _moved_to_a_device(model)
         for event in model.events.find("call"):
             constructor = event.detail.get("callee")
             if constructor not in CONSTRUCTORS or id(event.node) in seen:
@@ -111,7 +124,7 @@ class TensorOfTensorList(Rule):
             value = call_argument(event, 0, "data")
             if value is None or value.items is None or not value.kinds <= SEQUENCES:
                 continue
-            danger = hazard(event, value)
+            danger = hazard(event, value, moved)
             if danger is None:
                 continue  # integer indices, constants, detached values: no graph to cut, no device to leave
             call = site.node_of(event.node)
