@@ -15,7 +15,7 @@ once more the functions whose callers' join grew after they were solved.
 import ast
 from typing import Dict, List, Optional
 
-from flake8_tensorcopy.knowledge import role_of
+from flake8_tensorcopy.knowledge import DEFAULT_DTYPE, role_of
 from flake8_tensorcopy.knowledge.conventions import loss_named, words
 from flake8_tensorcopy.model.classes import ClassInfo, is_property, property_accessor
 from flake8_tensorcopy.model.disputes import disputes
@@ -109,8 +109,9 @@ class FunctionInfo:
 
 
 class Model:
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, default_dtype: str = DEFAULT_DTYPE):
         self.tree = tree
+        self.default_dtype = default_dtype  # of factories given no dtype: "" where the file sets it
         self.events = EventStore()
         self.functions: Dict[int, FunctionInfo] = {}
         self.functions_by_name: Dict[str, FunctionInfo] = {}
@@ -314,8 +315,7 @@ class Model:
                 continue
             kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
                          qual=value.qual, why=tuple((c, Evidence.CALLERS if e.strong else e) for c, e in value.why),
-                         facts=frozenset(fact for fact in value.facts if fact.startswith(_DTYPE_FACTS)
-                                         or fact in _OBJECT_FACTS),
+                         facts=_passed_facts(value),
                          items=self.held_by_passed_optimizer(function, value, actuals) or _passed_items(value))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
@@ -705,11 +705,18 @@ def _constant_key(key: str, item: Value, container: Value) -> tuple:
 
 def _passed_items(value: Value) -> Optional[tuple]:
     """The items a call site passes in a tuple, list or dict (``*args``, a batch of tensors): kind,
-    grad and device of each, as for the value itself."""
+    grad, device and dtype of each, as for the value itself."""
     if value.items is None or not value.kinds & {"tuple", "list", "dict"}:
         return None
     return tuple((key, Value(item.kinds, grad=item.grad, graph=item.graph, device=item.device, storages=item.storages,
-                             why=tuple((c, Evidence.CALLERS) for c, _ in item.why))) for key, item in value.items)
+                             why=tuple((c, Evidence.CALLERS) for c, _ in item.why), facts=_passed_facts(item)))
+                 for key, item in value.items)
+
+
+def _passed_facts(value: Value) -> frozenset:
+    """What a call site's value says of itself that holds inside the callee: its dtype, what
+    kind of layer it is."""
+    return frozenset(fact for fact in value.facts if fact.startswith(_DTYPE_FACTS) or fact in _OBJECT_FACTS)
 
 
 def _closure_stores(function: FunctionInfo, exit_state: dict) -> Dict[str, Value]:
@@ -899,8 +906,10 @@ def name_bound_to(tree: ast.Module, qual: str) -> Optional[str]:
     return next((name for name, bound in sorted(_imports(tree).items()) if bound == qual), None)
 
 
-def build_model(tree: ast.Module) -> Model:
-    return Model(tree).build()
+def build_model(tree: ast.Module, default_dtype: str = DEFAULT_DTYPE) -> Model:
+    """The model of a module; ``default_dtype`` is what factories make given no dtype ("" for a
+    file that sets the default dtype itself: ``torch.set_default_dtype``)."""
+    return Model(tree, default_dtype).build()
 
 
 def _written_through(writes: frozenset) -> dict:
