@@ -253,7 +253,7 @@ def test_internal_failure_is_an_internal_error_in_one_line(monkeypatch):
     """A bug of ours (here a KeyError whose key is a whole node) becomes one short line."""
     import libcst
 
-    def broken(tree):
+    def broken(tree, default_dtype):
         raise KeyError(libcst.parse_module("import torch\nx = torch.zeros(3)\n"))
 
     monkeypatch.setattr(engine, "build_model", broken)
@@ -487,3 +487,13 @@ def test_the_scans_walk_meets_every_node_of_ast_walk_but_the_contexts():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         expected = Counter(id(node) for node in ast.walk(tree) if not isinstance(node, ast.expr_context))
         assert Counter(id(node) for node in descendants(tree)) == expected  # operators are shared: counted
+
+
+def test_a_file_setting_the_default_dtype_leaves_a_cast_of_a_factory_in_doubt():
+    """``torch.tensor([0.5])`` is float32 where the file leaves the default dtype alone, so
+    ``.double()`` of it copies; a file calling ``torch.set_default_dtype`` may make it float64."""
+    body = ("def prep(image):\n    x = image.double()\n    x.clamp_(0.0, 1.0)\n    return x\n\n\n"
+            "raw = torch.tensor([-0.5, 0.5])\nprep(raw)\nprint(raw)\n")
+    assert lint_source("import torch\n\n\n" + body) == []
+    found = lint_source("import torch\n\ntorch.set_default_dtype(torch.float64)\n" + body)
+    assert [(finding.code, finding.line, finding.col) for finding in found] == [("TEN205", 5, 8)]

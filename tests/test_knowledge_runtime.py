@@ -3,7 +3,7 @@
 import pytest
 
 from flake8_tensorcopy.knowledge import (
-    FLOAT64_ARRAYS, HAND_TABLE, LAYERS_UPDATING_RUNNING_STATS, LEGACY_DTYPES, METADATA_INPLACE, RESULT_DTYPES,
+    DEFAULT_DTYPE, DEFAULT_DTYPE_FACTORIES, FLOAT64_ARRAYS, HAND_TABLE, LAYERS_UPDATING_RUNNING_STATS, LEGACY_DTYPES, METADATA_INPLACE, RESULT_DTYPES,
     RUNNING_STATISTICS,
 )
 
@@ -206,7 +206,7 @@ def test_the_dtype_rules_of_the_model_hold_on_torch():
     from tests.test_model_knowledge import _DTYPE_RULES
 
     for source, dtype in _DTYPE_RULES:
-        scope = {"torch": torch, "w": torch.ones(3)}
+        scope = {"torch": torch, "w": torch.ones(3), "fill": 7, "scale": 2}  # names of values the model cannot see
         exec(source, scope)
         if dtype is not None:
             assert scope["r"].dtype == getattr(torch, dtype), source
@@ -239,3 +239,16 @@ def test_a_metadata_inplace_method_keeps_the_values_and_counts_as_a_write_for_au
     before, version = x.flatten().tolist(), x._version
     getattr(x, method)(*_METADATA_CALLS[method])
     assert sorted(x.flatten().tolist()) == before and x._version == version + 1
+
+
+@pytest.mark.parametrize("factory", sorted(DEFAULT_DTYPE_FACTORIES))
+def test_a_default_dtype_factory_makes_the_default_dtype_whatever_it_is(factory):
+    expression = DEFAULT_DTYPE_FACTORIES[factory] + ", " + ", ".join(
+        ("torch.tensor([1.0, -2])", "torch.full((2,), 7.0)", "torch.arange(0, 1, 0.25)"))
+    assert {result.dtype for result in eval(expression, {"torch": torch})} == {getattr(torch, DEFAULT_DTYPE)}
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert {result.dtype for result in eval(expression, {"torch": torch})} == {torch.float64}
+    finally:
+        torch.set_default_dtype(previous)

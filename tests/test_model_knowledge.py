@@ -22,8 +22,17 @@ def check_detach(model, example):
 
 
 def check_move(model, example):
+    """The tensor itself where its dtype may stay (an alias), a copy where it surely changes."""
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
-    assert w.storages < result.storages  # itself, or a copy
+    before, after = _dtypes(w), _dtypes(result)
+    if before and after and before != after:
+        assert result.fresh and not result.storages & w.storages
+    else:
+        assert w.storages < result.storages
+
+
+def _dtypes(value) -> set:
+    return {fact for fact in value.facts if fact.startswith("dtype:")}
 
 
 def check_copy(model, example):
@@ -437,15 +446,17 @@ def test_each_result_dtype_entry_gives_its_dtype_in_its_fixture_expression(name)
 _DTYPE_RULES = [
     ("r = w > 0", "bool"),
     ("r = torch.arange(3)", "int64"),
-    ("r = torch.arange(0, 1, 0.25)", None),  # the default float dtype
+    ("r = torch.arange(0, 1, 0.25)", "float32"),  # the default dtype, float32 where the file sets none
     ("r = torch.full((2,), 7)", "int64"),
     ("r = torch.full((2,), True)", "bool"),
-    ("r = torch.full((2,), 7.0)", None),
-    ("r = torch.zeros(2)", None),
+    ("r = torch.full((2,), 7.0)", "float32"),
+    ("r = torch.full((2,), fill)", None),
+    ("r = torch.zeros(2)", "float32"),
     ("r = torch.zeros(2, dtype=torch.long)", "int64"),
     ("r = torch.tensor([[1, 2], [3, 4]])", "int64"),
-    ("r = torch.tensor([1.0, 2.0])", None),
-    ("r = torch.tensor([1, 2.0])", None),
+    ("r = torch.tensor([1.0, 2.0])", "float32"),
+    ("r = torch.tensor([1, -2.0])", "float32"),
+    ("r = torch.tensor([1, scale])", None),
     ("r = torch.arange(3) + 1", "int64"),
     ("r = torch.arange(3) / 2", None),
     ("r = torch.arange(3) * 0.5", None),
@@ -455,7 +466,7 @@ _DTYPE_RULES = [
     ("r = (w > 0) & (w < 1)", "bool"),
     ("r = (w > 0) + 1", None),
     ("r = w.to(torch.double)", "float64"),
-    ("r = torch.eq(w, w, out=torch.zeros(3))", None),  # the result is out, of the default dtype
+    ("r = torch.eq(w, w, out=torch.zeros(3))", "float32"),  # the result is out, of the default dtype
     ("r = torch.arange(3).view(torch.float64)", "float64"),  # the same bytes read as another dtype
     ("r = torch.view_as_real(w.to(torch.complex64))", None),
     ("r = torch.arange(3) * 1j", None),  # complex
@@ -464,10 +475,17 @@ _DTYPE_RULES = [
 
 
 @pytest.mark.parametrize("source, dtype", _DTYPE_RULES)
-def test_the_model_claims_a_dtype_only_where_promotion_and_not_the_default_dtype_decides(source, dtype):
+def test_the_model_claims_a_dtype_only_where_promotion_or_the_default_dtype_decides(source, dtype):
     model = build_model(ast.parse(f"import torch\nw = torch.ones(3)\n{source}\n"))
     facts = {fact for fact in model.exit_state()["r"].facts if fact.startswith("dtype:")}
     assert facts == ({"dtype:" + dtype} if dtype else set())
+
+
+@pytest.mark.parametrize("source", ["r = torch.zeros(2)", "r = torch.tensor([1.0, 2.0])", "r = torch.full((2,), 7.0)",
+                                    "r = torch.arange(0, 1, 0.25)"])
+def test_a_file_setting_the_default_dtype_has_factories_of_no_known_dtype(source):
+    model = build_model(ast.parse(f"import torch\n{source}\n"), default_dtype="")
+    assert not [fact for fact in model.exit_state()["r"].facts if fact.startswith("dtype:")]
 
 
 def test_what_the_module_passes_carries_its_dtype_and_numpy_arithmetic_keeps_float64():

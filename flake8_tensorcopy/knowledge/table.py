@@ -182,6 +182,19 @@ RESULT_DTYPES: Dict[str, Tuple[str, str]] = {
     "torch.bucketize": ("int64", "torch.bucketize(w, w.sort().values)"),
     "torch.searchsorted": ("int64", "torch.searchsorted(w.sort().values, w)"),
 }
+# The dtype of what a factory makes where neither ``dtype=`` nor its data decides: the default
+# dtype, float32 unless the program sets another; a file calling one of ``DEFAULT_DTYPE_SETTERS``
+# is given none. Each factory with its fixture expression (``tests/test_knowledge_runtime`` runs
+# it under two default dtypes). ``torch.full`` of a float, ``torch.arange`` of a float and
+# ``torch.tensor`` of float literals follow the same rule in the model (``result_dtype``).
+DEFAULT_DTYPE = "float32"
+DEFAULT_DTYPE_SETTERS = frozenset(("set_default_dtype", "set_default_tensor_type"))
+DEFAULT_DTYPE_FACTORIES: Dict[str, str] = {
+    "torch.zeros": "torch.zeros(2)", "torch.ones": "torch.ones(2)", "torch.empty": "torch.empty(2)",
+    "torch.rand": "torch.rand(2)", "torch.randn": "torch.randn(2)", "torch.eye": "torch.eye(2)",
+    "torch.linspace": "torch.linspace(0, 1, 3)", "torch.logspace": "torch.logspace(0, 1, 3)",
+    "torch.hann_window": "torch.hann_window(4)", "torch.hamming_window": "torch.hamming_window(4)",
+}
 # Where an argument decides a ``RESULT_DTYPES`` result's dtype instead: its keyword and, if it
 # may be passed by position, its position among the arguments (a method's receiver not counted)
 RESULT_DTYPE_UNLESS: Dict[str, Tuple[str, int]] = {

@@ -1414,7 +1414,8 @@ class Transfer:
         requiring grad only with ``requires_grad=True``."""
         device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else data.device
         given = _keyword(node, "dtype")
-        dtype = _given_dtype(given) if given is not None else _data_dtype(data)
+        dtype = _given_dtype(given) if given is not None else _data_dtype(data) or (
+            self.model.default_dtype if node.args and _float_literals(node.args[0]) else "")
         return Value(TENSOR, grad=_constant(_keyword(node, "requires_grad")) is True, storages=frozenset((_site(node),)),
                      fresh=True, device=device, why=_why(Evidence.TORCH_API, "kind"), facts=_dtype_fact(dtype))
 
@@ -1582,7 +1583,7 @@ class Transfer:
             pinned=_pinned_where_it_matters(_keyword(node, "pin_memory")),
             facts=view_facts(k.role_of("function", qual), last, f"{qual}()") | _blank(qual)
             | (_viewed_dtype(first, last, node, arguments[1:]) if view
-               else _dtype_fact(result_dtype(qual, node, arguments, keywords))),
+               else _dtype_fact(result_dtype(qual, node, arguments, keywords, self.model.default_dtype))),
         )
         if "index_result" in k.role_of("function", qual):
             result = result._replace(grad=False, graph=False, grad_from=EMPTY)
@@ -2008,9 +2009,11 @@ class Transfer:
         if to_host and not _non_blocking(node) and "sync" in roles:  # a blocking read of a device tensor
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, place_of(receiver_node), receiver, state)
+        # ``.float()`` of a float32 tensor, moved nowhere: the tensor itself, a leaf if it was one
+        itself = not copies and bool(cast) and dtype_of(receiver) == cast and not device
         result = receiver._replace(
             storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
-            graph=receiver.graph or receiver.grad, pending=EMPTY, items=None, pinned=False,
+            graph=receiver.graph or receiver.grad and not itself, pending=EMPTY, items=None, pinned=False,
             facts=frozenset(("dtype:" + cast,)) if cast else EMPTY,
         )
         if "async_copy" in roles and _non_blocking(node) and (to_host or receiver.pinned):
@@ -2694,11 +2697,12 @@ def _given_dtype(given) -> str:
     return dtype_named(place_of(given) or "") or _constant_dtype(given)
 
 
-def result_dtype(name: str, node, arguments, keywords: dict) -> str:
+def result_dtype(name: str, node, arguments, keywords: dict, default: str = "") -> str:
     """The dtype a torch function's (or tensor method's, ``torch.Tensor.<name>``) result surely
-    has, whatever the default dtype: its ``dtype=``, the knowledge table's (``torch.isnan``: bool),
-    int64 for ``torch.arange`` of integers and for ``torch.full`` of an integer, bool for a
-    ``full`` of a bool; else "" (the default dtype, or one its operands' dtypes decide)."""
+    has: its ``dtype=``, the knowledge table's (``torch.isnan``: bool), int64 for
+    ``torch.arange`` of integers and for ``torch.full`` of an integer, bool for a ``full`` of a
+    bool, ``default`` (the file's default dtype, "" where it sets one) for a factory of the
+    default dtype and for ``arange``/``full`` of a float; else "" (one its operands' dtypes decide)."""
     given = _keyword(node, "dtype")
     if given is not None:
         return _given_dtype(given)
@@ -2714,10 +2718,38 @@ def result_dtype(name: str, node, arguments, keywords: dict) -> str:
     if name == "torch.arange" and arguments and not keywords.keys() & {"start", "end", "step"} and all(
             value.kinds == INTEGER.kinds for value in arguments):
         return "int64"
+    if name == "torch.arange" and any(_float_literal(argument) for argument in node.args):
+        return default
     fill = arguments[1] if name == "torch.full" and len(arguments) > 1 else keywords.get("fill_value")
     if name == "torch.full" and fill is not None:
-        return {INTEGER.kinds: "int64", BOOL.kinds: "bool"}.get(fill.kinds, "")
-    return ""
+        filled = node.args[1] if len(node.args) > 1 else _keyword(node, "fill_value")
+        return {INTEGER.kinds: "int64", BOOL.kinds: "bool"}.get(fill.kinds, default if _float_literal(filled) else "")
+    return default if name in k.DEFAULT_DTYPE_FACTORIES else ""
+
+
+def _float_literal(node) -> bool:
+    """``0.5``, ``-1e-3``: a Python float spelled in the code."""
+    while type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
+        node = node.operand
+    return type(node) is ast.Constant and type(node.value) is float
+
+
+def _float_literals(node) -> bool:
+    """A list or tuple (nested too) of Python numbers spelled in the code, one a float at least:
+    ``torch.tensor`` of it takes the default dtype."""
+    numbers = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if type(current) in (ast.List, ast.Tuple):
+            pending.extend(current.elts)
+        elif _float_literal(current):
+            numbers.append(True)
+        elif type(current) is ast.Constant and type(current.value) is int:
+            numbers.append(False)
+        else:
+            return False
+    return any(numbers)
 
 
 def _viewed_dtype(base: Value, method: str, node, arguments) -> frozenset:
