@@ -816,6 +816,10 @@ class Transfer:
         base = self.evaluate(node.value, state)
         self.indexed = None
         index = self.evaluate(node.slice, state)
+        getters = [found for class_name in _classes_of(base)
+                   for found in [self.model.method_of(class_name, "__getitem__")] if found is not None]
+        if getters and base.items is None:  # ``ds[i]`` of a class of the file: its ``__getitem__``
+            return join_all([self.apply(found, [base, index], {}, node, state, place_of(node.value)) for found in getters])
         if base.items is not None:
             key = key_of(node.slice)
             joined = items_join(base)
@@ -3203,7 +3207,10 @@ _CROSSING_KINDS = ("numpy", "from_numpy")  # an alias chain crossing libraries i
 def _in_caller(function, call, bound: int, place: Optional[str]) -> Optional[str]:
     """A place of ``function`` rooted at one of its parameters, as the ``call`` that binds
     ``bound`` values names it: the argument's place for the parameter (``self.counts`` for the
-    receiver's ``counts``); None where the call passes no named place there."""
+    receiver's ``counts``); None where the call passes no named place there. ``ds[i]`` calls
+    ``__getitem__`` with ``ds`` and ``i``."""
+    if type(call) is ast.Subscript:
+        call = ast.Call(func=ast.Attribute(value=call.value, attr="__getitem__"), args=[call.slice], keywords=[])
     if place is None or type(call) is not ast.Call or any(type(argument) is ast.Starred for argument in call.args):
         return None
     head = place.split(".", 1)[0].split("[", 1)[0]

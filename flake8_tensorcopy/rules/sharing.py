@@ -693,9 +693,10 @@ def _iterated(model, alias) -> str:
 
 
 def handed_back(alias) -> bool:
-    """An alias a helper of the file made and a call of it hands back: recorded at the call (its
-    source is the call itself), so a fix copies the call's result, never rewrites the call."""
-    return type(alias.node) is ast.Call and alias.detail.get("source_node") is alias.node
+    """An alias a helper of the file made and a call of it hands back (``ds[i]`` calls
+    ``__getitem__``): recorded at the call (its source is the call itself), so a fix copies the
+    call's result, never rewrites the call."""
+    return type(alias.node) in (ast.Call, ast.Subscript) and alias.detail.get("source_node") is alias.node
 
 
 def unsafe(node, new) -> Optional[Fix]:
