@@ -2450,8 +2450,9 @@ class Transfer:
 
     def module_storages(self, module: Value) -> frozenset:
         """The storages of a module's tensors: its own, and those of the submodules and
-        parameters an instance of a class of the file keeps (``self.fc = nn.Linear(...)``:
-        ``model.parameters()`` holds ``model.fc.weight``)."""
+        parameters an instance of a class of the file keeps, those a base class of the file
+        built included (``self.fc = nn.Linear(...)``: ``model.parameters()`` holds
+        ``model.fc.weight``)."""
         storages, seen, pending = set(module.storages), set(), [module]
         while pending:
             owner = pending.pop()
@@ -2460,13 +2461,16 @@ class Transfer:
                 if info is None or (kind, owner.storages) in seen or len(seen) > _NESTED_MODULES:
                     continue
                 seen.add((kind, owner.storages))
-                for name, value in info.attributes.items():
-                    value = _per_instance(info, owner, name, value)
-                    if "module" in value.kinds:
-                        storages.update(value.storages)
-                        pending.append(value)
-                    elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
-                        storages.update(value.storages)
+                for holder in info.lineage(self.model.classes):
+                    if holder is not info:
+                        self.model.read_class(holder)
+                    for name, value in holder.attributes.items():
+                        value = _per_instance(holder, owner, name, value)
+                        if "module" in value.kinds:
+                            storages.update(value.storages)
+                            pending.append(value)
+                        elif value.is_tensor and value.grad and not value.graph:  # an nn.Parameter
+                            storages.update(value.storages)
         return frozenset(storages)
 
     def bound_since_entry(self, module_node, state: dict) -> frozenset:
