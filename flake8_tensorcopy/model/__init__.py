@@ -500,6 +500,7 @@ class Model:
             writes_held=exit_state.get("!writes_held", EMPTY),
             closure_stores=_closure_stores(function, exit_state),
             forwarded=exit_state.get(FORWARDED, EMPTY),
+            retained=exit_state.get("!retained", EMPTY),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:

@@ -1985,10 +1985,32 @@ class Transfer:
         if value.is_tensor:
             state[place] = value._replace(pending=value.pending | pending)
 
+    def retained_by_callee(self, function, retained: frozenset, actuals: list, node, state: dict) -> list:
+        """The arguments a callee called ``retain_grad()`` on keep their ``.grad``, where the
+        caller names them and in what the callee stores or returns of them."""
+        kept = list(actuals)
+        for index in retained:
+            if index < len(kept) and kept[index] is not None:
+                kept[index] = kept[index]._replace(facts=kept[index].facts | {RETAINS_GRAD})
+        if type(node) is ast.Call and not any(type(argument) is ast.Starred for argument in node.args):
+            receiver = [node.func.value] if function.receiver_offset and type(node.func) is ast.Attribute else []
+            nodes = self.model.bind_arguments(function, receiver + list(node.args),
+                                              {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
+            for index in retained:
+                place = place_of(nodes[index]) if index < len(nodes) and nodes[index] is not None else None
+                if place is not None and "[" not in place and place in state:
+                    state[place] = state[place]._replace(facts=state[place].facts | {RETAINS_GRAD})
+        return kept
+
     def retain_grad(self, receiver: Value, receiver_place: Optional[str], state) -> Value:
-        """``y.retain_grad()``: backward fills the non-leaf's ``.grad`` from now on."""
+        """``y.retain_grad()``: backward fills the non-leaf's ``.grad`` from now on (a parameter's
+        tensor: the caller's, a fact of the summary)."""
         if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
-            state[receiver_place] = receiver._replace(facts=receiver.facts | {"retains_grad"})
+            state[receiver_place] = receiver._replace(facts=receiver.facts | {RETAINS_GRAD})
+        if self.summary_mode:
+            indices = {parameter_index(storage, self.function.name) for storage in receiver.storages} - {None}
+            if indices:
+                state["!retained"] = state.get("!retained", EMPTY) | indices
         return NONE
 
     def move(self, receiver, method, roles, receiver_node, arguments, keywords, node, state) -> Value:
@@ -2112,6 +2134,8 @@ class Transfer:
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
+        if summary.retained:
+            actuals = self.retained_by_callee(function, summary.retained, actuals, node, state)
         instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)))
         if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
@@ -3179,6 +3203,7 @@ WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: 
 BOUND_ARGUMENTS = "bound_arguments"  # a fact of a ``functools.partial``: its items are the arguments it binds
 UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call in training mode writes its statistics
 IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was called on
+RETAINS_GRAD = "retains_grad"  # a fact: ``retain_grad()`` was called on the tensor, backward fills its ``.grad``
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
 

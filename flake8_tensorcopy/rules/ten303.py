@@ -1,6 +1,7 @@
 """TEN303: ``.grad`` read on a non-leaf that never called ``retain_grad()``."""
 
 from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.transfer import RETAINS_GRAD
 from flake8_tensorcopy.rules.base import Rule
 
 
@@ -57,7 +58,7 @@ class GradOfNonLeaf(Rule):
             if event.detail["attribute"] != "grad" or event.detail["store"] or not base.graph:
                 continue
             name = place_of(event.node.value)
-            node = site.node_of(event.node) if name is not None and "retains_grad" not in base.facts else None
+            node = site.node_of(event.node) if name is not None and RETAINS_GRAD not in base.facts else None
             if node is not None:
                 site.report(self.code, node,
                             f"{name}.grad is None: '{name}' is not a leaf (it was computed from tensors that require grad); "
