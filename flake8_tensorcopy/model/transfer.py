@@ -1092,7 +1092,7 @@ class Transfer:
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
         if self.narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
-                self.narrow_not_tensor(test, truth, state):
+                self.narrow_not_tensor(test, truth, state) or self.narrow_identity(test, truth, state):
             return
         if kind is ast.UnaryOp and type(test.op) is ast.Not:
             self.narrow(test.operand, not truth, state)
@@ -1215,6 +1215,22 @@ class Transfer:
             self.event_absent(test.left, state)
         elif place is not None and place in state:
             state[place] = without_none(state[place])
+        return True
+
+    def narrow_identity(self, test, truth: bool, state: dict) -> bool:
+        """``y is x`` failed (or ``y is not x`` held) where ``y`` is a move of ``x`` (``x.to(d)``,
+        ``x.float()``): a move hands back the tensor itself or a copy, so there ``y`` is a copy."""
+        if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Is, ast.IsNot) \
+                or (type(test.ops[0]) is ast.IsNot) != truth:
+            return False
+        for moved, source in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+            place, other = place_of(moved), place_of(source)
+            value, held = state.get(place), state.get(other)
+            if type(value) is not Value or type(held) is not Value or not held.storages:
+                continue
+            moves = frozenset(made for made in value.made if made[2] == "move")
+            if moves and held.storages < value.storages:
+                state[place] = value._replace(storages=value.storages - held.storages, made=value.made - moves)
         return True
 
     def event_absent(self, node, state: dict) -> None:

@@ -10,10 +10,12 @@ from flake8_tensorcopy.rules.base import Rule, short_source
 
 def _alias_between(model, left, right) -> Optional[str]:
     """The operation that made one of two values from the other: they share memory, and one
-    is an alias the other is not (different objects)."""
+    is an alias the other is not (different objects). A move (``x.to(d)``, ``x.float()``) is
+    no such operation: it hands back the tensor itself or a copy, so identity tells sharing."""
     if not (left.storages & right.storages):
         return None
-    mine, theirs = model.alias_operations(left), model.alias_operations(right)
+    mine, theirs = (model.alias_operations(value._replace(made=frozenset(
+        made for made in value.made if made[2] != "move"))) for value in (left, right))
     different = [mine[where] for where in mine.keys() - theirs.keys()] + [
         theirs[where] for where in theirs.keys() - mine.keys()]
     return sorted(different)[0] if different else None
@@ -34,8 +36,9 @@ class IdentityAsSharingTest(Rule):
     """
     ## What it does
     Flags `id(a) == id(b)`, `id(a) != id(b)`, `a is b` where one side is an alias of the
-    other (`detach()`, `.data`, a view, `.numpy()`, a no-op move), and `id()` of such a
-    temporary (`id(x.detach())`, `id(x.view(-1))`) used anywhere.
+    other (`detach()`, `.data`, a view, `.numpy()`), and `id()` of such a temporary
+    (`id(x.detach())`, `id(x.view(-1))`) used anywhere. Not a move (`x.to(d)`, `x.float()`,
+    `x.cpu()`): it hands back the tensor itself or a copy, so identity tells sharing exactly.
 
     ## Why is this bad?
     Object identity says nothing about memory: `x.detach() is x` is False although both
