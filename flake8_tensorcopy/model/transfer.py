@@ -2367,11 +2367,23 @@ class Transfer:
         return value
 
     def assigned(self, expression, value: Value, state: dict) -> Value:
-        """``y = x`` of a tensor or an array: one object under two names (an alias made by assignment)."""
+        """``y = x`` of a tensor or an array: one object under two names (an alias made by
+        assignment); so is ``y = xs[0]`` of a container's item at a constant key and
+        ``y = getattr(m, "w")``."""
         here = (expression.lineno, expression.col_offset)
-        if any(made[:2] == here for made in value.made):  # ``w.data``, ``w.T``: made by the attribute itself
+        if any(made[:2] == here for made in value.made):  # ``w.data``, ``w.T``, ``w[0]``: made by the expression itself
             return value
-        if type(expression) in (ast.Name, ast.Attribute) and (value.is_tensor or "ndarray" in value.kinds):
+        if _constant_getattr(expression):  # named as the attribute it reads
+            place = place_of(expression.args[0])
+            if place is not None and (value.is_tensor or "ndarray" in value.kinds):
+                return self.aliased(expression, expression, value, "assignment", "assignment", state,
+                                    source_place=f"{place}.{expression.args[1].value}")
+            return value
+        # an item at a constant key (``xs[0]``, ``d["w"]``), not at one a later pass changes, and
+        # not what indexing a tensor copied (``table[ids]``)
+        named = type(expression) in (ast.Name, ast.Attribute) or type(expression) is ast.Subscript and key_of(
+            expression.slice) != "*" and _site(expression) not in value.storages
+        if named and place_of(expression) is not None and (value.is_tensor or "ndarray" in value.kinds):
             return self.aliased(expression, expression, value, "assignment", "assignment", state)
         return value
 
@@ -2899,6 +2911,12 @@ _ITERABLE_AT_START = "!iterable_at_start:"  # state key, per loop: its iterable'
 # methods of a dict or list that leave its items as they are
 _READING_METHODS = frozenset(("get", "keys", "values", "items", "copy", "index", "count"))
 _CONSTANTS_AT_MOST = 16
+
+
+def _constant_getattr(node) -> bool:
+    """``getattr(m, "w")``: the attribute ``m.w``, spelled with a constant name."""
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "getattr" \
+        and len(node.args) == 2 and type(node.args[1]) is ast.Constant and type(node.args[1].value) is str
 
 
 def _visited_key(target, iterated) -> Tuple[Optional[str], Optional[str]]:
