@@ -2368,8 +2368,8 @@ class Transfer:
 
     def assigned(self, expression, value: Value, state: dict) -> Value:
         """``y = x`` of a tensor or an array: one object under two names (an alias made by
-        assignment); so is ``y = xs[0]`` of a container's item at a constant key and
-        ``y = getattr(m, "w")``."""
+        assignment); so is ``y = getattr(m, "w")``. Not ``y = xs[0]``: an item bound to a name is
+        mostly a handle the code writes through on purpose (``exp_avg = state["exp_avg"]``)."""
         here = (expression.lineno, expression.col_offset)
         if any(made[:2] == here for made in value.made):  # ``w.data``, ``w.T``, ``w[0]``: made by the expression itself
             return value
@@ -2379,11 +2379,7 @@ class Transfer:
                 return self.aliased(expression, expression, value, "assignment", "assignment", state,
                                     source_place=f"{place}.{expression.args[1].value}")
             return value
-        # an item at a constant key (``xs[0]``, ``d["w"]``), not at one a later pass changes, and
-        # not what indexing a tensor copied (``table[ids]``)
-        named = type(expression) in (ast.Name, ast.Attribute) or type(expression) is ast.Subscript and key_of(
-            expression.slice) != "*" and _site(expression) not in value.storages
-        if named and place_of(expression) is not None and (value.is_tensor or "ndarray" in value.kinds):
+        if type(expression) in (ast.Name, ast.Attribute) and (value.is_tensor or "ndarray" in value.kinds):
             return self.aliased(expression, expression, value, "assignment", "assignment", state)
         return value
 
