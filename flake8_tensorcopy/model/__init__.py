@@ -549,6 +549,9 @@ class Model:
             pending = [info for info in reversed(list(self.functions.values()))
                        if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed
                                                           or info.owner in refolded)]
+            # a nested function after the function enclosing it: it reads its outer names from the
+            # state that function's final solve leaves (what its callers pass), not its summary's
+            pending.sort(key=_depth)
             again = {id(info) for info in pending if id(info) in done}
             if again:  # their earlier solve's events go; the solve below records them anew
                 self.events.events = [event for event in self.events.events if id(event.function) not in again]
@@ -685,6 +688,14 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _depth(function: FunctionInfo) -> int:
+    """How many functions enclose ``function`` (0 for one the module or a class defines)."""
+    depth, current = 0, function.parent
+    while current is not None and type(current.node) is not ast.Module:
+        depth, current = depth + 1, current.parent
+    return depth
 
 
 def _returned(function: FunctionInfo, exit_state: dict) -> Optional[Value]:
