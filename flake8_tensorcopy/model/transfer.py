@@ -333,8 +333,26 @@ class Transfer:
         if type(node) is ast.ClassDef:
             state[node.name] = Value(kinds("class"), qual="class:" + node.name)
         else:
+            self.default_arguments(info, node, state)
             state[node.name] = Value(kinds("function"), qual="local:" + info.name)
         self.set_closure(info, state)
+
+    def default_arguments(self, function, node, state: dict) -> None:
+        """A default the ``def`` evaluates that is a tensor or an array (``base=torch.linspace(0,
+        1, 5)``): one object that every call omitting the argument receives, joined into what
+        the callers pass (a default of another kind says nothing of what callers elsewhere pass)."""
+        arguments = node.args
+        positional = arguments.posonlyargs + arguments.args
+        pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)) + [
+            (argument, default) for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+            if default is not None]
+        given = {}
+        for argument, default in pairs:
+            value = self.evaluate(default, state)
+            if value.is_tensor or "ndarray" in value.kinds:
+                given[argument.arg] = value
+        if given and self.recording:
+            self.effect(partial(self.model.passed_to, function, self.model.bind_arguments(function, [], given)))
 
     # ----- places
     def forget(self, place: str, state: dict) -> None:
