@@ -105,7 +105,6 @@ class Entry(NamedTuple):
 
 
 _W = "import torch, copy\nw = torch.ones(2, requires_grad=True)\n"
-_TAKES_NOTHING = ("rsample", "entropy")  # a distribution's methods called without a value
 _CUDA = "import torch\nw = torch.ones(2, device='cuda')\nh = w.to('cpu', non_blocking=True)\n"
 _PINNED = "import torch\np = torch.ones(2).pin_memory()\n"
 _A = "import numpy\nw = numpy.ones(4)\n"  # a NumPy array
@@ -313,10 +312,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
           _W + "import torch.distributions.normal\nr = torch.distributions.normal.Normal(w, 1.0)"),
     Entry("sample", "method", "draw", _W + "d = torch.distributions.Normal(w, 1.0)\nr = d.sample()"),
 ) + tuple(
-    Entry(name, where, "reparameterized", _W + "d = torch.distributions.Normal(w, w.exp())\nr = d.%s%s" % (
-        name, "(w)" if where == "method" and name not in _TAKES_NOTHING else "()" if where == "method" else ""))
-    for name, where in (("rsample", "method"), ("entropy", "method"), ("log_prob", "method"), ("cdf", "method"),
-                        ("icdf", "method"),
+    Entry(name, where, "reparameterized", _W + "d = torch.distributions.Normal(w, 1.0)\nr = d.%s%s" % (
+        name, "(w)" if where == "method" and name != "rsample" else "()" if where == "method" else ""))
+    for name, where in (("rsample", "method"), ("log_prob", "method"), ("cdf", "method"), ("icdf", "method"),
                         ("loc", "attribute"), ("probs", "attribute"),
                         ("logits", "attribute"))
 ) + (
