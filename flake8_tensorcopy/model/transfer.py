@@ -273,21 +273,21 @@ class Transfer:
         node = op[1]
         iterated = self.evaluate(node.iter, state)
         container = _rebinds_only_visited_items(node)
-        if container is not None and (not _walks_keys(node.iter) or iterated.kinds == frozenset(("dict",))):
-            state[_at_start(node)] = frozenset(((iterated, container, state.get(container)),))
+        if container is not None and (not _iterates_the_container(node.iter) or iterated.kinds == frozenset(("dict",))):
+            state[_at_start(node)] = frozenset(((container, state.get(container)),))
 
     def op_for(self, op, state):
         node = op[1]
         at_start = state.get(_at_start(node))
-        if at_start is not None:
-            iterated = join_all([began[0] for began in at_start])
-            container, held = next(iter(at_start))[1], [began[2] for began in at_start if began[2] is not None]
-            if len(held) == len(at_start):
+        if at_start is not None:  # the container as the loop began: one join, then the iterable over it
+            container, held = next(iter(at_start))[0], [held for _, held in at_start]
+            if None in held:  # a place the loop's start did not hold: as unknown as it was then
+                state.pop(container, None)
+            else:
                 state[container] = join_all(held)
-        else:
-            recording, self.recording = self.recording, False
-            iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
-            self.recording = recording
+        recording, self.recording = self.recording, False
+        iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
+        self.recording = recording
         self.assign(node.target, self.iterated(node.iter, iterated, state), state, node)
         for target, constants in _loop_constants(node.target, node.iter):
             if target in state:
@@ -1246,7 +1246,8 @@ class Transfer:
             value, held = state.get(place), state.get(other)
             if type(value) is not Value or type(held) is not Value or not held.storages:
                 continue
-            moves = frozenset(made for made in value.made if made[2] == "move")
+            moves = frozenset(made for made in value.made if made[2] == "move"  # a move of ``source`` itself
+                              and self.model.alias_makers.get(made, (None, None, None))[2] == other)
             if moves and held.storages < value.storages:
                 state[place] = value._replace(storages=value.storages - held.storages, made=value.made - moves)
         return True
@@ -1453,7 +1454,7 @@ class Transfer:
         device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else data.device
         given = _keyword(node, "dtype")
         dtype = _given_dtype(given) if given is not None else _data_dtype(data) or (
-            self.model.default_dtype if node.args and _float_literals(node.args[0]) else "")
+            self.model.default_dtype if node.args and _float_literals(node.args[0]) and _dtype_spelled_out(node) else "")
         return Value(TENSOR, grad=_constant(_keyword(node, "requires_grad")) is True, storages=frozenset((_site(node),)),
                      fresh=True, device=device, why=_why(Evidence.TORCH_API, "kind"), facts=_dtype_fact(dtype))
 
@@ -2041,8 +2042,11 @@ class Transfer:
         tensor: the caller's, a fact of the summary)."""
         if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
             state[receiver_place] = receiver._replace(facts=receiver.facts | {RETAINS_GRAD})
-        if self.summary_mode:
-            indices = {parameter_index(storage, self.function.name) for storage in receiver.storages} - {None}
+        if self.summary_mode and receiver_place is not None:
+            # the parameter itself, by its own name: a view or part of it keeps its own ``.grad``
+            names = self.function.names
+            indices = {index for index in (parameter_index(storage, self.function.name) for storage in receiver.storages)
+                       if index is not None and index < len(names) and names[index] == receiver_place}
             if indices:
                 state["!retained"] = state.get("!retained", EMPTY) | indices
         return NONE
@@ -2070,7 +2074,8 @@ class Transfer:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, place_of(receiver_node), receiver, state)
         # ``.float()`` of a float32 tensor, moved nowhere: the tensor itself, a leaf if it was one
-        itself = not copies and bool(cast) and dtype_of(receiver) == cast and not device
+        itself = not copies and bool(cast) and dtype_of(receiver) == cast and not device and len(node.args) <= 1 \
+            and all(keyword.arg in ("dtype", "non_blocking") for keyword in node.keywords)  # no memory_format=
         result = receiver._replace(
             storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
             graph=receiver.graph or receiver.grad and not itself, pending=EMPTY, items=None, pinned=False,
@@ -2780,6 +2785,8 @@ def result_dtype(name: str, node, arguments, keywords: dict, default: str = "") 
     given = _keyword(node, "dtype")
     if given is not None:
         return _given_dtype(given)
+    if not _dtype_spelled_out(node):
+        default = ""  # ``**options`` may carry a dtype
     if "out" in keywords:  # the result is ``out`` itself
         return dtype_of(keywords["out"])
     if name in k.RESULT_DTYPES:
@@ -2799,6 +2806,11 @@ def result_dtype(name: str, node, arguments, keywords: dict, default: str = "") 
         filled = node.args[1] if len(node.args) > 1 else _keyword(node, "fill_value")
         return {INTEGER.kinds: "int64", BOOL.kinds: "bool"}.get(fill.kinds, default if _float_literal(filled) else "")
     return default if name in k.DEFAULT_DTYPE_FACTORIES else ""
+
+
+def _dtype_spelled_out(node) -> bool:
+    """No ``**mapping`` that may carry ``dtype=``: a missing ``dtype=`` means the default dtype."""
+    return all(keyword.arg is not None for keyword in node.keywords)
 
 
 def _float_literal(node) -> bool:
@@ -2922,8 +2934,8 @@ def _along_a_dim(arguments, keywords: dict) -> bool:
 
 ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, ``|``-joined)
 _ITERABLE_AT_START = "!iterable_at_start:"  # state key, per loop: its iterable's value as the loop began
-# methods of a dict or list that leave its items as they are
-_READING_METHODS = frozenset(("get", "keys", "values", "items", "copy", "index", "count"))
+# the one method of a dict a loop that rebinds its visited items may call: it reads no item
+_KEY_METHODS = frozenset(("keys",))
 _CONSTANTS_AT_MOST = 16
 
 
@@ -2960,32 +2972,34 @@ def _at_start(loop) -> str:
     return f"{_ITERABLE_AT_START}{loop.lineno}:{loop.col_offset}"
 
 
-def _walks_keys(iterated) -> bool:
-    """``for k in d``: it visits keys only where ``d`` is a dict (a list yields its items)."""
+def _iterates_the_container(iterated) -> bool:
+    """``for k in d`` (no call): the visited key is ``k`` only where ``d`` is a dict (a list
+    yields its items)."""
     return type(iterated) is not ast.Call
 
 
 def _rebinds_only_visited_items(loop) -> Optional[str]:
     """The container a loop walks where its body rebinds items of it, each time the item it
-    visits (``d[k] = ...`` with ``k`` the visited key, never rebound), and changes it in no
-    other way: no other item stored or deleted, no method that may change it, the container not
-    rebound, handed to a call or bound to another name; None for any other loop."""
+    visits (``d[k] = ...`` with ``k`` the visited key, never rebound), and touches it in no other
+    way: no other item read, stored or deleted (an item visited earlier is changed), no method
+    but ``keys()``, the container not rebound, handed to a call or bound to another name; None
+    for any other loop."""
     container, key = _visited_key(loop.target, loop.iter)
     if container is None:
         return None
     rebinds = False
     for node in (found for statement in loop.body for found in ast.walk(statement)):
         kind = type(node)
-        if kind is ast.Subscript and place_of(node.value) == container and type(node.ctx) is not ast.Load:
+        if kind is ast.Subscript and place_of(node.value) == container:
             if type(node.slice) is not ast.Name or node.slice.id != key:
-                return None
-            rebinds = True
+                return None  # another item, read or stored: later passes may see it changed
+            rebinds = rebinds or type(node.ctx) is not ast.Load
         elif kind in (ast.Name, ast.Attribute) and type(node.ctx) is not ast.Load and place_of(node) in (container, key):
             return None
         elif kind is ast.Call and (
                 type(node.func) is ast.Attribute and place_of(node.func.value) == container
-                and node.func.attr not in _READING_METHODS
-                or any(place_of(argument) == container for argument in node.args)):
+                and node.func.attr not in _KEY_METHODS
+                or any(place_of(argument) == container for argument in node.args + [kw.value for kw in node.keywords])):
             return None
         elif kind in (ast.Assign, ast.AnnAssign, ast.NamedExpr) and place_of(node.value) == container:
             return None
