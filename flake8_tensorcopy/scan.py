@@ -184,6 +184,8 @@ class _Collector:
                     if not self.non_blocking:
                         self.non_blocking = any(keyword.arg == "non_blocking" and type(keyword.value) is ast.Constant
                                                 and keyword.value.value is True for keyword in node.keywords)
+            elif node_type is ast.Subscript and type(node.ctx) is ast.Load:
+                self.called.add("__getitem__")  # ``ds[i]`` calls a ``__getitem__`` the file may define
             elif node_type is ast.Compare and not self.identity_tests:
                 self.identity_tests = _identity_test(node)
             elif node_type is ast.AugAssign:
