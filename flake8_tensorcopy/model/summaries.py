@@ -34,7 +34,7 @@ class Summary(NamedTuple):
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it
     forwarded: frozenset = frozenset()  # the modules it ran the forward of (``FORWARDED``), symbols included
-    retained: frozenset = frozenset()  # parameter indices whose tensors it makes keep their ``.grad`` (``retain_grad()``)
+    retained: frozenset = frozenset()  # parameter indices it calls ``retain_grad()`` on: they keep their ``.grad``
 
 
 def plain(summary: Summary) -> bool:

@@ -837,7 +837,8 @@ class Transfer:
         getters = [found for class_name in _classes_of(base)
                    for found in [self.model.method_of(class_name, "__getitem__")] if found is not None]
         if getters and base.items is None:  # ``ds[i]`` of a class of the file: its ``__getitem__``
-            return join_all([self.apply(found, [base, index], {}, node, state, place_of(node.value)) for found in getters])
+            return join_all([self.apply(found, [base, index], {}, node, state, place_of(node.value))
+                             for found in getters])
         if base.items is not None:
             key = key_of(node.slice)
             joined = items_join(base)
@@ -1241,6 +1242,7 @@ class Transfer:
         if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Is, ast.IsNot) \
                 or (type(test.ops[0]) is ast.IsNot) != truth:
             return False
+        narrowed = False
         for moved, source in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
             place, other = place_of(moved), place_of(source)
             value, held = state.get(place), state.get(other)
@@ -1250,7 +1252,8 @@ class Transfer:
                               and self.model.alias_makers.get(made, (None, None, None))[2] == other)
             if moves and held.storages < value.storages:
                 state[place] = value._replace(storages=value.storages - held.storages, made=value.made - moves)
-        return True
+                narrowed = True
+        return narrowed
 
     def event_absent(self, node, state: dict) -> None:
         """On a path where ``self.<attr>``, the place that holds the event covering this class's
@@ -1454,7 +1457,8 @@ class Transfer:
         device = _device_of(_keyword(node, "device")) if _keyword(node, "device") is not None else data.device
         given = _keyword(node, "dtype")
         dtype = _given_dtype(given) if given is not None else _data_dtype(data) or (
-            self.model.default_dtype if node.args and _float_literals(node.args[0]) and _dtype_spelled_out(node) else "")
+            self.model.default_dtype
+            if node.args and _float_literals(node.args[0]) and _dtype_spelled_out(node) else "")
         return Value(TENSOR, grad=_constant(_keyword(node, "requires_grad")) is True, storages=frozenset((_site(node),)),
                      fresh=True, device=device, why=_why(Evidence.TORCH_API, "kind"), facts=_dtype_fact(dtype))
 
@@ -2045,7 +2049,8 @@ class Transfer:
         if self.summary_mode and receiver_place is not None:
             # the parameter itself, by its own name: a view or part of it keeps its own ``.grad``
             names = self.function.names
-            indices = {index for index in (parameter_index(storage, self.function.name) for storage in receiver.storages)
+            indices = {index for index in (parameter_index(storage, self.function.name)
+                                           for storage in receiver.storages)
                        if index is not None and index < len(names) and names[index] == receiver_place}
             if indices:
                 state["!retained"] = state.get("!retained", EMPTY) | indices
@@ -2994,7 +2999,8 @@ def _rebinds_only_visited_items(loop) -> Optional[str]:
             if type(node.slice) is not ast.Name or node.slice.id != key:
                 return None  # another item, read or stored: later passes may see it changed
             rebinds = rebinds or type(node.ctx) is not ast.Load
-        elif kind in (ast.Name, ast.Attribute) and type(node.ctx) is not ast.Load and place_of(node) in (container, key):
+        elif kind in (ast.Name, ast.Attribute) and type(node.ctx) is not ast.Load \
+                and place_of(node) in (container, key):
             return None
         elif kind is ast.Call and (
                 type(node.func) is ast.Attribute and place_of(node.func.value) == container

@@ -13,8 +13,10 @@ by its outermost operation unless it crosses between torch and numpy.
 import ast
 from typing import Iterator, List, NamedTuple, Optional
 
+import libcst as cst
+
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
-from flake8_tensorcopy.fixes import Fix, keep_parentheses
+from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.model.transfer import HANDED, ITEM_OF, METADATA
@@ -615,6 +617,7 @@ class AliasRule(Rule):
     Every fix replaces that expression with a copy: unsafe, it removes an alias on purpose."""
 
     events = ("sharing",)
+    copy_method = "clone"  # what copies the rule's values: a tensor's ``clone()``, an array's ``copy()``
     # an alias returned by a helper is written by its caller; one kept on self is written in another method
     reads = ("summaries", "stores on self", "callers")
     kinds = ()
@@ -630,7 +633,12 @@ class AliasRule(Rule):
             first = found[0]
             # a copy bound to a module's attribute under a parameter's name raises (TypeError): no fix there
             on_parameter = parameter_attribute(model, alias)
-            fix = None if on_parameter else self.fix(node, alias, site)
+            if on_parameter:
+                fix = None
+            elif type(node) is cst.Subscript and handed_back(alias):  # ``ds[i]``: a copy of what it hands back
+                fix = unsafe(node, method(bare(node), self.copy_method))
+            else:
+                fix = self.fix(node, alias, site)
             advice = "use " + (suggestion(site, fix.replacement, node) if fix is not None else self.use_instead)
             name = alias_place(model, alias) or site.source_of(node)
             if on_parameter:

@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, method
-from flake8_tensorcopy.rules.sharing import AliasRule, Sharing, fills_a_blank_buffer, handed_back, unsafe
+from flake8_tensorcopy.rules.sharing import AliasRule, Sharing, fills_a_blank_buffer, unsafe
 
 
 class NumpyShares(AliasRule):
@@ -51,10 +51,10 @@ class NumpyShares(AliasRule):
     def hazard(self, model, sharing: Sharing) -> bool:
         return not fills_a_blank_buffer(sharing)
 
+    copy_method = "copy"
+
     def fix(self, node, alias, site) -> Optional[Fix]:
         """``.copy()`` of the array; ``np.asarray(t)`` becomes ``np.array(t)``, which copies."""
-        if type(node) is cst.Subscript and handed_back(alias):  # ``ds[i]``: a copy of what it hands back
-            return unsafe(node, method(bare(node), "copy"))
         if type(node) is not cst.Call:
             return None
         if alias.detail["op"] == "np.asarray()":

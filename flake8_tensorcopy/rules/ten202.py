@@ -58,8 +58,6 @@ class FromNumpyShares(AliasRule):
     def fix(self, node, alias, site) -> Optional[Fix]:
         """``torch.tensor(a)`` in the file's own spelling of torch (no import added); a chain
         ending in another operation gets ``.clone()``."""
-        if type(node) is cst.Subscript and handed_back(alias):  # ``ds[i]``: a copy of what it hands back
-            return unsafe(node, method(bare(node), "clone"))
         if type(node) is not cst.Call:
             return None
         if alias.detail["operation"] != "from_numpy" or handed_back(alias):

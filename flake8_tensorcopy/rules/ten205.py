@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, keyword, method
-from flake8_tensorcopy.rules.sharing import AliasRule, Sharing, fills_a_blank_buffer, handed_back, unsafe
+from flake8_tensorcopy.rules.sharing import AliasRule, Sharing, fills_a_blank_buffer, unsafe
 
 _SPACE = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
@@ -63,8 +63,6 @@ class MoveMayShare(AliasRule):
     def fix(self, node, alias, site) -> Optional[Fix]:
         """``copy=True`` where ``.to`` takes it (``.cpu()`` spelled ``.to("cpu", copy=True)``),
         else ``.clone()`` of the result."""
-        if type(node) is cst.Subscript and handed_back(alias):  # ``ds[i]``: a copy of what it hands back
-            return unsafe(node, method(bare(node), "clone"))
         if type(node) is not cst.Call:
             return None
         if type(node.func) is cst.Attribute:
