@@ -268,8 +268,8 @@ class Transfer:
 
     def op_iterate(self, op, state):
         """The iterable, evaluated once as the loop begins. A loop that rebinds only the item
-        it visits (``for k, v in d.items(): d[k] = torch.tensor(v)``) leaves the items later
-        passes visit as they were: each pass reads the iterable and the container as they began."""
+        it visits, and reads no other (``for k, v in d.items(): d[k] = torch.tensor(v)``),
+        leaves the items later passes visit as they were: each pass walks the container as it began."""
         node = op[1]
         iterated = self.evaluate(node.iter, state)
         container = _rebinds_only_visited_items(node)
@@ -2938,7 +2938,7 @@ def _along_a_dim(arguments, keywords: dict) -> bool:
 
 
 ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, ``|``-joined)
-_ITERABLE_AT_START = "!iterable_at_start:"  # state key, per loop: its iterable's value as the loop began
+_CONTAINER_AT_START = "!container_at_start:"  # state key, per loop: the container it walks, as the loop began
 # the one method of a dict a loop that rebinds its visited items may call: it reads no item
 _KEY_METHODS = frozenset(("keys",))
 _CONSTANTS_AT_MOST = 16
@@ -2974,7 +2974,7 @@ def _visited_key(target, iterated) -> Tuple[Optional[str], Optional[str]]:
 
 
 def _at_start(loop) -> str:
-    return f"{_ITERABLE_AT_START}{loop.lineno}:{loop.col_offset}"
+    return f"{_CONTAINER_AT_START}{loop.lineno}:{loop.col_offset}"
 
 
 def _iterates_the_container(iterated) -> bool:
