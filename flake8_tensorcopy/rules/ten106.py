@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses
 from flake8_tensorcopy.model.transfer import UNPLACED, ZERO_DIM
 from flake8_tensorcopy.rules.base import Rule, argument, call_argument, suggestion
@@ -41,10 +42,12 @@ def hazard(event, data, moved: frozenset) -> Optional[str]:
 
 
 def _moved_to_a_device(model) -> frozenset:
-    """The receivers of ``.to(...)`` and ``.cuda()`` calls whose result may lie elsewhere than
-    the CPU: what the constructor built on the CPU goes where the code wants it."""
+    """The receivers of moves (``.to(...)``, ``.cuda()``: the knowledge table's ``move`` role)
+    whose result may lie elsewhere than the CPU: what the constructor built on the CPU goes where
+    the code wants it."""
     return frozenset(id(event.node.func.value) for event in model.events.find("call")
-                     if event.detail.get("callee") in ("to", "cuda") and type(event.node.func) is ast.Attribute
+                     if type(event.node) is ast.Call and type(event.node.func) is ast.Attribute
+                     and "move" in k.role_of("method", event.node.func.attr)
                      and event.value.is_tensor and event.value.device and event.value.device != CPU)
 
 
