@@ -242,7 +242,7 @@ class _Collector:
         events = set()
         if self.writes_in_place(called, writers):
             events.add("sharing")
-        if self.writes:
+        if self.writes or not called.isdisjoint(writers):  # a helper of the file may write what it is handed
             events.add("in-place write")
         if self.identity_tests:
             events.add("identity comparison")

@@ -251,3 +251,22 @@ def test_a_default_dtype_factory_makes_the_default_dtype_whatever_it_is(factory)
         assert {result.dtype for result in eval(expression, {"torch": torch})} == {torch.float64}
     finally:
         torch.set_default_dtype(previous)
+
+
+def test_a_loader_with_the_default_collate_yields_tensors_for_numbers_arrays_and_tensors():
+    """``collating_loader``: every number, array and tensor of a batch is a tensor, in tuples and
+    dicts alike (not with ``batch_size=None``, nor a ``collate_fn`` of one's own)."""
+    from torch.utils.data import DataLoader
+
+    numpy = pytest.importorskip("numpy")
+    items = [(numpy.ones(2, dtype=numpy.float32), 1, 0.5, torch.zeros(2)),
+             (numpy.zeros(2, dtype=numpy.float32), 2, 1.5, torch.ones(2))]
+    for batch in DataLoader(items, batch_size=2):
+        assert all(type(part) is torch.Tensor for part in batch)
+    records = [{"x": numpy.ones(2), "y": 3}] * 2
+    for batch in DataLoader(records, batch_size=2):
+        assert all(type(part) is torch.Tensor for part in batch.values())
+    for _, label, _, _ in DataLoader(items, batch_size=None):
+        assert type(label) is int
+    for batch in DataLoader(items, batch_size=2, collate_fn=list):
+        assert type(batch[0][1]) is int

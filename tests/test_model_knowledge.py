@@ -179,6 +179,15 @@ def check_binds_arguments(model, example):
     assert result.storages == w.storages  # f(w, 1) returns w
 
 
+def check_collating_loader(model, example):
+    label = _value_after(model, example, "r")  # a number in the dataset, a tensor in the batch
+    assert label.is_tensor and label.evidence("kind").name == "COLLATED"
+
+
+def check_yields_items(model, example):
+    assert _value_after(model, example, "r").storages == _value_after(model, example, "w").storages
+
+
 def check_dict_of_pairs(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert [key for key, _ in result.items] == ["'a'", "'b'"] and result.item("'a'").storages == w.storages

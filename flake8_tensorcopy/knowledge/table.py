@@ -77,6 +77,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   unless ``dtype=`` says otherwise);
 - ``forward_hook``: registers a function each call of the module runs with its output (a graph
   tensor where the module has parameters): what it keeps in enclosing containers holds that;
+- ``collating_loader``: a ``DataLoader`` left with its default ``collate_fn`` (and a batch size):
+  each batch it yields holds tensors where the dataset's items hold numbers, arrays or tensors;
+  ``yields_items``: a progress wrapper iterating what it is given (``tqdm(loader)``);
 - ``dict_of_pairs``: a dict of the pairs it is given, in order (``OrderedDict([('a', w)])``:
   ``r['a']`` is ``w``), as ``dict(pairs)`` makes;
 - ``binds_arguments``: a callable that calls its first argument with the others before its own
@@ -311,6 +314,13 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.distributions", "package", "distribution",
           _W + "import torch.distributions.normal\nr = torch.distributions.normal.Normal(w, 1.0)"),
     Entry("sample", "method", "draw", _W + "d = torch.distributions.Normal(w, 1.0)\nr = d.sample()"),
+    Entry("torch.utils.data.DataLoader", "function", "collating_loader",
+          _A + "import torch.utils.data\nloader = torch.utils.data.DataLoader([(w, 1)], batch_size=1)\n"
+          "for x, label in loader:\n    r = label"),
+) + tuple(
+    Entry(wrapper, "function", "yields_items",
+          _W + "import tqdm, tqdm.auto\nrows = [w]\nfor item in %s(rows):\n    r = item" % wrapper)
+    for wrapper in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm")
 ) + tuple(
     Entry(name, where, "reparameterized", _W + "d = torch.distributions.Normal(w, 1.0)\nr = d.%s%s" % (
         name, "(w)" if where == "method" and name != "rsample" else "()" if where == "method" else ""))

@@ -371,7 +371,12 @@ class Model:
             elif symbolic or not function.passed or function.passed[index] is None:
                 value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
             else:
-                value = function.passed[index]._replace(storages=storages)
+                value = function.passed[index]
+                # a module is one object wherever it goes: the models a caller builds and passes
+                # are the ones this function reaches (``EMA(model)`` then ``ema.update(model)``)
+                built = frozenset(storage for storage in value.storages if type(storage[0]) is int) \
+                    if "module" in value.kinds else EMPTY
+                value = value._replace(storages=storages | built)
                 if value.items is not None and "dict" in value.kinds:  # a caller's record: the items this parameter holds
                     value = value._replace(items=tuple((key, item._replace(storages=frozenset(
                         held_within("item", storage, *_constant_key(key, item, value)) for storage in storages)))
@@ -716,12 +721,14 @@ def _constant_key(key: str, item: Value, container: Value) -> tuple:
 
 
 def _passed_items(value: Value) -> Optional[tuple]:
-    """The items a call site passes in a tuple, list or dict (``*args``, a batch of tensors): kind,
-    grad, device and dtype of each, as for the value itself."""
-    if value.items is None or not value.kinds & {"tuple", "list", "dict"}:
+    """The items a call site passes in a tuple, list or dict (``*args``, a batch of tensors), or
+    yielded by a loader (its batches, and theirs): kind, grad, device and dtype of each, as for
+    the value itself."""
+    if value.items is None or not value.kinds & {"tuple", "list", "dict", "loader", "?"}:
         return None
     return tuple((key, Value(item.kinds, grad=item.grad, graph=item.graph, device=item.device, storages=item.storages,
-                             why=tuple((c, Evidence.CALLERS) for c, _ in item.why), facts=_passed_facts(item)))
+                             why=tuple((c, Evidence.CALLERS) for c, _ in item.why), facts=_passed_facts(item),
+                             items=_passed_items(item)))
                  for key, item in value.items)
 
 

@@ -45,6 +45,10 @@ def _constant(node) -> object:
     return node.value if type(node) is ast.Constant else None
 
 
+def _is_none(node) -> bool:
+    return type(node) is ast.Constant and node.value is None
+
+
 def _device_of(node) -> frozenset:
     """The device a ``"cuda:0"`` / ``torch.device("cpu")`` argument names (empty: unknown)."""
     if type(node) is ast.Call and node.args:
@@ -463,8 +467,19 @@ class Transfer:
                        if place[:1] != "!"} - self.rebinding
             dropped = value.fresh or temporary or bool(value.storages) and not holders
             names = holders if value.storages else {place_of(expression)} if expression is not None else {None}
-            kept[index] = not (dropped or self.handed_over(names, node))
+            kept[index] = not (dropped or self.handed_over(names, node)) or self.items_kept(value, state, node)
         return kept
+
+    def items_kept(self, container: Value, state: dict, node) -> bool:
+        """Whether the caller holds, under names of its own, a tensor it passes inside a
+        container (``total([a, b])``, ``merge(a, b)`` into ``*tensors``): the callee's write to an
+        item is a write to ``a``, however new the list is."""
+        item = container.all_items() if container.items else None
+        if item is None or not item.is_tensor or not item.storages:
+            return False
+        holders = {place for storage in item.storages for place in self.store.holders(storage, state)
+                   if place[:1] != "!"} - self.rebinding
+        return bool(holders) and not self.handed_over(holders, node)
 
     def handed_over(self, names, call) -> bool:
         """Whether the caller holds the argument only under local names it uses nowhere but in
@@ -1519,6 +1534,10 @@ class Transfer:
             result = self.legacy_of_array(qual, node, first, state)
         elif "dict_of_pairs" in roles:
             result = self.dict_made(node, arguments, keywords)
+        elif "collating_loader" in roles:
+            result = _collating_loader(node)
+        elif "yields_items" in roles and arguments and first.items is not None:
+            result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True, items=(("*", self.element(first)),))
         elif "binds_arguments" in roles and arguments and not any(type(a) is ast.Starred for a in node.args):
             result = first._replace(facts=first.facts | {BOUND_ARGUMENTS}, items=tuple(
                 (str(index), value) for index, value in enumerate(arguments[1:])) + tuple(
@@ -3434,6 +3453,19 @@ def backpropagated(value: Value) -> Value:
     """An unknown value bound to a name some path calls ``.backward()`` on: a graph tensor
     from its binding on (a use after the site proves what the site held)."""
     return value._replace(kinds=TENSOR, grad=True, graph=True, why=_why(Evidence.USE, "kind", "grad"))
+
+
+def _collating_loader(node: ast.Call) -> Optional[Value]:
+    """``DataLoader(ds, batch_size=8)``: iterating it yields batches the default ``collate_fn``
+    made, whose numbers, arrays and tensors are tensors (a dict or tuple of them, or one); none
+    known for a ``collate_fn`` of its own, or ``batch_size=None`` (no batching, numbers stay numbers)."""
+    collate, size = _keyword(node, "collate_fn"), _keyword(node, "batch_size")
+    if collate is not None and not _is_none(collate) or size is not None and _is_none(size) or any(
+            keyword.arg is None for keyword in node.keywords):
+        return None
+    collated = Value(TENSOR, fresh=True, why=_why(Evidence.COLLATED, "kind"))
+    batch = Value(kinds("?"), fresh=True, items=(("*", collated),))
+    return Value(kinds("loader"), storages=frozenset((_site(node),)), fresh=True, items=(("*", batch),))
 
 
 def _on_device(value: Value) -> bool:

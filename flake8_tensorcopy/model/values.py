@@ -81,6 +81,7 @@ class Evidence(enum.Enum):
     # ``def fit(model, ...)``: an unannotated parameter called on a batch where a backward runs,
     # or called and then deep-copied (a snapshot of a module)
     TRAINED = "called as the module this function trains or snapshots"
+    COLLATED = "collated by a DataLoader into a batch"
 
     @property
     def strong(self) -> bool:

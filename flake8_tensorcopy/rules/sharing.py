@@ -19,7 +19,7 @@ from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_name
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
-from flake8_tensorcopy.model.transfer import HANDED, ITEM_OF, METADATA
+from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, HANDED, ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY, containers_of, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
@@ -208,7 +208,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
-        if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)):
+        if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)
+                              and not _reads_its_source_after(model, alias, write)):
             continue
         observed = None
         for read in events.find("read"):
@@ -346,6 +347,23 @@ def _keeps_references(alias, write) -> bool:
     keeps them as references on purpose (``self.targets[k].lerp_(p, rate)``)."""
     owner = alias.function.owner
     return owner is not None and write.function is not alias.function and write.function.owner is owner
+
+
+def _reads_its_source_after(model, alias, write) -> bool:
+    """Whether the method writing through a kept alias then reads, further on in the same
+    straight run of code, the memory the alias was made of under another name
+    (``s.mul_(d).add_(p, alpha=1 - d)`` with ``s`` kept as ``p.detach()``): it takes the two for
+    different tensors, so the kept alias is no reference it meant to write through. Not a read
+    in the next pass of a loop (another item there), nor memory not known to be one: the
+    parameters of two modules callers pass in may be two models."""
+    made = alias.detail["made"]
+    for read in model.events.of_function(write.function):
+        if read.kind != "read" or read.block != write.block or read.order < write.order or read.value is None \
+                or made in read.value.made or read.value.items:
+            continue
+        if read.value.storages & write.storages - {CALLERS_PARAMETERS}:
+            return True
+    return False
 
 
 def _storages_made(value, made) -> frozenset:
@@ -574,8 +592,7 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         if through_alias and name is not None and (name == place or name.startswith(place + ".")):
             continue  # ``layer`` holds it as ``layer.weight.data``, the alias written itself
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
-        if holder == "a parameter" and not any(parameter_index(storage, write.function.name) is not None
-                                               for storage in value.storages & (write.storages | containers_of(write.storages))):
+        if holder == "a parameter" and not _parameter_holds(value, write):
             holder = None  # ``image = to_hsv(image)``: the name holds a value of the function's own now
         if holder is not None:
             return place, f"outlives the function ({holder})"
@@ -585,6 +602,17 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
     if through_alias:
         return _parameter_written(write, alias)
     return None
+
+
+def _parameter_holds(value, write) -> bool:
+    """Whether a parameter's name still holds what its caller passed, and that is (or holds
+    as an item: a list of the caller's tensors) what ``write`` writes."""
+    name = write.function.name
+    if any(parameter_index(storage, name) is not None
+           for storage in value.storages & (write.storages | containers_of(write.storages))):
+        return True
+    return any(parameter_index(storage, name) is not None for storage in value.storages) and any(
+        item.storages & write.storages for _, item in value.items or ())
 
 
 def _parameter_written(write, alias) -> Optional[tuple]:

@@ -79,7 +79,7 @@ class WriteToSavedTensor(Rule):
             self._report(site, write, saving)
 
     def _report(self, site, write, saving) -> None:
-        where = write_site(site, write)
+        where = write_site(site, write, helpers=True)
         if where is None:
             return
         root = site.node_of(memory_of(where.written))
@@ -103,10 +103,12 @@ class WriteToSavedTensor(Rule):
         what = saving.detail["what"]
         if "outputs" in saving.detail:  # a helper that saved both: which of them this write reaches
             what = "output" if write.detail["saved"] & saving.detail["outputs"] else "input"
+        helper = site.node_of(write.node.func) if type(write.node) is ast.Call and not where.method else None
+        by = f" by {short_source(site, helper)}()" if helper is not None else ""
         site.report(
             self.code, where.node,
             f"'{name}' was saved for backward by {shown} on line {saving.line} (its {what}) "
-            f"and is written in place before that backward: {effect}; {use}",
+            f"and is written in place{by} before that backward: {effect}; {use}",
             fix)
 
 

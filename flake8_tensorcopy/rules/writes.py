@@ -8,6 +8,7 @@ import libcst as cst
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix
+from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.rules.base import written_code
 
 _AUGMENTED = {
@@ -46,12 +47,17 @@ class WriteSite(NamedTuple):
     method: str
 
 
-def write_site(site, event) -> Optional[WriteSite]:
+def write_site(site, event, helpers: bool = False) -> Optional[WriteSite]:
     """The site of a write the model recorded for a method call, an augmented assignment or an
-    indexed assignment (None for other writes, or where LibCST does not have the node)."""
+    indexed assignment, and with ``helpers`` a call of a function of the file that writes what
+    it is handed (None for other writes, or where LibCST does not have the node)."""
     node = event.node
     method = event.detail.get("method", "")
-    if type(node) is ast.Call and method:
+    if type(node) is ast.Call and not method and helpers and "through" in event.detail:
+        written = _handed_written(node, event)
+        statement = site.statement_of(node)
+        found = site.node_of(statement if statement is not None else node) if written is not None else None
+    elif type(node) is ast.Call and method:
         statement = site.statement_of(node)
         found = site.node_of(statement if statement is not None else node)
         on_receiver = type(node.func) is ast.Attribute and node.func.attr == method
@@ -65,6 +71,16 @@ def write_site(site, event) -> Optional[WriteSite]:
     else:
         return None
     return WriteSite(found, written, method) if found is not None else None
+
+
+def _handed_written(call: ast.Call, event) -> Optional[ast.expr]:
+    """The argument of a helper's call that holds what the helper wrote (``normalise_(p)``)."""
+    holders = set(event.detail.get("holders", ())) | {event.place}
+    for argument in list(call.args) + [keyword.value for keyword in call.keywords]:
+        argument = argument.value if type(argument) is ast.Starred else argument
+        if place_of(argument) in holders:
+            return argument
+    return None
 
 
 def out_of_place_fix(node: cst.CSTNode, written) -> Tuple[Optional[Fix], str]:
