@@ -503,6 +503,7 @@ class Model:
             stepped=exit_state.get("!stepped", EMPTY),
             written_through=_written_through(exit_state.get(WRITTEN_THROUGH, EMPTY)),
             writes_held=exit_state.get("!writes_held", EMPTY),
+            reads_held=exit_state.get("!reads_held", EMPTY),
             closure_stores=_closure_stores(function, exit_state),
             forwarded=exit_state.get(FORWARDED, EMPTY),
             retained=exit_state.get("!retained", EMPTY),

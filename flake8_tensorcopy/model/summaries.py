@@ -31,6 +31,7 @@ class Summary(NamedTuple):
     # a nested function's enclosing names whose containers it fills (``acts[name] = out`` in a hook)
     closure_stores: Dict[str, Value] = {}
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
+    reads_held: frozenset = frozenset()  # storages made elsewhere (``self.state`` from ``__init__``) whose values it reads
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it
     forwarded: frozenset = frozenset()  # the modules it ran the forward of (``FORWARDED``), symbols included
@@ -71,10 +72,14 @@ def allocated_in(storage, lines: tuple) -> bool:
 class Instantiation:
     """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
 
-    def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value, call_site=None, lines=None):
+    def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value, call_site=None, lines=None,
+                 per_instance: Optional[Dict] = None):
         self.function = function
         self.actuals = actuals
         self.call_value = call_value  # calls an actual argument (for ``called``)
+        # a method called on an instance the file builds: what its class allocates for each
+        # instance (``self.w`` made in ``__init__``) is that instance's, as ``obj.w`` reads it
+        self.per_instance = per_instance or {}
         # what the callee allocates (a site within ``lines``) is new at each call: named by the
         # call site too, so two calls of one helper hand back two tensors, not one
         self.call_site = call_site
@@ -88,6 +93,8 @@ class Instantiation:
         function = self.function
         if self.call_site is not None:
             storages = frozenset(self.per_call(storage) for storage in storages)
+        if self.per_instance and not storages.isdisjoint(self.per_instance):
+            storages = frozenset(mapped for storage in storages for mapped in self.per_instance.get(storage, (storage,)))
         if not any(parameter_index(_held_through(storage), function) is not None for storage in storages):
             return storages
         result = set()

@@ -678,6 +678,11 @@ class Transfer:
         self.metadata_of = outer
         value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
+        if self.summary_mode and value.storages and self.part_read(node) is not METADATA:
+            # ``self.state`` that ``__init__`` made: what a call of this function reads (``env.reward()``)
+            held = made_elsewhere(value.storages, self.function.node)
+            if held:
+                state["!reads_held"] = state.get("!reads_held", EMPTY) | held
         if value.pending and not self.summary_mode:
             self.left_by_earlier_calls(base, value, state)
         return self.tensor_attribute(node, base, value, state)
@@ -2200,7 +2205,8 @@ class Transfer:
         if summary.retained:
             actuals = self.retained_by_callee(function, summary.retained, actuals, node, state)
         instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
-                                 _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)))
+                                 _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)),
+                                 self.instance_storages(function, actuals))
         if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
             state[FORWARDED] = state.get(FORWARDED, EMPTY) | instance.storages(summary.forwarded)
         for index in summary.reads:  # read on the host before any sync in the callee
@@ -2222,7 +2228,11 @@ class Transfer:
                 self.write(node, written, state, node, through=frozenset(way | written.made for way in ways),
                            temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
         if summary.writes_held:
-            self.write(node, Value(kinds("?"), storages=summary.writes_held), state, node)
+            self.write(node, Value(kinds("?"), storages=instance.storages(summary.writes_held)), state, node)
+        if summary.reads_held:
+            called = place_of(node.func) if type(node) is ast.Call else None
+            self.record("read", node, None, Value(kinds("?"), storages=instance.storages(summary.reads_held)), state,
+                        by_call=called or function.name)
         for index in summary.stepped:
             self.step_writes(instance.actual(index), node, state)
         if summary.in_flight:
@@ -2263,6 +2273,27 @@ class Transfer:
         result = _items_handed_as_is(instance, function, summary.returns, result)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
+
+    def instance_storages(self, function, actuals) -> Optional[dict]:
+        """For a method called on an instance the file builds (``layer(x)``, ``env.observe()``):
+        each storage its class allocates for an attribute, mapped to that instance's
+        (``_per_instance``), so that what the method saves, returns or reads is the memory
+        ``layer.w`` names at the call site."""
+        receiver = actuals[0] if function.receiver_offset and actuals and actuals[0] is not None else None
+        info = function.owner
+        if receiver is None or info is None or not any(_allocated(storage) for storage in receiver.storages):
+            return None
+        key = ("instance storages", info.name, receiver.storages)
+        mapping = self.model.answers.get(key)
+        if mapping is None:
+            mapping = {}
+            for owner in info.lineage(self.model.classes):
+                for name, stored in sorted(owner.attributes.items()):
+                    mine = _per_instance(owner, receiver, name, stored).storages
+                    for storage in stored.storages - mine:
+                        mapping.setdefault(storage, set()).update(mine - stored.storages)
+            mapping = self.model.answers[key] = {storage: frozenset(found) for storage, found in mapping.items()}
+        return mapping
 
     def forward_hook(self, module: Value, hook: Value, module_node, node, state: dict) -> Value:
         """``m.register_forward_hook(hook)``: each call of ``m`` runs ``hook(m, inputs, output)``

@@ -111,11 +111,24 @@ def alias_place(model, alias) -> Optional[str]:
             continue
         if event.line != alias.line and not model.events.after(alias, event):
             continue
-        if made in event.value.made:
-            return event.place
-        for key, item in event.value.items or ():
-            if made in item.made:
-                return event.place if whole else f"{event.place}[{key}]"
+        path = _path_to(event.value, made, whole)
+        if path is not None:
+            return event.place + path
+    return None
+
+
+def _path_to(value, made, whole: bool) -> Optional[str]:
+    """Where in ``value`` the alias ``made`` is: ``""`` for the value itself (or, ``whole``, the
+    container whose items it is), ``"['model']"`` for the state dict a checkpoint dict holds."""
+    if made in value.made:
+        return ""
+    for key, item in value.items or ():
+        if made in item.made:
+            return "" if whole else f"[{key}]"
+    for key, item in value.items or ():
+        inner = _path_to(item, made, whole) if item.items else None
+        if inner is not None:
+            return f"[{key}]{inner}"
     return None
 
 
@@ -223,7 +236,10 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                     or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
-            observed = (read.place or "it", f"read on line {read.line}{later}")
+            if read.place is None and read.detail.get("by_call"):  # ``env.reward()`` reads ``self.state``
+                observed = (f"{read.detail['by_call']}()", f"reads it on line {read.line}{later}")
+            else:
+                observed = (read.place or "it", f"read on line {read.line}{later}")
             break
         if observed is None:
             observed = _held(model, write, through_alias, made, name, alias)
@@ -565,8 +581,13 @@ def fills_a_blank_buffer(sharing: Sharing) -> bool:
     alias is what it is for."""
     alias = sharing.alias
     node = alias.function.node
-    first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", float("inf"))  # a module has none
-    made_here = all(_allocated_within(storage, first, last) for storage in alias.value.storages)
+    if type(node) is ast.Module:  # module-level code: not what a function or a class of it made
+        elsewhere = [(statement.lineno, statement.end_lineno) for statement in node.body
+                     if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)]
+        made_here = all(_allocated_within(storage, 1, float("inf")) and not any(
+            _allocated_within(storage, first, last) for first, last in elsewhere) for storage in alias.value.storages)
+    else:
+        made_here = all(_allocated_within(storage, node.lineno, node.end_lineno) for storage in alias.value.storages)
     return sharing.written_alias and "blank" in alias.value.facts and made_here
 
 

@@ -49,7 +49,8 @@ class DeepcopyOfGraphTensor(Rule):
     """
     ## What it does
     Flags `copy.deepcopy(t)` of a tensor that may be a non-leaf requiring grad (a forward
-    output, arithmetic on parameters, what a helper of the file returns), and
+    output, arithmetic on parameters, what a helper of the file returns), of a list, tuple or
+    dict holding one, and
     `copy.deepcopy(model)` after a forward pass of a module whose class (or a module it holds,
     in an attribute or a container) stores such a tensor on `self`.
 
@@ -90,7 +91,7 @@ class DeepcopyOfGraphTensor(Rule):
             if event.detail.get("callee") != "copy.deepcopy" or len(event.node.args) != 1:
                 continue
             value = event.detail["arguments"][0]
-            message = None if value.graph else self._module(model, event, value)
+            message = None if value.graph else self._module(model, event, value) or _container(value)
             call = site.node_of(event.node) if value.graph or message is not None else None
             if call is None:
                 continue
@@ -142,6 +143,15 @@ class DeepcopyOfGraphTensor(Rule):
         if caller is not None:
             return f"{text}: the call on line {caller[0]} passes {caller[1]} after running its forward{_ADVICE}"
         return None
+
+
+def _container(value: Value) -> Optional[str]:
+    """Why a deepcopy of a list, tuple or dict raises: deepcopy copies each item, and an item may
+    be a non-leaf that requires grad (``self.trace.append(self.fc(x))`` in ``forward``)."""
+    if not value.kinds & {"list", "tuple", "dict"} or not any(_stores_graph(item) for _, item in value.items or ()):
+        return None
+    return ("raises: it holds tensors that may be non-leaves requiring grad, and deepcopy copies each; "
+            "keep .detach() of them there, or copy them with .detach().clone()")
 
 
 def _forward_ran(model, line: int, module: Value) -> bool:
