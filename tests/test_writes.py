@@ -80,14 +80,25 @@ def test_a_left_shift_of_several_rows_gives_the_intended_values_on_cpu():
     assert torch.equal(rows, meant)
 
 
+def test_a_left_shift_of_whole_rows_raises_where_the_tensor_is_contiguous():
+    for shape in ((6,), (6, 4)):
+        rows = torch.arange(24.0)[: torch.Size(shape).numel()].reshape(shape)
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            rows[:-1] = rows[1:]
+    apart = torch.arange(24.0).reshape(6, 4)
+    apart[0:2] = apart[2:4]  # no position in common
+    assert apart[0].tolist() == [8.0, 9.0, 10.0, 11.0]
+
+
 @pytest.mark.parametrize("written, read, reported", [
     ("x[:, k:]", "x[:, :-k]", True),
     ("x[:, :-k]", "x[:, k:]", False),
     ("x[k:]", "x[:-k]", True),
     ("x[-k:]", "x[:k]", True),
-    ("x[:k]", "x[-k:]", False),
+    ("x[:k]", "x[-k:]", True),
     ("x[3:6]", "x[1:4]", True),
-    ("x[1:4]", "x[3:6]", False),
+    ("x[1:4]", "x[3:6]", True),
+    ("x[:-1]", "x[1:]", True),
     ("x[0:2]", "x[2:4]", False),
     ("x[::2, 1:]", "x[::2, :-1]", True),
     ("x[::2, 1:]", "x[1::2, :-1]", False),

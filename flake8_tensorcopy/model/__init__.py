@@ -81,6 +81,9 @@ class FunctionInfo:
         self.copied_parameters: set = set()  # unknown parameters some path deep-copies
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
+        # per class of the file whose instances' attributes its final solve read, those attributes
+        # then: a construction solved later (a dataclass's fields) may have changed them since
+        self.attributes_seen: Dict[str, dict] = {}
         self.name_uses: Optional[dict] = None  # per name, its loads and global/nonlocal declarations (``_name_uses``)
         self._bound_names: Optional[set] = None
 
@@ -517,6 +520,7 @@ class Model:
     def solve_function(self, function: FunctionInfo) -> None:
         transfer = Transfer(self, function, summary_mode=False)
         function.solved_with = list(function.passed) if function.passed else None
+        function.attributes_seen = {}
         used = set(function.used_as_tensor), set(function.backpropagated), function.trained_parameters
         changes = self.changes
         states, kept = solve_recording(function.graph, transfer, self.entry_state(function, symbolic=False))
@@ -550,11 +554,18 @@ class Model:
             self.module_state = self.module.states[1] or {}
         record(self.module.graph, transfer, self.module.states)  # after: its code reads names it binds later here
         done = set()
-        for _ in range(2):  # callers first; a second round for callees whose callers' join grew
+        for again in range(2):  # callers first; a second round for callees whose callers' join grew
             refolded = self._refold_classes()
+            if again and self.saw_other_attributes(self.module):
+                # the module's code read attributes a function's construction filled since (a dataclass's fields)
+                self.events.events = [event for event in self.events.events if event.function is not self.module]
+                self.module.attributes_seen = {}
+                self.module.states = solve(self.module.graph, transfer, {})
+                self.module_state = self.module.states[1] or {}
+                record(self.module.graph, transfer, self.module.states)
             pending = [info for info in reversed(list(self.functions.values()))
                        if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed
-                                                          or info.owner in refolded)]
+                                                          or info.owner in refolded or self.saw_other_attributes(info))]
             # a nested function after the function enclosing it: it reads its outer names from the
             # state that function's final solve leaves (what its callers pass), not its summary's
             pending.sort(key=_depth)
@@ -565,6 +576,17 @@ class Model:
                 done.add(id(info))
                 self.solve_function(info)
         return self
+
+    def saw_other_attributes(self, function: FunctionInfo) -> bool:
+        """Whether a class whose instances' attributes the function's solve read holds other
+        attributes now (``b.positions`` of a dataclass another function constructs)."""
+        return any(self.classes[name].attributes != seen for name, seen in function.attributes_seen.items())
+
+    def attributes_read(self, function, class_name: str) -> None:
+        """Note that ``function``'s final solve read an attribute of an instance of ``class_name``."""
+        info = self.classes.get(class_name)
+        if type(function) is FunctionInfo and info is not None and class_name not in function.attributes_seen:
+            function.attributes_seen[class_name] = dict(info.attributes)
 
     def _forget_summaries(self) -> None:
         """Solve the summaries and classes again, now that the module's names are bound: those

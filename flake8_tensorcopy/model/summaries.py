@@ -38,6 +38,15 @@ class Summary(NamedTuple):
     retained: frozenset = frozenset()  # parameter indices it calls ``retain_grad()`` on: they keep their ``.grad``
 
 
+CAST_TO = "cast_to:"  # a fact: a cast to this dtype of what a caller passes (``t.float()``), the tensor itself or a copy
+
+
+def _dtype(value: Value) -> str:
+    """The dtype a value surely has (its ``dtype:`` fact), else empty."""
+    found = [fact[6:] for fact in value.facts if fact.startswith("dtype:")]
+    return found[0] if len(found) == 1 else ""
+
+
 def plain(summary: Summary) -> bool:
     """Whether a call of the function is its return value alone: a value that depends on no
     argument and holds no memory (``return self.cfg.size > 2``), and every other field of the
@@ -108,6 +117,19 @@ class Instantiation:
                 result |= {held_within("attribute", actual, storage[2]) for actual in self.actual(index).storages}
         return frozenset(result)
 
+    def parameter_of(self, storage) -> Optional[int]:
+        return parameter_index(_held_through(storage), self.function)
+
+    def cast_copies(self, value: Value) -> bool:
+        """Whether a cast the callee made of a parameter (``CAST_TO``) copies at this call: every
+        tensor passed there surely has another dtype."""
+        casts = [fact[len(CAST_TO):] for fact in value.facts if fact.startswith(CAST_TO)]
+        indices = {self.parameter_of(storage) for storage in value.storages} - {None}
+        if len(casts) != 1 or not indices:
+            return False
+        dtypes = {_dtype(self.actual(index)) for index in indices}
+        return "" not in dtypes and casts[0] not in dtypes
+
     def per_call(self, storage):
         """An allocation site inside the callee, named by this call (``("call", site, storage)``);
         so is what a call inside the callee made (its own ``("call", ...)`` storage), so that a
@@ -158,9 +180,13 @@ class Instantiation:
             actual = self.actual(index)
             grad = grad or actual.grad
             graph = graph or actual.grad
+        storages, made = value.storages, value.made
+        if self.cast_copies(value):  # ``t.float()`` of a float64 tensor the call site passes: a copy
+            storages = frozenset(storage for storage in storages if self.parameter_of(storage) is None)
+            made = frozenset()
         result = value._replace(
-            kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device,
-            storages=self.storages(value.storages), kind_from=other_kinds, grad_from=other_grads, called=other_calls,
+            kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device, made=made,
+            storages=self.storages(storages), kind_from=other_kinds, grad_from=other_grads, called=other_calls,
             why=why if why else ((("kind", Evidence.SUMMARY),) if "tensor" in kinds else ()),
             items=self.inherited_items(kind_from) if value.items is None else tuple(
                 (key, self.value(item)) for key, item in value.items),

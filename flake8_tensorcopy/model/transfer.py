@@ -16,7 +16,7 @@ from typing import List, Optional, Tuple
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
-from flake8_tensorcopy.model.summaries import Instantiation, allocated_in, parameter_index, plain
+from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain
 from flake8_tensorcopy.model.values import (
     ASSUMED, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
@@ -738,7 +738,11 @@ class Transfer:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
             place = place_of(target.value)
-            if target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
+            if target.attr == "data" and place is not None and value.is_tensor and value.fresh and "[" not in place:
+                # ``x.data = w.float()``: x holds that new memory from now on, and its dtype
+                state[place] = base._replace(storages=value.storages, made=EMPTY,
+                                             facts=base.facts - dtype_facts(base) | dtype_facts(value))
+            elif target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
                 state[place] = base._replace(facts=base.facts - dtype_facts(base) | dtype_facts(value))
 
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
@@ -755,6 +759,8 @@ class Transfer:
                 found_in_classes.append((summary.returns or NONE) if summary is not None and plain(summary) else
                                         self.apply(getter, [base], {}, node, state, place_of(node.value)))
                 continue
+            if not self.summary_mode:
+                self.model.attributes_read(self.function, class_name)
             found = self.model.instance_attribute(class_name, name) or self.declared_attribute(base, class_name, name)
             if found is not None:
                 found = self.stored_by_an_earlier_call(found)
@@ -2110,6 +2116,9 @@ class Transfer:
             graph=receiver.graph or receiver.grad and not itself, pending=EMPTY, items=None, pinned=False,
             facts=frozenset(("dtype:" + cast,)) if cast else EMPTY,
         )
+        if self.summary_mode and cast and not copies and not device:
+            # a cast of what a caller passes: each call site's dtype decides whether it copies
+            result = result._replace(facts=result.facts | {CAST_TO + cast})
         if "async_copy" in roles and _non_blocking(node) and (to_host or receiver.pinned):
             result = result._replace(pending=self.start_copy(node, receiver, to_host, state), pinned=to_host)
         if copies:
@@ -2206,7 +2215,7 @@ class Transfer:
             actuals = self.retained_by_callee(function, summary.retained, actuals, node, state)
         instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)),
-                                 self.instance_storages(function, actuals))
+                                 self.instance_storages(function, actuals, receiver_place, state))
         if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
             state[FORWARDED] = state.get(FORWARDED, EMPTY) | instance.storages(summary.forwarded)
         for index in summary.reads:  # read on the host before any sync in the callee
@@ -2274,25 +2283,36 @@ class Transfer:
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
-    def instance_storages(self, function, actuals) -> Optional[dict]:
+    def instance_storages(self, function, actuals, receiver_place: Optional[str], state: dict) -> Optional[dict]:
         """For a method called on an instance the file builds (``layer(x)``, ``env.observe()``):
         each storage its class allocates for an attribute, mapped to that instance's
         (``_per_instance``), so that what the method saves, returns or reads is the memory
-        ``layer.w`` names at the call site."""
+        ``layer.w`` names at the call site; or what the caller bound there since
+        (``layer.w.data = w.float()``: the method then works on that memory)."""
         receiver = actuals[0] if function.receiver_offset and actuals and actuals[0] is not None else None
         info = function.owner
         if receiver is None or info is None or not any(_allocated(storage) for storage in receiver.storages):
             return None
         key = ("instance storages", info.name, receiver.storages)
-        mapping = self.model.answers.get(key)
-        if mapping is None:
-            mapping = {}
+        found = self.model.answers.get(key)
+        if found is None:
+            mapping, by_name = {}, {}
             for owner in info.lineage(self.model.classes):
                 for name, stored in sorted(owner.attributes.items()):
                     mine = _per_instance(owner, receiver, name, stored).storages
                     for storage in stored.storages - mine:
                         mapping.setdefault(storage, set()).update(mine - stored.storages)
-            mapping = self.model.answers[key] = {storage: frozenset(found) for storage, found in mapping.items()}
+                        by_name.setdefault(name, set()).add(storage)
+            found = self.model.answers[key] = ({storage: frozenset(held) for storage, held in mapping.items()}, by_name)
+        mapping, by_name = found
+        rebound = {name: state[f"{receiver_place}.{name}"] for name in by_name
+                   if receiver_place is not None and type(state.get(f"{receiver_place}.{name}")) is Value}
+        if not rebound:
+            return mapping
+        mapping = dict(mapping)
+        for name, value in rebound.items():
+            for storage in by_name[name]:
+                mapping[storage] = value.storages or mapping[storage]
         return mapping
 
     def forward_hook(self, module: Value, hook: Value, module_node, node, state: dict) -> Value:
@@ -2472,7 +2492,9 @@ class Transfer:
         if to_array and first.is_tensor:
             value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False, kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "numpy", "np.asarray()", state)
-        if not to_array and "ndarray" in first.kinds:
+        # ``torch.from_numpy(a)`` of a parameter in a summary: whatever a caller passes is an array it shares
+        symbolic = self.summary_mode and "array_only" in k.role_of("function", qual) and first.kinds == UNKNOWN.kinds
+        if not to_array and ("ndarray" in first.kinds or symbolic and first.storages):
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
         if qual == "copy.copy" and (first.is_tensor or _held_item(first)):

@@ -1,5 +1,6 @@
 """TEN210: slice assignment whose right-hand side is an overlapping view of the same tensor."""
 
+import ast
 from typing import List, Optional
 
 import libcst as cst
@@ -70,7 +71,8 @@ def _is_ellipsis(part: cst.BaseSlice) -> bool:
 
 
 def _overlap(written: cst.Subscript, read: cst.BaseExpression) -> Optional[str]:
-    """RIGHT for a right shift, SAME for a full overlap, else None (safe, or not known)."""
+    """RIGHT for a right shift, LEFT for a left shift of whole rows (along the first dimension),
+    SAME for a full overlap, else None (safe, or not known)."""
     written_parts, read_parts = _elements(written), _elements(read)
     if any(map(_is_ellipsis, written_parts + read_parts)):
         if len(written_parts) != len(read_parts):
@@ -89,6 +91,8 @@ def _overlap(written: cst.Subscript, read: cst.BaseExpression) -> Optional[str]:
     shifts = [kind for kind in classes if kind != SAME]
     if not shifts:
         return SAME
+    if shifts == [LEFT] and classes[0] == LEFT:  # ``x[:-1] = x[1:]``: whole rows, contiguous where the tensor is
+        return LEFT
     return RIGHT if all(kind == RIGHT for kind in shifts) else None
 
 
@@ -96,8 +100,8 @@ class OverlappingSliceAssignment(Rule):
     """
     ## What it does
     Flags a slice assignment whose right-hand side is an overlapping view of the tensor it
-    writes: a right shift (`buf[:, k:] = buf[:, :-k]`, `x[1:] = x[:-1]`) or the same block
-    rearranged (`x[1] = x[1].transpose(-2, -1)`).
+    writes: a right shift (`buf[:, k:] = buf[:, :-k]`, `x[1:] = x[:-1]`), a left shift of whole
+    rows (`x[:-1] = x[1:]`) or the same block rearranged (`x[1] = x[1].transpose(-2, -1)`).
 
     ## Why is this bad?
     torch does not buffer the source of a copy as NumPy does. Where the two views are
@@ -106,7 +110,9 @@ class OverlappingSliceAssignment(Rule):
     **silently different by device**: on CPU the values read were already shifted and
     propagate (`[0,1,2,0,1,2,0,1,2,...]`), on CUDA the intended shift comes out
     (`[0,1,2,0,1,2,3,4,5,...]`, NVIDIA H100, measured). A rearranged full overlap raises.
-    A left shift (`x[:, :-k] = x[:, k:]`) reads ahead of what it writes: not reported.
+    A left shift of whole rows raises the same way where the tensor is contiguous (measured on
+    CPU: one row or several); a left shift along a later dimension of several rows
+    (`x[:, :-k] = x[:, k:]`) reads ahead of what it writes: not reported.
 
     ## Example
     ```python
@@ -148,15 +154,16 @@ class OverlappingSliceAssignment(Rule):
                 continue  # a new tensor (arithmetic, a clone) or another tensor's memory
             target, assignment = site.node_of(event.node), site.node_of(statement)
             if target is not None and type(assignment) is cst.Assign:
-                self._check(site, target, assignment.value)
+                self._check(site, target, assignment.value, _view_named(model, site, event, statement.value, source))
 
-    def _check(self, site, target: cst.Subscript, value: cst.BaseExpression) -> None:
-        read, rearranged = _unrearranged(bare(value))
+    def _check(self, site, target: cst.Subscript, value: cst.BaseExpression, view=None) -> None:
+        """``view``: the expression that made the view a name on the right-hand side holds."""
+        read, rearranged = _unrearranged(bare(view if view is not None else value))
         source = read.value if type(read) is cst.Subscript else read
         if not bare(source).deep_equals(bare(target.value)):
             return
         overlap = _overlap(target, read)
-        if overlap is None or (overlap == SAME and rearranged is None) or (overlap == RIGHT and rearranged):
+        if overlap is None or (overlap == SAME and rearranged is None) or (overlap in (RIGHT, LEFT) and rearranged):
             return
         copied = method(bare(value), "clone")
         written, source_text = short_source(site, target), short_source(site, value)
@@ -164,6 +171,9 @@ class OverlappingSliceAssignment(Rule):
             effect = (f"the same elements rearranged by {rearranged}: it raises 'some elements of the input tensor "
                       "and the written-to tensor refer to a single memory location' where the views are contiguous, "
                       "elsewhere it silently reads elements it already overwrote")
+        elif overlap == LEFT:
+            effect = ("a left shift of whole rows: it raises 'some elements of the input tensor and the written-to "
+                      "tensor refer to a single memory location' where the tensor is contiguous")
         else:
             effect = ("a right shift: it raises where the views are contiguous, elsewhere CPU propagates the values "
                       "already shifted while CUDA shifts them")
@@ -172,6 +182,18 @@ class OverlappingSliceAssignment(Rule):
             f"'{written} = {source_text}' reads an overlapping view of what it writes, {effect}; "
             f"use {suggestion(site, copied, value)}",
             Fix(keep_parentheses(value, copied), safe=False))
+
+
+def _view_named(model, site, write, value: ast.expr, source) -> Optional[cst.BaseExpression]:
+    """The view a name assigned from holds (``src = buf[:-1]`` then ``buf[1:] = src``): the one
+    expression of this function that made it, where every path agrees."""
+    views = [made for made in source.made if made[2] != "assignment"]  # not the names it passed through
+    if type(value) is not ast.Name or len(views) != 1:
+        return None
+    made = views[0]
+    found = [alias for alias in model.events.find("alias")
+             if alias.detail["made"] == made and alias.function is write.function]
+    return site.node_of(found[0].node) if len(found) == 1 else None
 
 
 def _unrearranged(read: cst.BaseExpression):
