@@ -270,3 +270,15 @@ def test_a_loader_with_the_default_collate_yields_tensors_for_numbers_arrays_and
         assert type(label) is int
     for batch in DataLoader(items, batch_size=2, collate_fn=list):
         assert type(batch[0][1]) is int
+
+
+def test_meshgrid_repeats_each_input_at_many_positions_so_an_inplace_write_raises():
+    """``overlapping_each``: each grid is its input's memory with stride 0 along the others."""
+    rows, columns = torch.arange(3.0), torch.arange(4.0)
+    for indexing in ("ij", "xy"):
+        grids = torch.meshgrid(rows, columns, indexing=indexing)
+        assert [grid.data_ptr() for grid in grids] == [rows.data_ptr(), columns.data_ptr()]
+        for grid in grids:
+            assert 0 in grid.stride()
+            with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+                grid.add_(1)

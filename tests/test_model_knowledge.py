@@ -179,6 +179,13 @@ def check_binds_arguments(model, example):
     assert result.storages == w.storages  # f(w, 1) returns w
 
 
+def check_overlapping_each(model, example):
+    grids = [_value_after(model, example, name) for name in ("r", "q")]
+    inputs = [_value_after(model, example, name) for name in ("w", "u")]
+    assert [grid.storages for grid in grids] == [given.storages for given in inputs]
+    assert all("overlapping:meshgrid()" in grid.facts for grid in grids)
+
+
 def check_collating_loader(model, example):
     label = _value_after(model, example, "r")  # a number in the dataset, a tensor in the batch
     assert label.is_tensor and label.evidence("kind").name == "COLLATED"

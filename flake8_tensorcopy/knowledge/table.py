@@ -58,6 +58,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written
   (``w.chunk(2)``; iterating over a tensor unbinds it);
+- ``overlapping_each``: one such view of each tensor it is given (``torch.meshgrid(x, y)``: the
+  grid of ``x`` repeats each of its elements along ``y``'s dimension);
 - ``uniform_write``: writes one value everywhere (``w.fill_(0)``): an overlapping view takes it;
 - ``unmasked_overlap``: writes where a mask says, so an overlapping view does not raise on CPU;
 - ``unversioned``: an alias whose writes skip autograd's version counter (``w.data``);
@@ -368,6 +370,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("expand", "method", "overlapping", _W + "r = w.expand(3, 2)"),
     Entry("expand_as", "method", "overlapping", _W + "r = w.expand_as(torch.ones(3, 2))"),
     Entry("torch.broadcast_to", "function", "overlapping", _W + "r = torch.broadcast_to(w, (3, 2))"),
+    Entry("torch.meshgrid", "function", "overlapping_each",
+          _W + "u = torch.ones(3)\nr, q = torch.meshgrid(w, u, indexing='ij')"),
     Entry("chunk", "method", "multi_output_view", _W + "r, _ = w.chunk(2)"),
     Entry("split", "method", "multi_output_view", _W + "r, _ = w.split(1)"),
     Entry("unbind", "method", "multi_output_view", _W + "r, _ = w.unbind()"),

@@ -589,8 +589,8 @@ class Transfer:
             value = self.loss_result(node, value)
         if value.fresh and value.storages & state.get(SAVED, EMPTY):  # new memory of a site saved before
             renew_saved(value.storages & state[SAVED] - self.saved_outputs, state)
-        if state.get(NO_GRAD) and (value.graph or value.grad_from):
-            return value._replace(grad=False, graph=False, grad_from=EMPTY)  # made with grad disabled
+        if state.get(NO_GRAD):
+            return _made_without_grad(value)
         return value
     def python_tensor_method(self, node: ast.Call, value: Value, state: dict) -> Value:
         """A tensor method the generated tables miss (``p.norm()``, role ``returns_tensor``; a
@@ -1545,6 +1545,8 @@ class Transfer:
             result = self.legacy_of_array(qual, node, first, state)
         elif "dict_of_pairs" in roles:
             result = self.dict_made(node, arguments, keywords)
+        elif "overlapping_each" in roles and arguments:
+            result = self.overlapping_each(qual, node, arguments)
         elif "collating_loader" in roles:
             result = _collating_loader(node)
         elif "yields_items" in roles and arguments and first.items is not None:
@@ -1620,6 +1622,22 @@ class Transfer:
             given = _literal_pairs(node.args[0] if node.args else None, first)
         return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
                      items=None if given is None else given + tuple((repr(key), value) for key, value in keywords.items()))
+
+    @staticmethod
+    def overlapping_each(qual: str, node, arguments) -> Optional[Value]:
+        """``torch.meshgrid(x, y)`` (or of a list): a tuple of views, the i-th of the i-th tensor
+        repeated along the others' dimensions (stride 0): one memory location at many positions."""
+        given = arguments
+        if len(arguments) == 1 and arguments[0].items is not None and not arguments[0].is_tensor:
+            given = [item for key, item in arguments[0].items if key != "*"]
+        if not given or any(type(argument) is ast.Starred for argument in node.args) or not all(
+                value.is_tensor for value in given):
+            return None
+        fact = frozenset((f"overlapping:{qual.rpartition('.')[2]}()",))
+        grids = tuple((str(index), value._replace(fresh=False, graph=value.grad, items=None, made=EMPTY,
+                                                  facts=dtype_facts(value) | fact))
+                      for index, value in enumerate(given))
+        return Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=grids)
 
     def distribution(self, parameters, node) -> Value:
         """``torch.distributions.Normal(mu, sigma)``: an object computing from its parameters,
@@ -1829,11 +1847,13 @@ class Transfer:
             return NONE
         if receiver.kind_from and self.summary_mode and method in _MODULE_TENSORS:  # a parameter used as a module
             return _module_tensors(receiver, method)
-        if receiver.kind_from and self.summary_mode:  # a parameter: tensor semantics, kind left symbolic
+        if (receiver.kind_from or receiver.called) and self.summary_mode:
+            # a parameter, or what calling one returns (``layer(x).mean()``): tensor semantics, kind
+            # left symbolic, each call site's argument decides
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state, spelled)
             if result.is_tensor:
-                return result._replace(kinds=kinds("?"), kind_from=receiver.kind_from,
+                return result._replace(kinds=kinds("?"), kind_from=receiver.kind_from, called=receiver.called,
                                        grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
             return result
         if "step" in roles and "?" in receiver.kinds:
@@ -3506,6 +3526,20 @@ def backpropagated(value: Value) -> Value:
     """An unknown value bound to a name some path calls ``.backward()`` on: a graph tensor
     from its binding on (a use after the site proves what the site held)."""
     return value._replace(kinds=TENSOR, grad=True, graph=True, why=_why(Evidence.USE, "kind", "grad"))
+
+
+def _made_without_grad(value: Value, top: bool = True) -> Value:
+    """What an operation computed where grad is disabled: no graph tensor, nor one among the
+    items a call returns that the call made (``channels, weights = integrate(...)``; not an
+    argument it hands back as it is)."""
+    items = value.items
+    if items is not None and any(item.graph or item.grad_from or item.items for _, item in items):
+        items = tuple((key, _made_without_grad(item, False)) for key, item in items)
+    made_here = top or value.fresh or bool(value.storages) and all(
+        type(storage) is tuple and storage[:1] == ("call",) for storage in value.storages)
+    if made_here and (value.graph or value.grad_from):
+        return value._replace(grad=False, graph=False, grad_from=EMPTY, items=items)
+    return value._replace(items=items) if items is not value.items else value
 
 
 def _collating_loader(node: ast.Call) -> Optional[Value]:

@@ -21,7 +21,8 @@ class UnwritableView(Rule):
     """
     ## What it does
     Flags an in-place write to a tensor that cannot be written in place: the result of
-    `expand()`/`expand_as()`/`broadcast_to()` (kept in a name, an attribute or a buffer), or
+    `expand()`/`expand_as()`/`broadcast_to()` or a grid of `torch.meshgrid()` (kept in a name,
+    an attribute or a buffer), or
     an output of `chunk()`/`split()`/`unbind()` (also by iterating over the tensor) of a tensor
     in an autograd graph, written outside `torch.no_grad()`. The tensor is followed through
     aliases, containers, attributes set in another method and helpers' parameters, when a
