@@ -1419,7 +1419,8 @@ class Transfer:
             if forward is not None]
         if forwards:
             self.feeds_gradients(callee, state)
-            return join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place)
+            return join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place,
+                                        module_call=True)
                               for forward in forwards])
         if "module" in callee.kinds:
             self.feeds_gradients(callee, state)
@@ -2219,8 +2220,12 @@ class Transfer:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         return instance
 
-    def apply(self, function, arguments, keywords, node, state, receiver_place: Optional[str] = None) -> Value:
-        """A call of a function of the file: its summary, instantiated with the arguments."""
+    def apply(self, function, arguments, keywords, node, state, receiver_place: Optional[str] = None,
+              module_call: bool = False) -> Value:
+        """A call of a function of the file: its summary, instantiated with the arguments. Calling
+        a module (``module_call``) hands back new memory, as torch's layers are taken to: a forward
+        returns its input as it is only on paths no model is built for (a loop over its layers that
+        runs no pass)."""
         arguments = _spread(node, arguments)
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
@@ -2295,10 +2300,16 @@ class Transfer:
                         container = with_item(container, key, instance.value(item))
                 state[name] = container
         result = instance.value(summary.returns) if summary.returns is not None else NONE
+        if module_call and result.is_tensor and not any(made in self.model.alias_makers for made in summary.returns.made):
+            # its input handed back as it is (no view, no detach of it): new memory, as for torch's layers
+            passed = instance.storages(frozenset(storage for storage in summary.returns.storages
+                                                 if parameter_index(storage, function.name) is not None))
+            if passed:
+                result = result._replace(storages=result.storages - passed | {_site(node)}, fresh=True)
         result = self.handed_back(function, len(arguments), summary.returns, result, node, state,
-                                  _handed_as_is(instance, function, summary.returns),
+                                  _handed_as_is(instance, function, summary.returns) if not module_call else EMPTY,
                                   fresh=frozenset(index for index, value in enumerate(actuals)
-                                                  if value is not None and value.fresh))
+                                                  if value is not None and (value.fresh or module_call)))
         result = _items_handed_as_is(instance, function, summary.returns, result)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
