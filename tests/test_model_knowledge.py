@@ -191,6 +191,10 @@ def check_collating_loader(model, example):
     assert label.is_tensor and label.evidence("kind").name == "COLLATED"
 
 
+def check_tensor_dataset(model, example):
+    assert _value_after(model, example, "r").kinds == {"tensor_dataset"}
+
+
 def check_yields_items(model, example):
     assert _value_after(model, example, "r").storages == _value_after(model, example, "w").storages
 

@@ -80,7 +80,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``forward_hook``: registers a function each call of the module runs with its output (a graph
   tensor where the module has parameters): what it keeps in enclosing containers holds that;
 - ``collating_loader``: a ``DataLoader`` left with its default ``collate_fn`` (and a batch size):
-  each batch it yields holds tensors where the dataset's items hold numbers, arrays or tensors;
+  each batch it yields holds tensors where the dataset's items hold only numbers, arrays or tensors
+  (``tensor_dataset``: a ``TensorDataset``; a class of the file: what its ``__getitem__`` returns);
   ``yields_items``: a progress wrapper iterating what it is given (``tqdm(loader)``);
 - ``dict_of_pairs``: a dict of the pairs it is given, in order (``OrderedDict([('a', w)])``:
   ``r['a']`` is ``w``), as ``dict(pairs)`` makes;
@@ -317,8 +318,10 @@ HAND_TABLE: Tuple[Entry, ...] = (
           _W + "import torch.distributions.normal\nr = torch.distributions.normal.Normal(w, 1.0)"),
     Entry("sample", "method", "draw", _W + "d = torch.distributions.Normal(w, 1.0)\nr = d.sample()"),
     Entry("torch.utils.data.DataLoader", "function", "collating_loader",
-          _A + "import torch.utils.data\nloader = torch.utils.data.DataLoader([(w, 1)], batch_size=1)\n"
-          "for x, label in loader:\n    r = label"),
+          "import torch, torch.utils.data\nw = torch.ones(4, 2)\nds = torch.utils.data.TensorDataset(w, w.sum(1))\n"
+          "loader = torch.utils.data.DataLoader(ds, batch_size=2)\nfor x, label in loader:\n    r = label"),
+    Entry("torch.utils.data.TensorDataset", "function", "tensor_dataset",
+          _W + "import torch.utils.data\nr = torch.utils.data.TensorDataset(w)"),
 ) + tuple(
     Entry(wrapper, "function", "yields_items",
           _W + "import tqdm, tqdm.auto\nrows = [w]\nfor item in %s(rows):\n    r = item" % wrapper)

@@ -375,11 +375,12 @@ class Model:
                 value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
             else:
                 value = function.passed[index]
-                # a module is one object wherever it goes: the models a caller builds and passes
-                # are the ones this function reaches (``EMA(model)`` then ``ema.update(model)``)
+                # a module is one object wherever it goes: the one model every caller builds and
+                # passes is the one this function reaches (``EMA(model)`` then ``ema.update(model)``);
+                # callers passing several say nothing of which one a call gets
                 built = frozenset(storage for storage in value.storages if type(storage[0]) is int) \
                     if "module" in value.kinds else EMPTY
-                value = value._replace(storages=storages | built)
+                value = value._replace(storages=storages | (built if len(built) == 1 else EMPTY))
                 if value.items is not None and "dict" in value.kinds:  # a caller's record: the items this parameter holds
                     value = value._replace(items=tuple((key, item._replace(storages=frozenset(
                         held_within("item", storage, *_constant_key(key, item, value)) for storage in storages)))

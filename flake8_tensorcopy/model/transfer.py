@@ -550,6 +550,11 @@ class Transfer:
             return
         if self.recording:
             self.record("read", node, place_of(node), value, state, value_read=how, part=part)
+        if self.summary_mode and part != METADATA:
+            # ``self.state`` that ``__init__`` made: what a call of this function reads (``env.reward()``)
+            held = made_elsewhere(value.storages, self.function.node)
+            if held:
+                state["!reads_held"] = state.get("!reads_held", EMPTY) | held
         if self.summary_mode and ENTRY in state.get(IN_FLIGHT, EMPTY):  # read before any sync in here
             read = {parameter_index(storage, self.function.name) for storage in value.storages}
             read.discard(None)
@@ -678,11 +683,6 @@ class Transfer:
         self.metadata_of = outer
         value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
-        if self.summary_mode and value.storages and self.part_read(node) is not METADATA:
-            # ``self.state`` that ``__init__`` made: what a call of this function reads (``env.reward()``)
-            held = made_elsewhere(value.storages, self.function.node)
-            if held:
-                state["!reads_held"] = state.get("!reads_held", EMPTY) | held
         if value.pending and not self.summary_mode:
             self.left_by_earlier_calls(base, value, state)
         return self.tensor_attribute(node, base, value, state)
@@ -738,11 +738,7 @@ class Transfer:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
             place = place_of(target.value)
-            if target.attr == "data" and place is not None and value.is_tensor and value.fresh and "[" not in place:
-                # ``x.data = w.float()``: x holds that new memory from now on, and its dtype
-                state[place] = base._replace(storages=value.storages, made=EMPTY,
-                                             facts=base.facts - dtype_facts(base) | dtype_facts(value))
-            elif target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
+            if target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
                 state[place] = base._replace(facts=base.facts - dtype_facts(base) | dtype_facts(value))
 
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
@@ -1549,7 +1545,10 @@ class Transfer:
         elif "overlapping_each" in roles and arguments:
             result = self.overlapping_each(qual, node, arguments)
         elif "collating_loader" in roles:
-            result = _collating_loader(node)
+            dataset = arguments[0] if node.args and type(node.args[0]) is not ast.Starred else keywords.get("dataset")
+            result = _collating_loader(node, self.yields_numeric_items(dataset))
+        elif "tensor_dataset" in roles:
+            result = Value(kinds("tensor_dataset"), storages=frozenset((_site(node),)), fresh=True)
         elif "yields_items" in roles and arguments and first.items is not None:
             result = Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True, items=(("*", self.element(first)),))
         elif "binds_arguments" in roles and arguments and not any(type(a) is ast.Starred for a in node.args):
@@ -1639,6 +1638,27 @@ class Transfer:
                                                   facts=dtype_facts(value) | fact))
                       for index, value in enumerate(given))
         return Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=grids)
+
+    def yields_numeric_items(self, dataset: Optional[Value]) -> bool:
+        """Whether every item of ``dataset`` holds only tensors, arrays and numbers, which the
+        default ``collate_fn`` turns into tensors: a ``TensorDataset``, or an object of a class of
+        the file whose ``__getitem__`` returns such a value or a tuple or dict of them."""
+        if dataset is None:
+            return False
+        if dataset.kinds == kinds("tensor_dataset"):
+            return True
+        getters = [self.model.method_of(name, "__getitem__") for name in _classes_of(dataset)]
+        if not getters or None in getters:
+            return False
+        for getter in getters:
+            summary = self.model.summary(getter)
+            returned = summary.returns if summary is not None else None
+            parts = [item for _, item in returned.items] if returned is not None and returned.items else [returned]
+            # kinds the item surely has (not what an index computes: ``"img%d" % i`` is a string)
+            if not all(part is not None and part.kinds and part.kinds <= _COLLATED_KINDS and not part.kind_from
+                       for part in parts):
+                return False
+        return True
 
     def distribution(self, parameters, node) -> Value:
         """``torch.distributions.Normal(mu, sigma)``: an object computing from its parameters,
@@ -3503,6 +3523,7 @@ def _held_modules(arguments) -> tuple:
     return tuple((str(index), value) for index, value in enumerate(arguments))
 
 
+_COLLATED_KINDS = frozenset(("tensor", "ndarray", "int", "number", "bool"))  # what default_collate makes tensors of
 _OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new value: none requires grad under no_grad
 ZERO_DIM = "0-d"  # a fact: a tensor of no dimensions (``torch.stack`` of such gives shape (n,))
 UNPLACED = frozenset(("?",))  # a device: given (``device=device``) but not known; it may be an accelerator
@@ -3553,16 +3574,21 @@ def _made_without_grad(value: Value, top: bool = True) -> Value:
     return value._replace(items=items) if items is not value.items else value
 
 
-def _collating_loader(node: ast.Call) -> Optional[Value]:
-    """``DataLoader(ds, batch_size=8)``: iterating it yields batches the default ``collate_fn``
-    made, whose numbers, arrays and tensors are tensors (a dict or tuple of them, or one); none
-    known for a ``collate_fn`` of its own, or ``batch_size=None`` (no batching, numbers stay numbers)."""
-    collate, size = _keyword(node, "collate_fn"), _keyword(node, "batch_size")
-    if collate is not None and not _is_none(collate) or size is not None and _is_none(size) or any(
-            keyword.arg is None for keyword in node.keywords):
-        return None
-    collated = Value(TENSOR, fresh=True, why=_why(Evidence.COLLATED, "kind"))
-    batch = Value(kinds("?"), fresh=True, items=(("*", collated),))
+def _collating_loader(node: ast.Call, numeric: bool) -> Value:
+    """``DataLoader(ds, batch_size=8)`` over a dataset whose items hold only numbers, arrays and
+    tensors (``numeric``): iterating it yields batches the default ``collate_fn`` made, whose parts
+    are tensors (a tuple or dict of them). Batches of anything else, or made by a ``collate_fn`` of
+    its own, or unbatched (``batch_size=None``: numbers stay numbers), are unknown: said so as
+    items, so that a join with another caller's loader keeps nothing of its batches either."""
+    collate = _keyword(node, "collate_fn")
+    size = node.args[1] if len(node.args) > 1 else _keyword(node, "batch_size")
+    default = collate is None or _is_none(collate)
+    batched = size is None or not _is_none(size)
+    plain = not any(keyword.arg is None for keyword in node.keywords) and not any(
+        type(argument) is ast.Starred for argument in node.args)
+    part = Value(TENSOR, fresh=True, why=_why(Evidence.COLLATED, "kind")) if numeric and default and batched and plain \
+        else UNKNOWN
+    batch = Value(kinds("?"), fresh=True, items=(("*", part),))
     return Value(kinds("loader"), storages=frozenset((_site(node),)), fresh=True, items=(("*", batch),))
 
 

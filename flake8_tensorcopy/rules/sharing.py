@@ -377,7 +377,20 @@ def _reads_its_source_after(model, alias, write) -> bool:
         if read.kind != "read" or read.block != write.block or read.order < write.order or read.value is None \
                 or made in read.value.made or read.value.items:
             continue
-        if read.value.storages & write.storages - {CALLERS_PARAMETERS}:
+        if read.value.storages & write.storages - {CALLERS_PARAMETERS} and _feeds_a_write(model, read, write):
+            return True
+    return False
+
+
+def _feeds_a_write(model, read, write) -> bool:
+    """Whether ``read`` is an operand of a write, from ``write`` on, to the memory ``write``
+    writes (``add_(p, ...)`` after ``mul_``): mixing the two, not observing the result."""
+    for other in model.events.of_function(write.function):
+        if other.kind != "write" or other.order < write.order or type(other.node) is not ast.Call \
+                or other.value is None or not other.value.storages & write.storages:
+            continue
+        operands = list(other.node.args) + [keyword.value for keyword in other.node.keywords]
+        if any(node is read.node for operand in operands for node in ast.walk(operand)):
             return True
     return False
 

@@ -70,6 +70,12 @@ def _is_ellipsis(part: cst.BaseSlice) -> bool:
     return type(part) is cst.Index and type(part.value) is cst.Ellipsis
 
 
+def _is_whole(part: cst.BaseSlice) -> bool:
+    """A whole dimension: ``:`` or ``...``."""
+    return _is_ellipsis(part) or (type(part) is cst.Slice and part.lower is None and part.upper is None
+                                  and part.step is None)
+
+
 def _overlap(written: cst.Subscript, read: cst.BaseExpression) -> Optional[str]:
     """RIGHT for a right shift, LEFT for a left shift of whole rows (along the first dimension),
     SAME for a full overlap, else None (safe, or not known)."""
@@ -91,7 +97,9 @@ def _overlap(written: cst.Subscript, read: cst.BaseExpression) -> Optional[str]:
     shifts = [kind for kind in classes if kind != SAME]
     if not shifts:
         return SAME
-    if shifts == [LEFT] and classes[0] == LEFT:  # ``x[:-1] = x[1:]``: whole rows, contiguous where the tensor is
+    rest = list(zip(written_parts[1:], read_parts[1:]))
+    whole_rows = all(_is_whole(first) and _is_whole(second) for first, second in rest)
+    if shifts == [LEFT] and classes[0] == LEFT and whole_rows:  # ``x[:-1] = x[1:]``: contiguous where the tensor is
         return LEFT
     return RIGHT if all(kind == RIGHT for kind in shifts) else None
 

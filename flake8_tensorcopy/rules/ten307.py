@@ -88,7 +88,8 @@ class WriteToSavedTensor(Rule):
             return
         name = short_source(site, root)
         through_data = "unversioned" in write.value.facts
-        fix, code = (None, "") if through_data else out_of_place_fix(where.node, write.value)
+        by_helper = type(write.node) is ast.Call and not where.method  # a function of the file writes it
+        fix, code = (None, "") if through_data or by_helper else out_of_place_fix(where.node, write.value)
         if fix is not None:
             use = f"use {code}"
         elif write.value.grad and not write.value.graph:  # a parameter: its update belongs after the backward
@@ -103,7 +104,7 @@ class WriteToSavedTensor(Rule):
         what = saving.detail["what"]
         if "outputs" in saving.detail:  # a helper that saved both: which of them this write reaches
             what = "output" if write.detail["saved"] & saving.detail["outputs"] else "input"
-        helper = site.node_of(write.node.func) if type(write.node) is ast.Call and not where.method else None
+        helper = site.node_of(write.node.func) if by_helper else None
         by = f" by {short_source(site, helper)}()" if helper is not None else ""
         site.report(
             self.code, where.node,

@@ -75,10 +75,13 @@ def write_site(site, event, helpers: bool = False) -> Optional[WriteSite]:
 
 def _handed_written(call: ast.Call, event) -> Optional[ast.expr]:
     """The argument of a helper's call that holds what the helper wrote (``normalise_(p)``)."""
-    holders = set(event.detail.get("holders", ())) | {event.place}
+    holders = set(event.detail.get("holders", ())) | {event.place} - {None}
     for argument in list(call.args) + [keyword.value for keyword in call.keywords]:
         argument = argument.value if type(argument) is ast.Starred else argument
-        if place_of(argument) in holders:
+        base = argument
+        while type(base) is ast.Subscript:  # ``zero_first_(gates[1:])``: a part of what it holds
+            base = base.value
+        if place_of(base) in holders:
             return argument
     return None
 
