@@ -118,6 +118,7 @@ class Instantiation:
         return frozenset(result)
 
     def parameter_of(self, storage) -> Optional[int]:
+        """The parameter whose memory (or an attribute of it) ``storage`` is in the summary."""
         return parameter_index(_held_through(storage), self.function)
 
     def cast_copies(self, value: Value) -> bool:

@@ -1630,9 +1630,9 @@ class Transfer:
         given = arguments
         if len(arguments) == 1 and arguments[0].items is not None and not arguments[0].is_tensor:
             given = [item for key, item in arguments[0].items if key != "*"]
-        if not given or any(type(argument) is ast.Starred for argument in node.args) or not all(
+        if len(given) < 2 or any(type(argument) is ast.Starred for argument in node.args) or not all(
                 value.is_tensor for value in given):
-            return None
+            return None  # the grid of one tensor is that tensor, nothing repeats
         fact = frozenset((f"overlapping:{qual.rpartition('.')[2]}()",))
         grids = tuple((str(index), value._replace(fresh=False, graph=value.grad, items=None, made=EMPTY,
                                                   facts=dtype_facts(value) | fact))

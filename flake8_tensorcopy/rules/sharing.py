@@ -597,7 +597,7 @@ def fills_a_blank_buffer(sharing: Sharing) -> bool:
     if type(node) is ast.Module:  # module-level code: not what a function or a class of it made
         elsewhere = [(statement.lineno, statement.end_lineno) for statement in node.body
                      if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)]
-        made_here = all(_allocated_within(storage, 1, float("inf")) and not any(
+        made_here = all(_allocated_within(storage, 1, float("inf")) and not any(  # a site of this file, outside them
             _allocated_within(storage, first, last) for first, last in elsewhere) for storage in alias.value.storages)
     else:
         made_here = all(_allocated_within(storage, node.lineno, node.end_lineno) for storage in alias.value.storages)

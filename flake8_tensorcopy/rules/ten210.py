@@ -118,8 +118,8 @@ class OverlappingSliceAssignment(Rule):
     **silently different by device**: on CPU the values read were already shifted and
     propagate (`[0,1,2,0,1,2,0,1,2,...]`), on CUDA the intended shift comes out
     (`[0,1,2,0,1,2,3,4,5,...]`, NVIDIA H100, measured). A rearranged full overlap raises.
-    A left shift of whole rows raises the same way where the tensor is contiguous (measured on
-    CPU: one row or several); a left shift along a later dimension of several rows
+    A left shift of whole rows raises the same way where the rows written and read overlap in a
+    contiguous tensor (measured on CPU); a left shift along a later dimension of several rows
     (`x[:, :-k] = x[:, k:]`) reads ahead of what it writes: not reported.
 
     ## Example

@@ -83,7 +83,10 @@ class DeepcopyOfGraphTensor(Rule):
     """
 
     code = "TEN305"
-    summary = "`copy.deepcopy` of a non-leaf that requires grad raises; use `t.detach().clone()`"
+    summary = (
+        "`copy.deepcopy` of a non-leaf that requires grad (or of a list, tuple or dict holding one) raises; "
+        "use `t.detach().clone()`"
+    )
     calls = ("deepcopy",)
 
     def query(self, model, site) -> None:
