@@ -495,6 +495,7 @@ class Model:
             returns=_returned(function, exit_state),
             writes=exit_state.get("!writes", EMPTY),
             item_writes=exit_state.get("!item_writes", EMPTY) - exit_state.get("!writes", EMPTY),
+            items_written=exit_state.get("!items_written", EMPTY),
             stores={place[len(receiver):]: value for place, value in exit_state.items()
                     if receiver and place.startswith(receiver)} if receiver else {},
             in_flight=in_flight - {ENTRY},

@@ -33,6 +33,7 @@ class Summary(NamedTuple):
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
     reads_held: frozenset = frozenset()  # storages made elsewhere (``self.state`` from ``__init__``) whose values it reads
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
+    items_written: frozenset = frozenset()  # parameter indices whose items it writes in place (a loop over ``ts``)
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it
     forwarded: frozenset = frozenset()  # the modules it ran the forward of (``FORWARDED``), symbols included
     retained: frozenset = frozenset()  # parameter indices it calls ``retain_grad()`` on: they keep their ``.grad``

@@ -531,6 +531,11 @@ class Transfer:
                 state["!writes_held"] = state.get("!writes_held", EMPTY) | held
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
+                if index is None and type(storage) is tuple and len(storage) == 2 and storage[0] == "item" \
+                        and not replaces_item:  # an item of a list or ``*args`` it was handed, written in place
+                    within = parameter_index(storage[1], self.function.name)
+                    if within is not None:
+                        state["!items_written"] = state.get("!items_written", EMPTY) | {within}
                 if index is not None:
                     key = "!item_writes" if replaces_item else "!writes"
                     state[key] = state.get(key, EMPTY) | {index}
@@ -2281,6 +2286,10 @@ class Transfer:
                 ways = summary.written_through.get(index) or frozenset((EMPTY,))
                 self.write(node, written, state, node, through=frozenset(way | written.made for way in ways),
                            temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
+        for index in summary.items_written:  # ``normalise_all_([y])``: the items the caller passed
+            items = instance.actual(index).all_items() if instance.actual(index).items else None
+            if items is not None and items.storages and not items.kinds <= _PLAIN_DATA:
+                self.write(node, items, state, node, through=frozenset((items.made,)), temporaries=EMPTY)
         if summary.writes_held:
             self.write(node, Value(kinds("?"), storages=instance.storages(summary.writes_held)), state, node)
         if summary.reads_held:

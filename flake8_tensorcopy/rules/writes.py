@@ -76,7 +76,10 @@ def write_site(site, event, helpers: bool = False) -> Optional[WriteSite]:
 def _handed_written(call: ast.Call, event) -> Optional[ast.expr]:
     """The argument of a helper's call that holds what the helper wrote (``normalise_(p)``)."""
     holders = set(event.detail.get("holders", ())) | {event.place} - {None}
-    for argument in list(call.args) + [keyword.value for keyword in call.keywords]:
+    arguments = list(call.args) + [keyword.value for keyword in call.keywords]
+    arguments += [element for argument in arguments if type(argument) in (ast.List, ast.Tuple)
+                  for element in argument.elts]
+    for argument in arguments:  # the items of a list it is handed too (``normalise_all_([gates])``)
         argument = argument.value if type(argument) is ast.Starred else argument
         base = argument
         while type(base) is ast.Subscript:  # ``zero_first_(gates[1:])``: a part of what it holds
