@@ -862,3 +862,42 @@ def test_a_property_is_its_getters_value_plain_or_instantiated():
     assert model.value_at(15, "r").kinds == {"number"}  # a plain getter: its value, no call instantiated
     view = model.value_at(15, "v")
     assert view.is_tensor and view.made and not view.grad  # the getter's alias of the object's tensor
+
+
+# ----- what a method kept or hands back, seen by the module's code that builds the object
+
+@pytest.mark.parametrize("source, line", [
+    # a callback keeps p.data of a model the script built before calling it, then the script steps
+    ("""import torch
+class Recorder:
+    def __init__(self):
+        self.start = {}
+    def keep(self, model):
+        for name, p in model.named_parameters():
+            self.start[name] = p.data
+model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.5)
+recorder = Recorder()
+recorder.keep(model)
+model(torch.randn(4, 3)).sum().backward()
+opt.step()
+""", 7),
+    # a method hands back a detached view of its state, another method writes the state
+    ("""import torch
+class Search:
+    def __init__(self):
+        self.theta = torch.randn(4)
+    def snapshot(self):
+        return self.theta.detach()
+    def perturb(self):
+        self.theta.add_(1.0)
+search = Search()
+saved = search.snapshot()
+search.perturb()
+print(saved)
+""", 10),
+])
+def test_an_alias_a_method_makes_of_what_the_script_built_is_written_by_the_script(source, line):
+    from flake8_tensorcopy.engine import lint_source
+
+    assert [(finding.line, finding.code) for finding in lint_source(source)] == [(line, "TEN203")]

@@ -2347,33 +2347,26 @@ class Transfer:
         """For a method called on an instance the file builds (``layer(x)``, ``env.observe()``):
         each storage its class allocates for an attribute, mapped to that instance's
         (``_per_instance``), so that what the method saves, returns or reads is the memory
-        ``layer.w`` names at the call site; or what the caller bound there since
-        (``layer.w.data = w.float()``: the method then works on that memory)."""
+        ``layer.w`` names at the call site; or what the caller bound there since (``layer.w =
+        other`` before ``layer.step()``: the method then works on that tensor). Worked out at each
+        call: the class's attributes grow while the file is solved."""
         receiver = actuals[0] if function.receiver_offset and actuals and actuals[0] is not None else None
         info = function.owner
         if receiver is None or info is None or not any(_allocated(storage) for storage in receiver.storages):
             return None
-        key = ("instance storages", info.name, receiver.storages)
-        found = self.model.answers.get(key)
-        if found is None:
-            mapping, by_name = {}, {}
-            for owner in info.lineage(self.model.classes):
-                for name, stored in sorted(owner.attributes.items()):
-                    mine = _per_instance(owner, receiver, name, stored).storages
-                    for storage in stored.storages - mine:
-                        mapping.setdefault(storage, set()).update(mine - stored.storages)
-                        by_name.setdefault(name, set()).add(storage)
-            found = self.model.answers[key] = ({storage: frozenset(held) for storage, held in mapping.items()}, by_name)
-        mapping, by_name = found
+        mapping, by_name = {}, {}
+        for owner in info.lineage(self.model.classes):
+            for name, stored in sorted(owner.attributes.items()):
+                mine = _per_instance(owner, receiver, name, stored).storages
+                for storage in stored.storages - mine:  # what the class allocates: what this instance's attribute holds
+                    mapping.setdefault(storage, set()).update(mine)
+                    by_name.setdefault(name, set()).add(storage)
         rebound = {name: state[f"{receiver_place}.{name}"] for name in by_name
                    if receiver_place is not None and type(state.get(f"{receiver_place}.{name}")) is Value}
-        if not rebound:
-            return mapping
-        mapping = dict(mapping)
         for name, value in rebound.items():
             for storage in by_name[name]:
                 mapping[storage] = value.storages or mapping[storage]
-        return mapping
+        return {storage: frozenset(held) for storage, held in mapping.items()}
 
     def forward_hook(self, module: Value, hook: Value, module_node, node, state: dict) -> Value:
         """``m.register_forward_hook(hook)``: each call of ``m`` runs ``hook(m, inputs, output)``

@@ -367,10 +367,11 @@ def _keeps_references(alias, write) -> bool:
 
 def _reads_its_source_after(model, alias, write) -> bool:
     """Whether the method writing through a kept alias then reads, further on in the same
-    straight run of code, the memory the alias was made of under another name
-    (``s.mul_(d).add_(p, alpha=1 - d)`` with ``s`` kept as ``p.detach()``): it takes the two for
-    different tensors, so the kept alias is no reference it meant to write through. Not a read
-    in the next pass of a loop (another item there), nor memory not known to be one: the
+    straight run of code and as an operand of a write to it, the memory the alias was made of
+    under another name (``s.mul_(d).add_(p, alpha=1 - d)`` with ``s`` kept as ``p.detach()``): it
+    mixes the two as different tensors, so the kept alias is no reference it meant to write
+    through (a read that only observes the result, a logging norm, says nothing). Not a read in
+    the next pass of a loop (another item there), nor memory not known to be one: the
     parameters of two modules callers pass in may be two models."""
     made = alias.detail["made"]
     for read in model.events.of_function(write.function):
@@ -466,10 +467,16 @@ def _held_by_its_object(alias) -> frozenset:
 def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: bool) -> Optional[tuple]:
     """The alias kept on its object, written by another call (another method, or a method that
     runs again after it read it): only a write of what outlives that call (a tensor a call
-    makes anew is not what an earlier call kept)."""
+    makes anew is not what an earlier call kept, unless the method that kept it ran on it since:
+    ``model = nn.Linear(...); cb.on_start(model); opt.step()``)."""
     if through_alias or not write.storages & held or _constructs_first(alias, write) \
-            or not _outlives_its_call(write) \
-            or not model.events.entered_unless(write, _allocated_for(model, write, alias.value.storages)):
+            or not _outlives_its_call(write):
+        return None
+    allocations = _allocated_for(model, write, alias.value.storages)
+    keeping = [call for call in model.events.find("call") if call.function is write.function
+               and call.detail.get("callee") == alias.function.name]
+    if not model.events.entered_unless(write, allocations) and not any(
+            model.events.after_unless(call, write, allocations) for call in keeping):
         return None
     kept = _kept_on_object(model, alias)
     return kept if kept is not None and kept[0] != f"{write.place}.data" else None  # ``self.a.data`` is ``self.a``

@@ -181,7 +181,7 @@ class OverlappingSliceAssignment(Rule):
                       "elsewhere it silently reads elements it already overwrote")
         elif overlap == LEFT:
             effect = ("a left shift of whole rows: it raises 'some elements of the input tensor and the written-to "
-                      "tensor refer to a single memory location' where the tensor is contiguous")
+                      "tensor refer to a single memory location' where the rows overlap in a contiguous tensor")
         else:
             effect = ("a right shift: it raises where the views are contiguous, elsewhere CPU propagates the values "
                       "already shifted while CUDA shifts them")
