@@ -213,8 +213,10 @@ def _blank_body(lines: List[str], definition: ast.AST) -> bool:
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 
 
-def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode]) -> Dict[cst.CSTNode, CodeRange]:
-    """Where ``nodes`` are.
+def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode],
+                 within: Optional[cst.CSTNode] = None) -> Dict[cst.CSTNode, CodeRange]:
+    """Where ``nodes`` are (all inside the top-level statement ``within``, where it is given:
+    only that statement is walked, not the module up to it).
 
     LibCST's PositionProvider generates the code of all it resolves (over a whole module,
     about twice its parse), so it runs on a pruned copy of each top-level statement holding a
@@ -226,7 +228,7 @@ def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode])
     pairs = _paired(module.body, tree.body)
     if pairs is None:  # the two trees disagree: resolve the whole module
         return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
-    counts = _wanted_below(module, wanted)
+    counts = _wanted_below(module.body if within is None else [within], wanted)
     found: Dict[cst.CSTNode, CodeRange] = {}
     for statement, first in pairs:
         if id(statement) not in counts:
@@ -273,12 +275,12 @@ _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _CLOSE = object()  # on the walk's stack: the statement opened last is done
 
 
-def _wanted_below(module: cst.Module, wanted: Set[int]) -> Dict[int, int]:
+def _wanted_below(statements: Sequence[cst.CSTNode], wanted: Set[int]) -> Dict[int, int]:
     """id(statement) -> how many wanted nodes it holds, for the statements holding any (one
-    walk, no recursion, that stops at the last wanted node)."""
+    walk of ``statements``, no recursion, that stops at the last wanted node)."""
     counts: Dict[int, int] = {}
     open_statements: List[cst.CSTNode] = []
-    stack: list = list(reversed(module.body))
+    stack: list = list(reversed(statements))
     missing = len(wanted)
     while stack and missing:
         node = stack.pop()
@@ -352,42 +354,44 @@ class ModelSite:
         its type there). ast columns are UTF-8 byte offsets; LibCST's are characters."""
         name = type(node).__name__
         wanted = getattr(cst, _CST_NAMES.get(name, name), None)
-        holder = self._innermost_statement(node) if wanted is not None else None
+        holder, top = self._innermost_statement(node) if wanted is not None else (None, None)
         if holder is None:
             return None
         start = (node.lineno, self._column(node.lineno, node.col_offset))
         end = (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))
-        return self._spans(holder, wanted).get((start, end))
+        return self._spans(holder, wanted, top).get((start, end))
 
-    def _innermost_statement(self, node: ast.AST) -> Optional[cst.CSTNode]:
-        """The innermost LibCST statement whose lines hold ``node`` outside any nested body:
-        positions are then resolved over a few lines, not over a whole class."""
+    def _innermost_statement(self, node: ast.AST) -> tuple:
+        """(the innermost LibCST statement whose lines hold ``node`` outside any nested body,
+        the top-level statement holding it): positions are then resolved over a few lines, not
+        over a whole class, nor a walk of the module up to it."""
         statements, nodes = self.module.body, self.tree.body
-        holder = None
+        holder = top = None
         while True:
             found = next(((statement, first) for statement, first, last in _spanned(statements, nodes)
                           if first.lineno <= node.lineno and last.end_lineno >= node.end_lineno), None)
             if found is None:
-                return holder
+                return holder, top
             holder, first = found
+            top = top or holder
             body = getattr(holder, "body", None)
             inner = getattr(first, "body", None)
             if type(holder) is cst.SimpleStatementLine or type(body) is not cst.IndentedBlock or type(inner) is not list:
-                return holder
+                return holder, top
             if not inner or not (inner[0].lineno <= node.lineno and node.end_lineno <= inner[-1].end_lineno):
-                return holder  # in the header (a decorator, a condition) or across the body
+                return holder, top  # in the header (a decorator, a condition) or across the body
             statements, nodes = body.body, inner
 
-    def _spans(self, holder: cst.CSTNode, wanted: type) -> dict:
-        """``{(start, end): node}`` of the nodes of one type in a top-level statement, resolved
-        once (rules ask for many nodes of one statement)."""
+    def _spans(self, holder: cst.CSTNode, wanted: type, top: cst.CSTNode) -> dict:
+        """``{(start, end): node}`` of the nodes of one type in a statement (``top``: the top-level
+        statement holding it), resolved once (rules ask for many nodes of one statement)."""
         key = (id(holder), wanted)
         found = self._resolved.get(key)
         if found is None:
             candidates = [current for current in subtree(holder) if type(current) is wanted]
             found = self._resolved[key] = {
                 ((where.start.line, where.start.column), (where.end.line, where.end.column)): candidate
-                for candidate, where in positions_of(self.module, self.tree, candidates).items()}
+                for candidate, where in positions_of(self.module, self.tree, candidates, top).items()}
         return found
 
     def _column(self, line: int, offset: int) -> int:
