@@ -26,6 +26,7 @@ from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solv
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
     HANDED, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
+    is_none,
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
@@ -438,7 +439,7 @@ class Model:
         optional = None
         if type(annotation) is ast.Subscript and (place_of(annotation.value) or "").split(".")[-1] == "Optional":
             optional = annotation.slice
-        elif type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr and _constant_none(annotation.right):
+        elif type(annotation) is ast.BinOp and type(annotation.op) is ast.BitOr and is_none(annotation.right):
             optional = annotation.left
         if optional is not None:
             inner = self.annotated_torch(optional, value)
@@ -827,10 +828,6 @@ def _disputed(function: FunctionInfo, index: int) -> bool:
     """Whether the file's callers pass the parameter something not known to be a tensor (a
     literal, a value read out of a config): then its annotation is no evidence."""
     return index in function.disputed and index >= function.receiver_offset
-
-
-def _constant_none(node) -> bool:
-    return type(node) is ast.Constant and node.value is None
 
 
 def _line_of(op) -> int:

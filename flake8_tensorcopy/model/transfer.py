@@ -45,7 +45,8 @@ def _constant(node) -> object:
     return node.value if type(node) is ast.Constant else None
 
 
-def _is_none(node) -> bool:
+def is_none(node) -> bool:
+    """The constant ``None`` (``batch_size=None``, ``Tensor | None``)."""
     return type(node) is ast.Constant and node.value is None
 
 
@@ -3584,8 +3585,8 @@ def _collating_loader(node: ast.Call, numeric: bool) -> Value:
     items, so that a join with another caller's loader keeps nothing of its batches either."""
     collate = _keyword(node, "collate_fn")
     size = node.args[1] if len(node.args) > 1 else _keyword(node, "batch_size")
-    default = collate is None or _is_none(collate)
-    batched = size is None or not _is_none(size)
+    default = collate is None or is_none(collate)
+    batched = size is None or not is_none(size)
     plain = not any(keyword.arg is None for keyword in node.keywords) and not any(
         type(argument) is ast.Starred for argument in node.args)
     part = Value(TENSOR, fresh=True, why=_why(Evidence.COLLATED, "kind")) if numeric and default and batched and plain \

@@ -5,7 +5,7 @@ from typing import Optional
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.rules.base import Rule, short_source
-from flake8_tensorcopy.rules.writes import innermost, out_of_place_fix, write_site
+from flake8_tensorcopy.rules.writes import innermost, memory_of, out_of_place_fix, write_site
 
 _SYMBOLS = {ast.Mult: "*", ast.Div: "/", ast.MatMult: "@", ast.Pow: "**", ast.Add: "+", ast.Sub: "-"}
 
@@ -127,22 +127,6 @@ def _saving(events, write, saves):
         return None
     earlier = [save for save in found if save.line <= write.line]
     return max(earlier or found, key=lambda save: (save.line, save.order))
-
-
-def memory_of(written: ast.expr) -> ast.expr:
-    """The tensor whose memory a write to ``written`` changes: under indexing (not a constant
-    key: ``cache["gates"]`` is a tensor of its own), views and aliases that share it
-    (``.detach()``, ``.data``)."""
-    while True:
-        if type(written) is ast.Subscript and type(written.slice) is not ast.Constant:  # not a dict's key
-            written = written.value
-        elif type(written) is ast.Attribute and "detach" in k.role_of("attribute", written.attr):
-            written = written.value
-        elif type(written) is ast.Call and type(written.func) is ast.Attribute and (
-                written.func.attr in k.VIEW_METHODS or "detach" in k.role_of("method", written.func.attr)):
-            written = written.func.value
-        else:
-            return written
 
 
 def _operation(site, save) -> Optional[str]:

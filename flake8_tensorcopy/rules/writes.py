@@ -81,12 +81,25 @@ def _handed_written(call: ast.Call, event) -> Optional[ast.expr]:
                   for element in argument.elts]
     for argument in arguments:  # the items of a list it is handed too (``normalise_all_([gates])``)
         argument = argument.value if type(argument) is ast.Starred else argument
-        base = argument
-        while type(base) is ast.Subscript:  # ``zero_first_(gates[1:])``: a part of what it holds
-            base = base.value
-        if place_of(base) in holders:
+        if place_of(memory_of(argument)) in holders:  # ``zero_first_(gates[1:])``: a part of what it holds
             return argument
     return None
+
+
+def memory_of(written: ast.expr) -> ast.expr:
+    """The tensor whose memory a write to ``written`` changes: under indexing (not a constant
+    key: ``cache["gates"]`` is a tensor of its own), views and aliases that share it
+    (``.detach()``, ``.data``)."""
+    while True:
+        if type(written) is ast.Subscript and type(written.slice) is not ast.Constant:  # not a dict's key
+            written = written.value
+        elif type(written) is ast.Attribute and "detach" in k.role_of("attribute", written.attr):
+            written = written.value
+        elif type(written) is ast.Call and type(written.func) is ast.Attribute and (
+                written.func.attr in k.VIEW_METHODS or "detach" in k.role_of("method", written.func.attr)):
+            written = written.func.value
+        else:
+            return written
 
 
 def out_of_place_fix(node: cst.CSTNode, written) -> Tuple[Optional[Fix], str]:
