@@ -282,3 +282,18 @@ def test_meshgrid_repeats_each_input_at_many_positions_so_an_inplace_write_raise
             assert 0 in grid.stride()
             with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
                 grid.add_(1)
+
+
+@pytest.mark.parametrize("entry", [entry for entry in HAND_TABLE if entry.role == "overwrites"],
+                         ids=lambda entry: entry.name)
+def test_an_overwriting_write_sets_every_element_whatever_they_held(entry):
+    """What the write leaves does not depend on what the tensor held: the same seed gives the
+    same values after it from two different starting contents."""
+    results = []
+    for start in (1.0, -7.0):
+        torch.manual_seed(0)
+        scope = {}
+        exec(entry.example.replace("torch.ones(", "(%r * torch.ones(" % start, 1).replace(
+            "requires_grad=True)", "requires_grad=True))", 1), scope)
+        results.append(scope["r"].clone())
+    assert torch.equal(results[0], results[1]), entry.name

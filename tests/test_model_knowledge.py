@@ -273,6 +273,13 @@ def check_uniform_write(model, example):
     assert "uniform_write" in role_of("method", _write(model, example).detail["method"])
 
 
+def check_overwrites(model, example):
+    write = _write(model, example)
+    assert write.storages == _value_after(model, example, "w").storages
+    assert "overwrites" in role_of(write.detail["method"].startswith("torch.") and "function" or "method",
+                                   write.detail["method"])
+
+
 def check_unmasked_overlap(model, example):
     assert "unmasked_overlap" in role_of("method", _write(model, example).detail["method"])
 

@@ -62,6 +62,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   grid of ``x`` repeats each of its elements along ``y``'s dimension);
 - ``uniform_write``: writes one value everywhere (``w.fill_(0)``): an overlapping view takes it;
 - ``unmasked_overlap``: writes where a mask says, so an overlapping view does not raise on CPU;
+- ``overwrites``: sets every element without reading the old values (``w.normal_()``,
+  ``w.copy_(u)``, ``nn.init.xavier_uniform_(w)``): through a handle to a parameter, the
+  parameter's (re)initialisation;
 - ``unversioned``: an alias whose writes skip autograd's version counter (``w.data``);
 - ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
 - ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
@@ -386,6 +389,21 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("fill_", "method", "uniform_write", _W + "r = w.expand(3, 2)\nr.fill_(0)"),
     Entry("zero_", "method", "uniform_write", _W + "r = w.expand(3, 2)\nr.zero_()"),
     Entry("masked_fill_", "method", "unmasked_overlap", _W + "r = w.expand(3, 2)\nr.masked_fill_(r > 0, 0)"),
+) + tuple(
+    Entry(name, "method", "overwrites", _W + "r = w.detach()\nr.%s(%s)" % (name, arguments))
+    for name, arguments in (("fill_", "0.5"), ("zero_", ""), ("normal_", ""), ("uniform_", ""), ("random_", "0, 4"),
+                            ("bernoulli_", "0.5"), ("exponential_", ""), ("geometric_", "0.5"),
+                            ("log_normal_", ""), ("cauchy_", ""), ("copy_", "torch.zeros(2)"))
+) + tuple(
+    Entry("torch.nn.init." + name, "function", "overwrites", _W + "r = w.detach()\ntorch.nn.init.%s(r%s)"
+          % (name, arguments))
+    for name, arguments in (("uniform_", ""), ("normal_", ""), ("trunc_normal_", ""), ("constant_", ", 0.5"),
+                            ("zeros_", ""), ("ones_", ""))
+) + tuple(
+    Entry("torch.nn.init." + name, "function", "overwrites",
+          "import torch\nw = torch.ones(3, 3, requires_grad=True)\nr = w.detach()\ntorch.nn.init.%s(r)" % name)
+    for name in ("eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_")
+) + (
     Entry("data", "attribute", "unversioned", _W + "r = w.data"),
     Entry("register_buffer", "method", "registers",
           "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"

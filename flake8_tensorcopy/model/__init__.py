@@ -66,8 +66,10 @@ class FunctionInfo:
         arguments = getattr(node, "args", None)
         positional = (arguments.posonlyargs + arguments.args) if arguments is not None else []
         self.parameters = positional + ([arguments.vararg] if arguments and arguments.vararg else []) + (
-            arguments.kwonlyargs if arguments is not None else [])
+            arguments.kwonlyargs if arguments is not None else []) + (
+            [arguments.kwarg] if arguments and arguments.kwarg else [])  # ``**options``: a dict of what is left
         self.names = [parameter.arg for parameter in self.parameters]
+        self.rest_keywords = bool(arguments and arguments.kwarg)  # the last name gathers the keywords no other takes
         decorators = {place_of(item) for item in getattr(node, "decorator_list", ())}
         self.receiver_offset = 1 if owner is not None and self.names and "staticmethod" not in decorators else 0
         self.closure: Optional[dict] = None  # the enclosing state where it was defined
@@ -306,9 +308,14 @@ class Model:
         rest = arguments[positional:]
         if function.node.args.vararg is not None and all(type(value) is Value for value in rest):  # ``*args``
             actuals[positional] = Value(kinds("tuple"), items=(("*", join_all(rest)),) if rest else ())
+        rest_keywords = {}
         for name, value in keywords.items():
-            if name in function.names:
+            if name in function.names[:len(function.names) - function.rest_keywords]:
                 actuals[function.names.index(name)] = value
+            elif name is not None:
+                rest_keywords[name] = value
+        if function.rest_keywords and all(type(value) is Value for value in rest_keywords.values()):
+            actuals[-1] = Value(kinds("dict"), items=tuple((repr(name), value) for name, value in rest_keywords.items()))
         return actuals
 
     def passed_to(self, function: FunctionInfo, actuals: List[Optional[Value]]) -> None:

@@ -72,13 +72,15 @@ def property_accessor(function: ast.FunctionDef) -> str:
 
 
 def dataclass_fields(node: ast.ClassDef) -> tuple:
-    """The fields of a ``@dataclass`` (annotated names of its body, not ``ClassVar``), in the
-    order its generated ``__init__`` takes them; empty for another class or one defining ``__init__``."""
-    def named_dataclass(decorator) -> bool:
-        decorator = decorator.func if type(decorator) is ast.Call else decorator
-        return (decorator.id if type(decorator) is ast.Name else getattr(decorator, "attr", "")) == "dataclass"
+    """The fields of a ``@dataclass`` or a ``typing.NamedTuple`` class (annotated names of its
+    body, not ``ClassVar``), in the order its generated ``__init__`` takes them; empty for another
+    class or one defining ``__init__``."""
+    def named(expression, wanted: str) -> bool:
+        expression = expression.func if type(expression) is ast.Call else expression
+        return (expression.id if type(expression) is ast.Name else getattr(expression, "attr", "")) == wanted
 
-    if not any(named_dataclass(decorator) for decorator in node.decorator_list) or any(
+    if not (any(named(decorator, "dataclass") for decorator in node.decorator_list)
+            or any(named(base, "NamedTuple") for base in node.bases)) or any(
             type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef) and statement.name == "__init__"
             for statement in node.body):
         return ()

@@ -180,8 +180,9 @@ class Instantiation:
                 device = frozenset().union(*(actual.device for actual in inherited))
         for index in grad_from:
             actual = self.actual(index)
-            grad = grad or actual.grad
-            graph = graph or actual.grad
+            # a module passed in: what is computed from its output (``m(x).relu()``) is in a graph
+            grad = grad or actual.grad or "module" in actual.kinds
+            graph = graph or actual.grad or "module" in actual.kinds
         storages, made = value.storages, value.made
         if self.cast_copies(value):  # ``t.float()`` of a float64 tensor the call site passes: a copy
             storages = frozenset(storage for storage in storages if self.parameter_of(storage) is None)
@@ -195,5 +196,7 @@ class Instantiation:
         )
         for index in called:
             made = self.call_value(self.actual(index))
+            if index not in grad_from:  # cut from the graph in the callee (``m(x).detach()``, under no_grad)
+                made = made._replace(grad=False, graph=False)
             result = made if result.kinds == UNKNOWN.kinds and not result.storages else join(result, made)
         return result

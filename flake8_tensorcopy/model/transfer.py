@@ -583,10 +583,6 @@ class Transfer:
     def operation_result(self, node, value: Value, state: dict) -> Value:
         """What holds of any operation's result: 0-d (``ZERO_DIM``) as the knowledge says, a
         loss's grad, and nothing recorded with grad disabled."""
-        if not value.is_tensor and type(node) is ast.Call and type(node.func) is ast.Attribute:
-            roles = k.role_of("method", node.func.attr)
-            if "returns_tensor" in roles or "full_reduction" in roles and not node.args and not node.keywords:
-                value = self.python_tensor_method(node, value, state)
         if value.is_tensor and self.zero_dim(node, state):
             value = value._replace(facts=value.facts | {ZERO_DIM})
             self.zero_dim_nodes.add(id(node))
@@ -603,16 +599,6 @@ class Transfer:
         if state.get(NO_GRAD):
             return _made_without_grad(value)
         return value
-    def python_tensor_method(self, node: ast.Call, value: Value, state: dict) -> Value:
-        """A tensor method the generated tables miss (``p.norm()``, role ``returns_tensor``; a
-        full reduction with no dim, ``w.max()``, whose other forms return tuples): a new
-        tensor with its receiver's grad and device."""
-        receiver = state.get(node.func.value.id) if type(node.func.value) is ast.Name else None
-        if receiver is None or not receiver.is_tensor:
-            return value
-        return Value(TENSOR, grad=receiver.grad, graph=receiver.grad, device=receiver.device, fresh=True,
-                     storages=frozenset((_site(node),)), why=weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver))
-
     def loss_result(self, node: ast.Call, value: Value) -> Value:
         """A loss (``F.mse_loss``, role ``loss``) is computed to be backpropagated: it may
         require grad whatever its inputs are known to be."""
@@ -773,7 +759,7 @@ class Transfer:
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
-                detached = base._replace(grad=False, graph=False, fresh=False, items=None,
+                detached = base._replace(grad=False, graph=False, fresh=False, items=None, grad_from=EMPTY,
                                          facts=base.facts | (UNVERSIONED if "unversioned" in roles else EMPTY))
                 return self.aliased(node, _operand(node), detached, "detach", "." + name, state)
             if "integer" in roles:
@@ -1077,9 +1063,12 @@ class Transfer:
             return self.carry_dropped(result, (left, right), node, state)
         if _is_array(left) or _is_array(right):
             return new_array(node)._replace(facts=_dtype_fact(_array_arithmetic_dtype(left, right)))
-        if left.kind_from or right.kind_from:
+        if left.kind_from or right.kind_from or left.called or right.called:
+            # in a summary, of a parameter or of what calling one returns (``m(x) * 2``): each
+            # call site's arguments decide its kind and grad; new memory either way
             return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
-                         kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from)
+                         kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from,
+                         called=left.called | right.called)
         if left.items is not None and right.items is not None:  # list + list
             return Value(left.kinds | right.kinds, storages=frozenset((_site(node),)), fresh=True,
                          items=(("*", join(self.element(left), self.element(right))),))
@@ -1448,9 +1437,16 @@ class Transfer:
     def save_parameters(self, module: Value, state) -> None:
         """Calling a module saves its parameters for backward (their gradients need the input,
         the input's need them; not a layer the torch tables say needs none of them, as
-        ``nn.Embedding``); they go by the module's storages (``parameters()``, ``.weight``)."""
-        if module.storages and not state.get(NO_GRAD) and module.qual not in k.LAYERS_KEEPING_NO_PARAMETERS:
+        ``nn.Embedding``); they go by the module's storages (``parameters()``, ``.weight``), and
+        by its layers' where it is a chain of known layers (``net[2].weight`` of an ``nn.Sequential``)."""
+        if state.get(NO_GRAD) or module.qual in k.LAYERS_KEEPING_NO_PARAMETERS:
+            return
+        if module.storages:
             add_saved(module.storages, state)
+        if "module_chain" in k.role_of("function", module.qual):
+            for _, layer in module.items or ():
+                if "module" in layer.kinds and "parameter_free" not in layer.facts:
+                    self.save_parameters(layer, state)
 
     def module_output(self, arguments, node, state, layer: str = "", grad: bool = True,
                       chained: Optional[tuple] = None) -> Value:
@@ -1880,8 +1876,9 @@ class Transfer:
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
                                         keywords, node, state, spelled)
             if result.is_tensor:
+                # its graph as the call site's argument has it, unless the method cut it (``argmax()``)
                 return result._replace(kinds=kinds("?"), kind_from=receiver.kind_from, called=receiver.called,
-                                       grad_from=result.grad_from | receiver.grad_from if result.grad else EMPTY)
+                                       grad_from=result.grad_from)
             return result
         if "step" in roles and "?" in receiver.kinds:
             self.steps_unseen_optimizer(node, state)
@@ -2044,8 +2041,13 @@ class Transfer:
             return written
         if "values_indices" in roles or "values_indices_with_dim" in roles and _along_a_dim(arguments, keywords):
             return self.values_and_indices(receiver, node)
-        function = "torch.Tensor." + method
-        if method in k.VIEW_METHODS or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE:
+        # ``torch.max(a, b)``, ``a.min(b)``: the elementwise maximum (minimum) of two tensors
+        elementwise = "values_indices_with_dim" in roles and bool(arguments) and arguments[0].is_tensor
+        function = None if elementwise else "torch.Tensor." + method
+        # a tensor method the generated tables miss: ``p.norm()``, a full reduction ``w.max()``
+        untabled = "returns_tensor" in roles or "full_reduction" in roles and not arguments and not keywords
+        if method in k.VIEW_METHODS or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE \
+                or elementwise or untabled:
             view = method in k.VIEW_METHODS
             if not view:
                 self.host_read(receiver_node, receiver, state, "tensor_method")
@@ -2236,11 +2238,15 @@ class Transfer:
         initializer = self.model.method_of(name, "__init__")
         if initializer is not None:
             self.apply(initializer, [instance] + arguments, keywords, node, state)
-        elif info.fields:  # a dataclass: its generated ``__init__`` stores each field
+        elif info.fields:  # a dataclass or a named tuple: its generated ``__init__`` stores each field
             bound = dict(zip(info.fields, _spread(node, arguments)))
             bound.update((field, value) for field, value in keywords.items() if field in info.fields)
             if not self.summary_mode:
                 self.model.pass_fields(info, bound)
+            # this object's own fields (``snap.weights`` of ``snap = Snapshot(w.detach(), 0)``), by position
+            instance = instance._replace(items=tuple((str(index), bound[field]) for index, field in enumerate(info.fields)
+                                                     if field in bound),
+                                         facts=frozenset((FIELDS + "|".join(info.fields),)))
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         else:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
@@ -2287,7 +2293,10 @@ class Transfer:
                 ways = summary.written_through.get(index) or frozenset((EMPTY,))
                 self.write(node, written, state, node, through=frozenset(way | written.made for way in ways),
                            temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
-        for index in summary.items_written:  # ``normalise_all_([y])``: the items the caller passed
+        # ``scale_all({"x": x})``, ``update(target=acc)`` into ``**options``: a write to what it was handed
+        # there (``batch[key].mul_(2)``) is a write to the items the caller's container holds
+        for index in summary.items_written | frozenset(index for index in summary.writes
+                                                        if not _array_only(instance.actual(index))):
             items = instance.actual(index).all_items() if instance.actual(index).items else None
             if items is not None and items.storages and not items.kinds <= _PLAIN_DATA:
                 self.write(node, items, state, node, through=frozenset((items.made,)), temporaries=EMPTY)
@@ -2339,7 +2348,8 @@ class Transfer:
         result = self.handed_back(function, len(arguments), summary.returns, result, node, state,
                                   _handed_as_is(instance, function, summary.returns) if not module_call else EMPTY,
                                   fresh=frozenset(index for index, value in enumerate(actuals)
-                                                  if value is not None and (value.fresh or module_call)))
+                                                  if value is not None and (value.fresh or module_call)),
+                                  receiver_place=None if module_call else receiver_place)
         result = _items_handed_as_is(instance, function, summary.returns, result)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
@@ -2449,7 +2459,8 @@ class Transfer:
         return current is self.function
 
     def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict,
-                    as_is: frozenset = EMPTY, container: bool = False, fresh: frozenset = EMPTY) -> Value:
+                    as_is: frozenset = EMPTY, container: bool = False, fresh: frozenset = EMPTY,
+                    receiver_place: Optional[str] = None) -> Value:
         """A call of a function that may return memory it did not allocate (an argument as it is,
         or an alias it made) makes that alias where the caller sees it: at the call, spelled with
         what the callee did (``transpose() in swap()``, ``f() returning its argument``), its
@@ -2466,7 +2477,12 @@ class Transfer:
         passed = [index for index in map(lambda storage: parameter_index(storage, function.name), returned.storages)
                   if index is not None and not container and index not in fresh]
         if not makers and not passed:
-            return result
+            attribute = _attribute_returned(self.model, function, returned) if receiver_place and not container else None
+            if attribute is None:
+                return result
+            # ``before = store.current()`` of ``return self.state``: the object's own tensor, a handle
+            return self.aliased(node, node, result, "handed", f"{_called_name(function, node)}() returning "
+                                f"self.{attribute}", state, source_place=f"{receiver_place}.{attribute}")
         if not makers and as_is:
             return result._replace(made=result.made | as_is)
         value = result._replace(made=result.made - returned.made)
@@ -3320,6 +3336,19 @@ def _basic_index(index_node) -> bool:
         index_node = index_node.operand
     return type(index_node) is ast.Slice or type(index_node) is ast.Constant and (
         type(index_node.value) is int or index_node.value is None or index_node.value is Ellipsis)
+
+
+def _attribute_returned(model, function, returned: Value) -> Optional[str]:
+    """The attribute of its own object whose tensor a method returns as it is (``return
+    self.state``), by the memory its class allocated there."""
+    if not function.receiver_offset or function.owner is None or returned.fresh or not returned.is_tensor:
+        return None
+    for owner in function.owner.lineage(model.classes):
+        for name, stored in sorted(owner.attributes.items()):
+            if (stored.is_tensor or "ndarray" in stored.kinds) and returned.storages & frozenset(
+                    storage for storage in stored.storages if _allocated(storage)):
+                return name
+    return None
 
 
 def _called_name(function, call) -> str:

@@ -6,7 +6,9 @@ holding its storage with the id are the alias side, those without it the source 
 is observable when a ``write`` event writes one side and the other side is observed afterwards:
 a ``read`` event of it later in the flow graph (a later loop iteration counts), or at the write a
 holder that outlives the function (a parameter, an attribute of one or of ``self``), or an alias
-whose name says it keeps an earlier value. A chain (``t.detach().numpy()``) is one alias, decided
+whose name says it keeps an earlier value. Not a write through a handle that sets all of a
+module's parameter from other values (``w = fc.weight.data; w.normal_()``): its initialisation,
+what the handle was for. A chain (``t.detach().numpy()``) is one alias, decided
 by its outermost operation unless it crosses between torch and numpy.
 """
 
@@ -15,11 +17,12 @@ from typing import Iterator, List, NamedTuple, Optional
 
 import libcst as cst
 
+from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
-from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, HANDED, ITEM_OF, METADATA
+from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, FIELDS, HANDED, ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY, containers_of, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
@@ -119,17 +122,26 @@ def alias_place(model, alias) -> Optional[str]:
 
 def _path_to(value, made, whole: bool) -> Optional[str]:
     """Where in ``value`` the alias ``made`` is: ``""`` for the value itself (or, ``whole``, the
-    container whose items it is), ``"['model']"`` for the state dict a checkpoint dict holds."""
+    container whose items it is), ``"['model']"`` for the state dict a checkpoint dict holds,
+    ``".weights"`` for a record's field."""
     if made in value.made:
         return ""
     for key, item in value.items or ():
         if made in item.made:
-            return "" if whole else f"[{key}]"
+            return "" if whole else _step(value, key)
     for key, item in value.items or ():
         inner = _path_to(item, made, whole) if item.items else None
         if inner is not None:
-            return f"[{key}]{inner}"
+            return _step(value, key) + inner
     return None
+
+
+def _step(value, key: str) -> str:
+    """How code names the item at ``key``: ``.weights`` of a record's field, else ``[key]``."""
+    for fact in value.facts:
+        if fact.startswith(FIELDS) and key.isdigit():
+            return "." + fact[len(FIELDS):].split("|")[int(key)]
+    return f"[{key}]"
 
 
 def comprehension_variables(model) -> frozenset:
@@ -222,7 +234,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 found.append(Sharing(alias, kind, write, False, *kept))
             continue
         if through_alias and (writes_arguments(write.function) or _keeps_references(alias, write)
-                              and not _reads_its_source_after(model, alias, write)):
+                              and not _reads_its_source_after(model, alias, write)
+                              or _sets_a_parameter(model, alias, write, name)):
             continue
         observed = None
         for read in events.find("read"):
@@ -381,6 +394,32 @@ def _reads_its_source_after(model, alias, write) -> bool:
         if read.value.storages & write.storages - {CALLERS_PARAMETERS} and _feeds_a_write(model, read, write):
             return True
     return False
+
+
+def _sets_a_parameter(model, alias, write, name: Optional[str]) -> bool:
+    """Whether ``write`` sets every element of a parameter (a leaf requiring grad, held by a
+    module or handed in) through the handle the alias is, from values not read from it
+    (``w = self.fc.weight.data; w.normal_(0, 0.02)``, ``nn.init.zeros_(b)``): the parameter's
+    (re)initialisation, what the handle was taken for. Not ``t.copy_(tau * t + (1 - tau) * p)``:
+    that mixes in what it held."""
+    method = write.detail.get("method") or ""
+    where = "function" if method.startswith("torch.") else "method"
+    if name is None or write.place != name or "overwrites" not in k.role_of(where, method):
+        return False
+    # what it writes from: a method's arguments, a function's after the tensor it writes
+    operands = list(write.node.args[where == "function":]) + [keyword.value for keyword in write.node.keywords]
+    operand_nodes = {id(node) for operand in operands for node in ast.walk(operand)}
+    if any(read.kind == "read" and id(read.node) in operand_nodes and read.value is not None
+           and storages_held(read.value) & write.storages for read in model.events.of_function(write.function)):
+        return False
+    source = model.alias_makers[alias.detail["made"]][2]
+    if source and "." not in source and "[" not in source and source not in getattr(alias.function, "names", ()):
+        return False  # a tensor this function made itself (``p = nn.Parameter(...)``): no module's parameter yet
+    try:
+        held = model.value_at(alias.line, source) if source else None
+    except (KeyError, TypeError, SyntaxError):  # no state at that line, or a place no expression spells
+        return False
+    return held is not None and held.is_tensor and held.grad and not held.graph
 
 
 def _feeds_a_write(model, read, write) -> bool:

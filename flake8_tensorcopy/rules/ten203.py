@@ -12,7 +12,9 @@ class DetachShares(AliasRule):
     """
     ## What it does
     Flags `t.detach()` and `t.data` kept as a separate value while `t` or the result is
-    written in place.
+    written in place. Not a handle to a module's parameter through which all of it is set from
+    other values (`w = self.fc.weight.data; w.normal_(0, 0.02)`, `nn.init.zeros_(b)`): that is
+    the parameter's initialisation, the purpose of the handle.
 
     ## Why is this bad?
     `detach()` only cuts the graph: the result shares t's storage. A "backup" taken with it

@@ -3,6 +3,7 @@
 from typing import Optional
 
 from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
@@ -16,7 +17,10 @@ class AssignmentShares(AliasRule):
     ## What it does
     Flags `y = x` (or `self.y = x`) of a tensor when `x` or `y` is then written in place and
     the other observed; not a parameter handed to a layer's own parameter
-    (`dec.weight = enc.weight`: weights tied on purpose).
+    (`dec.weight = enc.weight`: weights tied on purpose). A method returning its object's tensor
+    as it is (`return self.state`) hands out the tensor itself: reported where the caller keeps
+    it under a name that says snapshot (`prev = env.current()`, then `env.step()` writes it);
+    under another name it is a handle (`keys = cache.current()`).
 
     ## Why is this bad?
     Assignment never copies: both names are one tensor, and `y += 1` changes `x` too.
@@ -48,7 +52,7 @@ class AssignmentShares(AliasRule):
     """
 
     code = "TEN206"
-    kinds = ("assignment",)
+    kinds = ("assignment", "handed")
     summary = "`y = x` of a tensor makes two names for one tensor, then one is written; use `x.clone()`"
     use_instead = "a .clone() of the assigned tensor"
 
@@ -62,6 +66,8 @@ class AssignmentShares(AliasRule):
         self.state; y[i] = v`` updates the state; ``scaled = slot; scaled.mul_(2); return scaled``
         meant a scaled result)."""
         alias = sharing.alias
+        if alias.detail["operation"] == "handed" and not snapshot_named(alias_place(model, alias) or ""):
+            return False  # ``keys = cache.current()``: a handle on the object's tensor, unless named as a snapshot
         if sharing.write.node is alias.node or alias_place(model, alias) == alias.place:
             # a helper that writes its argument and hands it back (written before the name), or
             # a name rebound to what it held (``tile = blend(prev, tile)``): no second name

@@ -18,7 +18,8 @@ class WriteToSavedTensor(Rule):
     before the backward that needs it: `y = torch.sigmoid(x); y.mul_(2)`,
     `h = conv(x); x.masked_fill_(mask, 0)`. Which operations save their inputs or their
     output is probed from torch (`scripts/generate_torch_tables.py`). Where TEN301 reports the
-    same write through `.data`, TEN301 alone speaks.
+    same write through `.data`, TEN301 alone speaks; where TEN209 reports it (an output of
+    `unbind`/`split` of a graph tensor), the write raises at once, and TEN209 alone speaks.
 
     ## Why is this bad?
     backward raises "one of the variables needed for gradient computation has been modified
@@ -59,7 +60,8 @@ class WriteToSavedTensor(Rule):
     summary = "in-place write to a tensor saved for backward: backward raises (through `.data`: wrong gradients)"
     calls = tuple(sorted(k.INPLACE_METHODS | k.METADATA_INPLACE)) + ("backward", "grad")
     events = ("in-place write",)
-    yields_to = ("TEN301",)  # a write through ``.data`` that TEN301 reports: its code for that hazard
+    # a write through ``.data`` that TEN301 reports, a write that raises at once (TEN209): their codes for that site
+    yields_to = ("TEN209", "TEN301")
 
     def query(self, model, site) -> None:
         events = model.events
