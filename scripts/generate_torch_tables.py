@@ -495,12 +495,13 @@ def _view_functions(torch: Any, view_methods: set) -> set:
 _UNARY = ("abs", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "sin", "cos",
           "tan", "tanh", "sigmoid", "reciprocal", "neg", "square", "erf", "relu", "clamp_min", "sum",
           "mean", "prod", "amax", "amin", "max", "min", "norm", "std", "var", "logsumexp", "cumsum",
-          "cumprod", "softmax", "log_softmax")
+          "cumprod", "softmax", "log_softmax", "clamp", "clip", "sinh", "cosh", "atan", "asinh")
 _ARGUMENTS = {"clamp_min": (0.7,), "logsumexp": (-1,), "cumsum": (-1,), "cumprod": (-1,), "softmax": (-1,),
-              "log_softmax": (-1,)}
+              "log_softmax": (-1,), "clamp": (0.7, 1.2), "clip": (0.7, 1.2)}
 _BINARY = {"add": ((3, 4), (3, 4)), "sub": ((3, 4), (3, 4)), "mul": ((3, 4), (3, 4)), "div": ((3, 4), (3, 4)),
            "pow": ((3, 4), (3, 4)), "matmul": ((3, 4), (4, 2)), "mm": ((3, 4), (4, 2)), "bmm": ((2, 3, 4), (2, 4, 2)),
-           "mv": ((3, 4), (4,)), "dot": ((4,), (4,))}
+           "mv": ((3, 4), (4,)), "dot": ((4,), (4,)), "atan2": ((3, 4), (3, 4)), "maximum": ((3, 4), (3, 4)),
+           "minimum": ((3, 4), (3, 4)), "baddbmm": ((2, 3, 2), (2, 3, 4), (2, 4, 2)), "addmm": ((3, 2), (3, 4), (4, 2))}
 _FUNCTIONAL = {
     "relu": ((3, 4),), "leaky_relu": ((3, 4),), "elu": ((3, 4),), "selu": ((3, 4),), "gelu": ((3, 4),),
     "silu": ((3, 4),), "mish": ((3, 4),), "softplus": ((3, 4),), "hardtanh": ((3, 4),), "relu6": ((3, 4),),
@@ -510,21 +511,30 @@ _FUNCTIONAL = {
     "conv3d": ((1, 2, 4, 4, 4), (3, 2, 3, 3, 3)), "conv_transpose2d": ((1, 2, 4, 4), (2, 3, 3, 3)),
     "layer_norm": ((3, 4),), "group_norm": ((2, 4, 3),), "instance_norm": ((2, 3, 5),),
     "batch_norm": ((4, 3),), "mse_loss": ((3, 4), (3, 4)), "cross_entropy": ((3, 4),),
+    "hardswish": ((3, 4),), "hardsigmoid": ((3, 4),), "cosine_similarity": ((3, 4), (3, 4)),
+    "max_pool1d": ((1, 2, 6),), "avg_pool1d": ((1, 2, 6),), "max_pool2d": ((1, 2, 4, 4),),
+    "avg_pool2d": ((1, 2, 4, 4),), "interpolate": ((1, 2, 4),),
+    "scaled_dot_product_attention": ((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)),
 }
 _FUNCTIONAL_ARGUMENTS = {"softmax": {"dim": -1}, "log_softmax": {"dim": -1}, "layer_norm": {"normalized_shape": (4,)},
                          "group_norm": {"num_groups": 2}, "batch_norm": {"running_mean": None, "running_var": None,
-                                                                          "training": True}}
+                                                                          "training": True},
+                         "max_pool1d": {"kernel_size": 2}, "avg_pool1d": {"kernel_size": 2},
+                         "max_pool2d": {"kernel_size": 2}, "avg_pool2d": {"kernel_size": 2},
+                         "interpolate": {"scale_factor": 2.0, "mode": "linear"}}
 _MODULES = {
     "ReLU": (), "LeakyReLU": (), "ELU": (), "SELU": (), "GELU": (), "SiLU": (), "Mish": (), "Softplus": (),
     "Sigmoid": (), "Tanh": (), "Hardtanh": (), "ReLU6": (), "LogSigmoid": (), "Softmax": (-1,),
     "LogSoftmax": (-1,), "Linear": (4, 2), "Bilinear": (4, 4, 2), "Conv1d": (2, 3, 3), "Conv2d": (2, 3, 3),
     "Conv3d": (2, 3, 3), "ConvTranspose1d": (2, 3, 3), "ConvTranspose2d": (2, 3, 3), "BatchNorm1d": (3,),
     "BatchNorm2d": (2,), "LayerNorm": (4,), "GroupNorm": (1, 2), "InstanceNorm1d": (3,), "Embedding": (),
+    "Hardswish": (), "MaxPool1d": (2,), "MaxPool2d": (2,), "AvgPool2d": (2,),
 }
 _MODULE_INPUTS = {"Linear": ((3, 4),), "Bilinear": ((3, 4), (3, 4)), "Conv1d": ((1, 2, 5),),
                   "Conv2d": ((1, 2, 5, 5),), "Conv3d": ((1, 2, 4, 4, 4),), "ConvTranspose1d": ((1, 2, 5),),
                   "ConvTranspose2d": ((1, 2, 4, 4),), "BatchNorm1d": ((4, 3),), "BatchNorm2d": ((2, 2, 3, 3),),
-                  "GroupNorm": ((2, 2, 3),), "InstanceNorm1d": ((2, 3, 5),)}
+                  "GroupNorm": ((2, 2, 3),), "InstanceNorm1d": ((2, 3, 5),), "MaxPool1d": ((1, 2, 6),),
+                  "MaxPool2d": ((1, 2, 4, 4),), "AvgPool2d": ((1, 2, 4, 4),)}
 
 
 def _saving_probes(torch: Any) -> dict:
@@ -550,7 +560,7 @@ def _saving_probes(torch: Any) -> dict:
         torch.manual_seed(0)
         if name == "Embedding":
             module = torch.nn.Embedding(5, 3)
-            probes["torch.nn.Embedding"] = (lambda: module(torch.tensor([1, 2])), (), ())
+            probes["torch.nn.Embedding"] = (lambda m=module: m(torch.tensor([1, 2])), (), ())
             continue
         module = getattr(torch.nn, name)(*arguments).double()
         shapes = _MODULE_INPUTS.get(name, ((3, 4),))

@@ -248,6 +248,14 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.no_grad", "syntax", "grad_off_decorator", "import torch\n@torch.no_grad()\ndef f(w: torch.nn.Parameter):\n    r = w * 2\n    return r"),
     Entry("backward", "method", "backpropagated", "def f(criterion, a):\n    r = criterion(a)\n    q = r\n    r.backward()"),
     Entry("norm", "method", "returns_tensor", _W + "r = w.norm()"),
+    # a pooling that returns its indices too only when asked (``return_indices=True``): the stubs
+    # type it as either, so the generated tables leave it out
+    Entry("torch.nn.functional.max_pool1d", "function", "returns_tensor",
+          _W + "r = torch.nn.functional.max_pool1d(w.reshape(1, 1, 2), 2)"),
+    Entry("torch.nn.functional.max_pool2d", "function", "returns_tensor",
+          _W + "r = torch.nn.functional.max_pool2d(w.reshape(1, 1, 1, 2), (1, 2))"),
+    Entry("torch.nn.functional.max_pool3d", "function", "returns_tensor",
+          _W + "r = torch.nn.functional.max_pool3d(w.reshape(1, 1, 1, 1, 2), (1, 1, 2))"),
     Entry("torch.empty_like", "function", "like_buffer", _W + "r = torch.empty_like(w)"),
     Entry("torch.zeros_like", "function", "like_buffer", _W + "r = torch.zeros_like(w)"),
     Entry("torch.ones_like", "function", "like_buffer", _W + "r = torch.ones_like(w)"),

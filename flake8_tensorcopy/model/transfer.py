@@ -1577,6 +1577,8 @@ class Transfer:
             result = NONE
         elif "parameter" in roles:
             result = first._replace(kinds=TENSOR, grad=True, graph=False, why=_why(Evidence.TORCH_API, "kind", "grad"))
+            if node.args and place_of(node.args[0]) is not None:  # ``nn.Parameter(init)``: init's memory, no copy
+                result = self.aliased(node, node.args[0], result, "detach", f"{place_of(node.func) or qual}()", state)
         else:
             package, _, last = qual.rpartition(".")
             if last[:1].isupper() and _distribution_package(package):
@@ -1597,7 +1599,7 @@ class Transfer:
                                   and _constant(_keyword(node, "track_running_stats")) is not False else EMPTY))
                 if "module_container" in roles:
                     result = result._replace(items=_held_modules(arguments))
-            elif qual in k.FUNCTIONS_RETURNING_TENSOR:
+            elif qual in k.FUNCTIONS_RETURNING_TENSOR or "returns_tensor" in roles:
                 result = self.tensor_result(qual, last, first, arguments, keywords, node, state)
             elif qual in k.FUNCTIONS_RETURNING_TENSOR_SEQUENCE:
                 element = self.tensor_result(qual, last, first, arguments, keywords, node, state)

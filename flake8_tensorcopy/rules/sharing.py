@@ -157,14 +157,16 @@ def comprehension_variables(model) -> frozenset:
 
 def _through_receiver(alias, write) -> bool:
     """``p.detach().mul_(d)``, ``p.data += d``, ``p.data[0] = d``, ``nn.init.zeros_(p.data)``, ``scale_(p.data, d)`` (an
-    alias no place holds, handed straight to a helper that writes it): the chain is the write's
-    receiver, the update is the intent."""
+    alias no place holds, handed straight to a helper that writes it), ``torch.add(p.data, u, out=p.data)``:
+    the chain is the write's receiver, the update is the intent."""
     if alias.detail["made"] in write.detail.get("temporaries", ()):
         return True
     node = write.node
     if type(node) is ast.Call and node.args and node.args[0] is alias.node and str(
             write.detail.get("method", "")).startswith("torch."):
         return True  # ``nn.init.zeros_(p.data)``: a torch function writing the chain it is handed
+    if type(node) is ast.Call and any(keyword.arg == "out" and keyword.value is alias.node for keyword in node.keywords):
+        return True  # ``torch.add(p.data, u, out=p.data)``: the chain is where the call writes
     if type(node) is ast.Call:
         receiver = node.func.value if type(node.func) is ast.Attribute else None
         while _returns_receiver(receiver):  # ``p.data.mul_(d).add_(u)``: in-place calls return their receiver
@@ -241,6 +243,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         for read in events.find("read"):
             if read.value is None or not events.after_unless(write, read, _made_anew(model, alias, read)):
                 continue
+            if inside(read.node, write.node) and inside(alias.node, write.node):
+                continue  # ``torch.add(p.data, u, out=p.data)``: its operands are read before it writes, each run anew
             if read.detail.get("part") == METADATA or through_alias and _disjoint(part, read.detail.get("part")):
                 continue  # ``x.shape`` reads no value; ``out = x[0]; out[...] = v; x[1]``: another part
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
@@ -855,6 +859,59 @@ def source_written_itself(model, alias) -> bool:
     made, storages = alias.detail["made"], alias.value.storages
     return alias.place is not None and _outliving(alias.function, alias.place) is not None and any(write.function is alias.function and write.storages & storages and made not in write.value.made
                for write in model.events.find("write"))
+
+
+def written_for_its_source(model, alias, sharing: Sharing) -> bool:
+    """A local name bound straight to a tensor the caller or the object holds (``w = m.weight``,
+    ``w = self.weight.detach()``, ``w = p.view(-1)``), written through that name by the function
+    itself (``w.clamp_(0)``, ``w[0] = v``, ``w += d``, ``nn.init.normal_(w)``), and observed after
+    those writes by nothing but the writes themselves (``w.div_(w.sum())``): not read, returned,
+    stored or handed on. The writes reach nothing but the source, so writing the source is their
+    purpose (init helpers, projections, BN-stat updates); a copy would make them a no-op."""
+    if not sharing.written_alias or alias.place is None or _outliving(alias.function, alias.place) is None:
+        return False
+    name = alias_place(model, alias)
+    if name is None or "." in name or "[" in name:
+        return False
+    made = alias.detail["made"]
+    events = model.events.of_function(alias.function)
+    writes = [event for event in events if event.kind == "write" and event.value is not None and made in event.value.made]
+    if not writes or not all(_writes_name(write, name) for write in writes):
+        return False
+    for event in events:
+        if event.value is None or not _carries(event.value, made) or event.kind in ("alias", "write") \
+                or inside(event.node, alias.node):
+            continue
+        if any(inside(event.node, write.node) for write in writes):
+            continue  # the receiver or an operand of a write through it
+        if event.kind in ("return", "escape") or event.kind == "bind" and event.place != name:
+            return False
+        if event.kind in ("read", "call") and any(model.events.after(write, event) for write in writes):
+            return False
+    return True
+
+
+def _carries(value, made) -> bool:
+    """Whether ``value`` or an item of it (``return rows, batch.sum()``) is the alias ``made``."""
+    return made in value.made or any(_carries(item, made) for _, item in value.items or ())
+
+
+def _writes_name(write, name: str) -> bool:
+    """Whether the write is made here, on ``name`` itself: a method of it (``name.data.clamp_()``,
+    ``name[0].zero_()``), a store or augmented store into it, a torch function handed it first."""
+    node = write.node
+    if type(node) is ast.Call:
+        target = node.func.value if type(node.func) is ast.Attribute and not str(
+            write.detail.get("method", "")).startswith("torch.") else (node.args[0] if node.args else None)
+    elif type(node) is ast.AugAssign:
+        target = node.target
+    elif type(node) is ast.Assign and len(node.targets) == 1:
+        target = node.targets[0]
+    else:
+        target = node  # the store target itself (``w[:n]`` of ``w[:n] = v``)
+    while type(target) in (ast.Attribute, ast.Subscript, ast.Call):
+        target = target.func if type(target) is ast.Call else target.value
+    return type(target) is ast.Name and target.id == name
 
 
 def source_local(model, alias) -> bool:

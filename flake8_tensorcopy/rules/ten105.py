@@ -26,11 +26,19 @@ def copies_into_like_buffers(model):
         written = writes.get(id(node))
         arguments = event.detail.get("arguments", ())
         place = place_of(node.args[0]) if node.args else None
-        if written is None or not arguments or place is None or like_fact(place, arguments[0]) not in written.value.facts:
-            continue
+        if written is None or not arguments or place is None or like_fact(place, arguments[0]) not in written.value.facts \
+                or _surely_without_grad(arguments[0]):
+            continue  # not a copy of the tensor it was shaped on, or of one that cannot require grad
         if _source_written_since_allocation(model, written, arguments[0], allocations):
             continue
         yield event, place
+
+
+def _surely_without_grad(value) -> bool:
+    """A tensor known for sure (made by torch, or by what every caller of the file passes) to
+    require no grad (``torch.randn(3)``); not one known only by an annotation or a name."""
+    known = value.evidence("kind")
+    return not value.grad and known is not None and known.strong
 
 
 def _source_written_since_allocation(model, copy, source, allocations) -> bool:
@@ -46,8 +54,10 @@ class CopyIntoLikeBuffer(Rule):
     """
     ## What it does
     Flags `torch.empty_like(t).copy_(t)` (and `zeros_like`/`ones_like`), in one expression or
-    as `buf = torch.empty_like(t)` followed at once by `buf.copy_(t)`, used as a copy of `t`.
-    Silent under `torch.no_grad()`/`torch.inference_mode()`, where no graph is recorded.
+    as `buf = torch.empty_like(t)` followed at once by `buf.copy_(t)`, used as a copy of `t`,
+    where `t` may require grad (a module's output, arithmetic on parameters; what the file's
+    callers pass decides for a parameter). Silent under `torch.no_grad()`/`torch.inference_mode()`,
+    where no graph is recorded, and for a tensor that cannot require grad.
 
     ## Why is this bad?
     `copy_` is differentiable: when `t` requires grad, the "copy" is a non-leaf in t's graph
@@ -56,17 +66,21 @@ class CopyIntoLikeBuffer(Rule):
     ## Example
     ```python
     import torch
+    from torch import nn
 
-    def duplicate(t: torch.Tensor):
-        return torch.empty_like(t).copy_(t)
+    def features(layer: nn.Linear, x: torch.Tensor):
+        out = layer(x)
+        return torch.empty_like(out).copy_(out)
     ```
 
     ## Use instead
     ```python
     import torch
+    from torch import nn
 
-    def duplicate(t: torch.Tensor):
-        return t.detach().clone()
+    def features(layer: nn.Linear, x: torch.Tensor):
+        out = layer(x)
+        return out.detach().clone()
     ```
 
     ## Fix safety

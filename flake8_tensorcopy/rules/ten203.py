@@ -52,6 +52,11 @@ class DetachShares(AliasRule):
     def fix(self, node, alias, site) -> Optional[Fix]:
         if type(node) is cst.Attribute and node.attr.value == "data":
             return unsafe(node, detached_copy(node.value))
+        if alias.detail["op"].endswith("Parameter()") and type(node) is cst.Call and node.args:
+            # ``nn.Parameter(init)``: a parameter of its own, made of a copy
+            first = node.args[0]
+            return unsafe(node, node.with_changes(args=[first.with_changes(value=detached_copy(first.value))]
+                                                  + list(node.args[1:])))
         return unsafe(node, method(bare(node), "clone"))
 
 

@@ -1,5 +1,6 @@
 """TEN206: ``y = x`` of a tensor, two names for one tensor while one is written, as a query of the model."""
 
+import ast
 from typing import Optional
 
 from flake8_tensorcopy import knowledge as k
@@ -8,7 +9,7 @@ from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
     AliasRule, Sharing, alias_place, held_by_receiver, parameter_attribute, returned_side, source_written_itself, undone,
-    unsafe, writes_arguments,
+    unsafe, writes_arguments, written_for_its_source,
 )
 
 
@@ -79,13 +80,33 @@ class AssignmentShares(AliasRule):
         if not sharing.written_alias:
             return True
         return not (source_written_itself(model, alias) or undone(model, sharing.write)
-                    or held_by_receiver(alias, sharing, read_back=True) and not returned_side(model, alias, True))
+                    or written_for_its_source(model, alias, sharing)
+                    or held_by_receiver(alias, sharing, read_back=True) and (
+                        not returned_side(model, alias, True) or _of_receiver(alias) and _partial(sharing.write)))
 
     def fix(self, node, alias, site) -> Optional[Fix]:
         return unsafe(node, method(bare(node), "clone"))
 
 
 RULE = AssignmentShares()
+
+
+def _of_receiver(alias) -> bool:
+    """Whether the second name is bound straight to the object's own attribute (``k_out =
+    self.k_cache``): written and handed back, it is the state it updated (a static KV cache's
+    ``update``), not a result meant apart from it (``scaled = slot``)."""
+    function = alias.function
+    receiver = function.names[0] if function.receiver_offset and function.names else None
+    return receiver is not None and alias.place is not None and alias.place.startswith(receiver + ".")
+
+
+def _partial(write) -> bool:
+    """A write of some positions of the tensor (``k_out[:, :, pos] = k``, ``k_out.index_copy_(2,
+    pos, k)``): filling a buffer, not transforming all of it."""
+    if type(write.node) is ast.Subscript:
+        return True
+    method = str(write.detail.get("method", ""))
+    return method.startswith(("index_", "scatter", "masked_scatter")) or method == "put_"
 
 
 def _tied(model, alias) -> bool:
