@@ -202,7 +202,12 @@ class Transfer:
         state["!return"] = value if "!return" not in state else join(state["!return"], value)
         self.record("return", node, None, value, state)
         if self.summary_mode and state.get(SAVED):  # what this path saved of what it returns
-            state["!saved_returned"] = state.get("!saved_returned", EMPTY) | (state[SAVED] & storages_held(value))
+            # a tensor joined over paths (a loop whose last pass may skip the saving op) counts only
+            # where all of it was saved; the items of a tuple each count on their own
+            held = storages_held(value)
+            if value.items is None and not held <= state[SAVED]:
+                held = EMPTY
+            state["!saved_returned"] = state.get("!saved_returned", EMPTY) | (state[SAVED] & held)
 
     def yielded(self, node, state) -> Value:
         """``yield v``: what the generator hands its consumer, one item of what a call returns
@@ -2045,7 +2050,7 @@ class Transfer:
             return self.values_and_indices(receiver, node)
         # ``torch.max(a, b)``, ``a.min(b)``: the elementwise maximum (minimum) of two tensors
         elementwise = "values_indices_with_dim" in roles and bool(arguments) and arguments[0].is_tensor
-        function = None if elementwise else "torch.Tensor." + method
+        function = _ELEMENTWISE.get(method) if elementwise else "torch.Tensor." + method
         # a tensor method the generated tables miss: ``p.norm()``, a full reduction ``w.max()``
         untabled = "returns_tensor" in roles or "full_reduction" in roles and not arguments and not keywords
         if method in k.VIEW_METHODS or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE \
@@ -3074,6 +3079,9 @@ def _named_field(value: Value, name: str) -> Optional[Value]:
             names = fact[len(FIELDS):].split("|")
             return value.item(str(names.index(name))) if name in names else None
     return None
+
+
+_ELEMENTWISE = {"max": "torch.maximum", "min": "torch.minimum"}  # ``torch.max(a, b)`` is ``torch.maximum(a, b)``
 
 
 def _along_a_dim(arguments, keywords: dict) -> bool:

@@ -5,7 +5,8 @@ given run shows it depends on timing. Measured on an H100 (``benchmarks/results/
 stream kept busy by large matmuls before the copy and at least 1M elements, the read lost the
 race 20 of 20 times; an idle stream or a small copy may win it, and so did a read behind four
 matmuls while eight test processes shared the GPU (0 of 5 tries, once in six runs), so the stream
-is kept busy with sixteen (about 45 ms on an H100). A racing scenario therefore
+is kept busy with sixteen (then four runs of the premise tests under eight processes all passed,
+2026-11-27). A racing scenario therefore
 declares ``TRIES`` (the harness counts the hazard when any try shows it, and the fixed form must
 show it in none) and ``ELEMENTS`` (at least ``MIN_ELEMENTS``), and calls ``keep_busy`` before
 its copy.

@@ -406,6 +406,25 @@ def _sets_a_parameter(model, alias, write, name: Optional[str]) -> bool:
     (``w = self.fc.weight.data; w.normal_(0, 0.02)``, ``nn.init.zeros_(b)``): the parameter's
     (re)initialisation, what the handle was taken for. Not ``t.copy_(tau * t + (1 - tau) * p)``:
     that mixes in what it held."""
+    if name is not None and _after_an_overwrite(model, alias, write, name):
+        return True  # ``w.normal_(); w.mul_(gain)``, ``w.zero_(); w[i, i, k, k] = 1``: values it just set
+    return _overwrites_a_parameter(model, alias, write, name)
+
+
+def _after_an_overwrite(model, alias, write, name: str) -> bool:
+    """Whether every path from the handle to ``write`` (a write through it) first runs a write
+    that sets the whole parameter through the same handle: what ``write`` reads or changes then
+    is what the function itself set (a rescale, a clamp, the padding row, the centre taps)."""
+    made = alias.detail["made"]
+    if write.function is not alias.function or made not in write.value.made:
+        return False
+    firsts = [other for other in model.events.of_function(write.function) if other.kind == "write"
+              and other is not write and other.value is not None and made in other.value.made
+              and _overwrites_a_parameter(model, alias, other, name)]
+    return bool(firsts) and not model.events.after_unless(alias, write, firsts) and _let_go_after(model, alias, write)
+
+
+def _overwrites_a_parameter(model, alias, write, name: Optional[str]) -> bool:
     method = write.detail.get("method") or ""
     where = "function" if method.startswith("torch.") else "method"
     if name is None or write.place != name or "overwrites" not in k.role_of(where, method):
@@ -416,14 +435,38 @@ def _sets_a_parameter(model, alias, write, name: Optional[str]) -> bool:
     if any(read.kind == "read" and id(read.node) in operand_nodes and read.value is not None
            and storages_held(read.value) & write.storages for read in model.events.of_function(write.function)):
         return False
-    source = model.alias_makers[alias.detail["made"]][2]
-    if source and "." not in source and "[" not in source and source not in getattr(alias.function, "names", ()):
+    if source_local(model, alias):
         return False  # a tensor this function made itself (``p = nn.Parameter(...)``): no module's parameter yet
+    source = model.alias_makers[alias.detail["made"]][2]
     try:
         held = model.value_at(alias.line, source) if source else None
     except (KeyError, TypeError, SyntaxError):  # no state at that line, or a place no expression spells
         return False
-    return held is not None and held.is_tensor and held.grad and not held.graph
+    return held is not None and held.is_tensor and held.grad and not held.graph and _let_go_after(model, alias, write)
+
+
+def _let_go_after(model, alias, write) -> bool:
+    """Whether, after ``write``, the function uses the handle only as the receiver or an operand
+    of further writes through it, and reads nothing of the memory it wrote as a value: set, the
+    parameter is left alone (``w.normal_(); w[pad].zero_()``). A handle read afterwards
+    (``mask.bernoulli_(p); w * mask``) was meant as a separate tensor: the detach-copies bug."""
+    made = alias.detail["made"]
+    events = model.events.of_function(write.function)
+    writes = [event for event in events if event.kind == "write" and event.value is not None
+              and made in event.value.made]
+    for event in events:
+        if event.kind in ("alias", "write", "bind") or event.value is None or inside(event.node, alias.node):
+            continue
+        if not (made in event.value.made or event.kind == "read" and event.value.is_tensor
+                and storages_held(event.value) & write.storages):  # not ``conv.out_channels`` of the module
+            continue
+        if any(inside(event.node, other.node) for other in writes):
+            continue
+        if event.kind == "read" and event.detail.get("part") == METADATA:
+            continue  # ``w.shape``, ``fc.in_features``-like reads of sizes
+        if model.events.after(write, event):
+            return False
+    return True
 
 
 def _feeds_a_write(model, read, write) -> bool:
@@ -744,7 +787,8 @@ class AliasRule(Rule):
                 continue
             first = found[0]
             # a copy bound to a module's attribute under a parameter's name raises (TypeError): no fix there
-            on_parameter = parameter_attribute(model, alias)
+            # (not ``nn.Parameter(init)``: its fix is a parameter of its own already)
+            on_parameter = parameter_attribute(model, alias) and not alias.detail["op"].endswith("Parameter()")
             if on_parameter:
                 fix = None
             elif type(node) is cst.Subscript and handed_back(alias):  # ``ds[i]``: a copy of what it hands back

@@ -49,6 +49,14 @@ class DetachShares(AliasRule):
     summary = "`t.detach()`/`t.data` shares storage with `t`, then one side is written; use `.detach().clone()`"
     use_instead = "a .detach().clone() of it"
 
+    def hazard(self, model, sharing) -> bool:
+        """``nn.Parameter(init)`` is how a parameter is made of a tensor: a finding only where the
+        tensor it was made of is read after the parameter is written (``(w - init).norm()``), not
+        where only the parameter lives on (``w = torch.randn(n); self.scale = nn.Parameter(w)``)."""
+        if sharing.alias.detail["op"].endswith("Parameter()"):
+            return sharing.observation.startswith(("read", "reads"))
+        return True
+
     def fix(self, node, alias, site) -> Optional[Fix]:
         if type(node) is cst.Attribute and node.attr.value == "data":
             return unsafe(node, detached_copy(node.value))
