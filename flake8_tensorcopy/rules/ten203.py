@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, detached_copy, method
-from flake8_tensorcopy.rules.sharing import AliasRule, unsafe
+from flake8_tensorcopy.rules.sharing import AliasRule, source_local, unsafe
 
 
 class DetachShares(AliasRule):
@@ -50,12 +50,13 @@ class DetachShares(AliasRule):
     use_instead = "a .detach().clone() of it"
 
     def hazard(self, model, sharing) -> bool:
-        """``nn.Parameter(init)`` is how a parameter is made of a tensor: a finding only where the
-        tensor it was made of is read after the parameter is written (``(w - init).norm()``), not
-        where only the parameter lives on (``w = torch.randn(n); self.scale = nn.Parameter(w)``)."""
-        if sharing.alias.detail["op"].endswith("Parameter()"):
-            return sharing.observation.startswith(("read", "reads"))
-        return True
+        """Not ``nn.Parameter(weight)`` of memory the function allocated itself when only the
+        parameter is observed afterwards (``weight = torch.randn(n); self.w = nn.Parameter(weight)``,
+        initialised later): no one else holds that memory. A caller's tensor made a parameter
+        (``self.prompt = nn.Parameter(init)``) is still the caller's (review F16, F17)."""
+        alias = sharing.alias
+        return not (alias.detail["op"].endswith("Parameter()") and source_local(model, alias)
+                    and not sharing.observation.startswith(("read", "reads")))
 
     def fix(self, node, alias, site) -> Optional[Fix]:
         if type(node) is cst.Attribute and node.attr.value == "data":
