@@ -401,11 +401,11 @@ def _reads_its_source_after(model, alias, write) -> bool:
 
 
 def _sets_a_parameter(model, alias, write, name: Optional[str]) -> bool:
-    """Whether ``write`` sets every element of a parameter (a leaf requiring grad, held by a
-    module or handed in) through the handle the alias is, from values not read from it
-    (``w = self.fc.weight.data; w.normal_(0, 0.02)``, ``nn.init.zeros_(b)``): the parameter's
-    (re)initialisation, what the handle was taken for. Not ``t.copy_(tau * t + (1 - tau) * p)``:
-    that mixes in what it held."""
+    """Whether ``write`` (re)initialises a parameter (a leaf requiring grad, held by a module or
+    handed in) through the handle the alias is: it sets every element from values not read from
+    it (``w = self.fc.weight.data; w.normal_(0, 0.02)``, ``nn.init.zeros_(b)``), or follows such an
+    overwrite through the same handle, and the handle is let go after. Not ``t.copy_(tau * t + (1 -
+    tau) * p)`` (it mixes in what it held), nor ``mask.bernoulli_(p)`` read after (DropConnect)."""
     if name is not None and _after_an_overwrite(model, alias, write, name):
         return True  # ``w.normal_(); w.mul_(gain)``, ``w.zero_(); w[i, i, k, k] = 1``: values it just set
     return _overwrites_a_parameter(model, alias, write, name)
@@ -425,6 +425,9 @@ def _after_an_overwrite(model, alias, write, name: str) -> bool:
 
 
 def _overwrites_a_parameter(model, alias, write, name: Optional[str]) -> bool:
+    """Whether ``write``, made on the handle ``name`` itself, sets all of a parameter from values
+    that are not read from it (role ``overwrites``), the parameter not one this function made, and
+    the handle is let go after it."""
     method = write.detail.get("method") or ""
     where = "function" if method.startswith("torch.") else "method"
     if name is None or write.place != name or "overwrites" not in k.role_of(where, method):
