@@ -226,9 +226,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 model, write, alias, part)):
             continue  # ``row = x[0]; x[1] = v`` or ``other = x[1]; other += v``: another part of the base
         arrivals = [alias] if write.function is alias.function else _arrivals(model, made, write.function)
-        if not any(write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
-                   and events.after_unless(arrival, write, _allocated_for(model, write, storages))
-                   for arrival in arrivals):
+        if not any(write.storages & arrived and events.after_unless(arrival, write, _allocated_for(model, write, arrived))
+                   for arrival in arrivals
+                   for arrived in [storages if arrival is alias else _storages_made(arrival.value, made)]):
             if held_by_object is None:
                 held_by_object = _held_by_its_object(alias)
             kept = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
@@ -561,7 +561,7 @@ def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: 
     if through_alias or not write.storages & held or _constructs_first(alias, write) \
             or not _outlives_its_call(write):
         return None
-    allocations = _allocated_for(model, write, alias.value.storages)
+    allocations = _allocated_for(model, write, write.storages & held)
     keeping = [call for call in model.events.find("call") if call.function is write.function
                and call.detail.get("callee") == alias.function.name]
     if not model.events.entered_unless(write, allocations) and not any(
@@ -625,19 +625,47 @@ def _allocated_again(model, alias, read) -> bool:
 def _allocated_for(model, write, storages: frozenset) -> list:
     """Where the memory ``write`` writes is made anew: its name (any name, for a write of a chain
     with none) bound to a new allocation or to something else (``buf = None``), or a call of its
-    own statement returning new memory (``X = f(X).mul_(s)``). A path from an alias
-    to the write through one of them writes new memory, never the one the alias holds
-    (``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop)."""
+    own statement returning new memory (``X = f(X).mul_(s)``), or, where the written name holds
+    the newest object of an allocation (``out = model(ids); logits = out[:, -1]``, then
+    ``logits[:, 0] = v``), the allocation itself. A path from an alias to the write through one
+    of them writes new memory, never the one the alias holds (recency: only a site's newest
+    object is its own; ``buf = torch.zeros(n); buf[0] = 1; out.append(buf.view(...))`` in a loop)."""
     written = write.storages & storages
     if not written:
         return []
     name = split_items(write.place)[0] if write.place is not None else None  # ``buf[i]`` is written in ``buf``
-    return [found for found in _binds_and_calls(model, write.function) if found.value is not None and (
+    events = _binds_and_calls(model, write.function)
+    kills = [found for found in events if found.value is not None and (
                 found.kind == "bind" and name in (None, found.place) and (
                     found.value.fresh and found.value.storages & written
                     or name is not None and found.value.items is None and not found.value.storages & written)
                 or found.kind == "call" and found.value.fresh and found.line == write.line
                 and storages_held(found.value) & written)]
+    allocations = [found for found in events if found.value is not None and _new_memory(found.value) & written
+                   and not (found.kind == "bind" and found.place == name)]
+    if name is not None and allocations and _holds_newest(model, write, name, written, events, allocations):
+        kills += allocations
+    return kills
+
+
+def _new_memory(value) -> frozenset:
+    """The memory a value made anew: its own where it is fresh, and its fresh items' (``out, aux
+    = f(x)``), not what a new container or optimizer merely holds."""
+    made = value.storages if value.fresh else EMPTY
+    for _, item in value.items or ():
+        made = made | _new_memory(item)
+    return made
+
+
+def _holds_newest(model, write, name: str, written: frozenset, events: list, allocations: list) -> bool:
+    """Whether ``name`` holds, wherever ``write`` runs, what the latest run of an allocation made:
+    it is bound to a part of it in the allocation's block, and no path runs the allocation again
+    before the write without binding the name anew (``prev`` bound to the last iteration's
+    buffer holds an earlier object once the next iteration allocates)."""
+    derived = [found for found in events if found.kind == "bind" and found.place == name and found.value is not None
+               and storages_held(found.value) & written
+               and any(made.block == found.block and made.order < found.order for made in allocations)]
+    return bool(derived) and not any(model.events.after_unless(made, write, derived) for made in allocations)
 
 
 def _binds_and_calls(model, function) -> list:

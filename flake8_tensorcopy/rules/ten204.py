@@ -56,16 +56,18 @@ class ViewShares(AliasRule):
         """The view read after its base changed is a hazard, except a view of a part read inside
         the function (a window onto the base), unless it was stored in a container (a record
         kept, ``rows.append(x[i])``) and its base is still the one written, or the base is a
-        blank buffer it was made to look into. A write through the view is not where it fills a
+        blank buffer it was made to look into (unless its name says it keeps an earlier value:
+        ``self.prev_frame = self.frames[-1]``). A write through the view is not where it fills a
         buffer of the function, where the function says it writes its arguments, writes the base
         through its own name too or hands the base back (an updater), undoes the write (a
         perturbation), or fills part of its own object's state; nor a view no name holds, made on
         the spot as what the write writes (``out=buf[i:j]``): writing the base is its purpose."""
         alias = sharing.alias
         if not sharing.written_alias:
+            kept_as_earlier = snapshot_named(alias_place(model, alias) or "")
             window = sharing.kind == "partial_view" and (sharing.observation.startswith("read") and not (
-                returned_side(model, alias, True) or snapshot_named(alias_place(model, alias) or "")
-                or collected(model, alias, sharing.write)) or views_a_blank_buffer(model, alias))
+                returned_side(model, alias, True) or kept_as_earlier or collected(model, alias, sharing.write))
+                or views_a_blank_buffer(model, alias) and not kept_as_earlier)
             return not window
         return not (alias_place(model, alias) is None or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias) or returned_side(model, alias, False)
