@@ -494,3 +494,26 @@ def test_a_name_rebound_on_the_path_that_saved_its_memory_holds_unsaved_memory_a
                 raised[method].add(gated)
     assert raised == {"forward": set(), "stacked": set(), "either": set(), "kept": {True},
                       "saved_after": {True, False}, "renamed": set(), "renamed_saved": {True, False}}
+
+
+def test_a_test_no_value_can_pass_ends_its_path():
+    model = solve("""
+        import torch
+
+        def _pad(x, width=None):
+            if width is not None:
+                padded = x.clone()
+                print(padded)
+            return x
+
+        def scaled(x: torch.Tensor, cast: bool):
+            if cast:
+                y = x.float()
+                if not cast:
+                    z = x.clone()
+                    print(z)
+            return _pad(x)
+    """)
+    writes = {event.line for event in model.events.events if event.kind == "bind"}
+    assert 6 not in writes  # no call of the file passes width: the branch runs for none
+    assert 13 not in writes and 12 in writes  # inside ``if cast:``, ``if not cast:`` never holds

@@ -26,14 +26,16 @@ from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solv
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
     HANDED, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
-    is_none,
+    is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, FORWARDED, IN_FLIGHT, NO_GRAD, SAVED, UNKNOWN, Evidence, Value, held_within, join, join_all, kinds,
+    EMPTY, ENTRY, FORWARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, held_within, join,
+    join_all, kinds,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CONSTANT_VALUES = {type(None): NONE, bool: Value(kinds("bool")), int: INTEGER, float: NUMBER, str: Value(kinds("str"))}
 # a subscripted container annotation (as the file's imports qualify it) -> the kind it says
 _CONTAINER_ANNOTATIONS = {
     **{spelling: "list" for spelling in ("list", "typing.List", "typing.Sequence", "typing.MutableSequence",
@@ -318,6 +320,29 @@ class Model:
             actuals[-1] = Value(kinds("dict"), items=tuple((repr(name), value) for name, value in rest_keywords.items()))
         return actuals
 
+    @staticmethod
+    def with_defaults(function: FunctionInfo, actuals: List[Optional[Value]], node) -> List[Optional[Value]]:
+        """What a direct call of a private helper (``self._combine(a, b)``, a nested function)
+        passes, its omitted parameters at their constant defaults: the file's call sites are all
+        its callers, so a parameter none of them passes holds its default (``chunk=None``: the
+        ``if chunk is not None`` branch runs for no call)."""
+        name = getattr(function.node, "name", "")
+        if not private(function) or type(node) is not ast.Call or place_of(node.func) is None \
+                or not place_of(node.func).endswith(name) or any(type(a) is ast.Starred for a in node.args) \
+                or any(keyword.arg is None for keyword in node.keywords):
+            return actuals
+        arguments = function.node.args
+        positional = arguments.posonlyargs + arguments.args
+        defaults = dict(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+        defaults.update((parameter, default) for parameter, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+                        if default is not None)
+        filled = list(actuals)
+        for parameter, default in defaults.items():
+            index = function.names.index(parameter.arg)
+            if filled[index] is None and type(default) is ast.Constant:
+                filled[index] = _CONSTANT_VALUES.get(type(default.value), UNKNOWN)
+        return filled
+
     def passed_to(self, function: FunctionInfo, actuals: List[Optional[Value]]) -> None:
         """Join what one call site passes into the function's parameters (kind, grad, device, dtype)."""
         known = function.passed or [None] * len(function.names)
@@ -518,6 +543,7 @@ class Model:
             writes_held=exit_state.get("!writes_held", EMPTY),
             reads_held=exit_state.get("!reads_held", EMPTY),
             closure_stores=_closure_stores(function, exit_state),
+            parameter_stores=_parameter_stores(function, exit_state),
             forwarded=exit_state.get(FORWARDED, EMPTY),
             retained=exit_state.get("!retained", EMPTY),
         )
@@ -593,10 +619,15 @@ class Model:
         return any(self.classes[name].attributes != seen for name, seen in function.attributes_seen.items())
 
     def attributes_read(self, function, class_name: str) -> None:
-        """Note that ``function``'s final solve read an attribute of an instance of ``class_name``."""
+        """Note that ``function``'s final solve read an attribute of an instance of ``class_name``,
+        held by that class or by a base class of the file (``self.betas`` a base's ``__init__``
+        stores from what its callers pass, subclasses' constructions included)."""
         info = self.classes.get(class_name)
-        if type(function) is FunctionInfo and info is not None and class_name not in function.attributes_seen:
-            function.attributes_seen[class_name] = dict(info.attributes)
+        if type(function) is not FunctionInfo or info is None:
+            return
+        for holder in info.lineage(self.classes):
+            if holder.name not in function.attributes_seen:
+                function.attributes_seen[holder.name] = dict(holder.attributes)
 
     def _forget_summaries(self) -> None:
         """Solve the summaries and classes again, now that the module's names are bound: those
@@ -782,6 +813,20 @@ def _closure_stores(function: FunctionInfo, exit_state: dict) -> Dict[str, Value
         return {}  # no container under a name: the body's bound names need no walk
     bound = function.bound_names | function.graph.declared_global
     return {name: value for name, value in changed.items() if name not in bound}
+
+
+def _parameter_stores(function: FunctionInfo, exit_state: dict) -> Dict[int, Value]:
+    """The containers callers hand the function that it filled (``store[key] = v``,
+    ``kept.append(v)``): at the exit the parameter's name still holds the caller's container,
+    now with items. Not the receiver: what a method keeps on ``self`` is its ``stores``."""
+    found = {}
+    for index, name in enumerate(function.names):
+        value = exit_state.get(name)
+        if index < function.receiver_offset or type(value) is not Value or not value.items:
+            continue
+        if ("param", index, function.name) in value.storages:
+            found[index] = value
+    return found
 
 
 def _bound_names(node: ast.AST) -> set:

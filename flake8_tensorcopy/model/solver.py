@@ -15,7 +15,7 @@ exit state), ``record`` runs every reachable block once more from its final in-s
 import heapq
 from typing import Dict, List, Optional, Tuple
 
-from flake8_tensorcopy.model.values import join_states, widen_states
+from flake8_tensorcopy.model.values import DEAD, join_states, widen_states
 
 WIDEN_AFTER = 3
 # A block still changing after this many visits keeps the state it has (values the widening
@@ -75,7 +75,9 @@ def _iterate(graph, transfer, entry: dict, kept: Optional[Dict[int, list]]) -> T
             transfer.effects = kept[index] = []
         for op in block.ops:
             execute(op, state)
-        for successor in block.succ:
+            if DEAD in state:
+                break
+        for successor in block.succ if DEAD not in state else ():
             old = states[successor]
             if old is None:
                 new = state
@@ -106,5 +108,7 @@ def record(graph, transfer, states: List[Optional[dict]]) -> None:
                 state = dict(states[block.index])
                 for op in block.ops:
                     transfer.execute(op, state)
+                    if DEAD in state:
+                        break
     finally:
         transfer.recording = False

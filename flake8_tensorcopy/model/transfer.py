@@ -18,7 +18,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain
 from flake8_tensorcopy.model.values import (
-    ASSUMED, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    ASSUMED, DEAD, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -243,8 +243,30 @@ class Transfer:
         self.evaluate(op[1], state)
 
     def op_assume(self, op, state):
+        if self.impossible(op[1], op[2], state):
+            state.clear()
+            state[DEAD] = True  # the solver goes no further along this path
+            return
         self.narrow(op[1], op[2], state)
         self.assume_name(op[1], op[2], state)
+
+    def impossible(self, test, truth: bool, state: dict) -> bool:
+        """A condition no value reaching it can meet: ``x is not None`` (or ``x``) where the local
+        name ``x`` is surely None (a private helper's optional argument no call of the file
+        passes; not a public function's parameter, which callers elsewhere may pass), or a test
+        on a steady local flag every path here passed the other way (``if cast:`` inside ``if
+        not cast:``)."""
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, truth = test.operand, not truth
+        if type(test) is ast.Name and (test.id, not truth) in state.get(ASSUMED, EMPTY) and self.steady_flag(test.id, state):
+            return True
+        if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) \
+                and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None:
+            test, truth = test.left, truth == (type(test.ops[0]) is ast.IsNot)  # ``x is not None``: ``x`` is something
+        if type(test) is not ast.Name or test.id in self.function.names and not private(self.function):
+            return False
+        value = state.get(test.id)
+        return truth and type(value) is Value and value.kinds == NONE.kinds
 
     def assume_name(self, test, truth: bool, state: dict) -> None:
         """A condition on a local name held on this path (``if cast:``, ``if not cast:``): the
@@ -1123,6 +1145,8 @@ class Transfer:
             return found if found is not None else UNKNOWN
         if value.is_tensor:
             return value._replace(items=None, fresh=False, facts=ITERATED)
+        if value.qual in _MODULE_SEQUENCES and "module" in value.kinds:  # ``for block in blocks``: its layers
+            return submodule(value)
         if self.summary_mode and value.kind_from:  # an item of what a caller passes: its items at a call site
             return _filled_elsewhere(value, None)
         return UNKNOWN
@@ -1554,6 +1578,11 @@ class Transfer:
         elif "collating_loader" in roles:
             dataset = arguments[0] if node.args and type(node.args[0]) is not ast.Starred else keywords.get("dataset")
             result = _collating_loader(node, self.yields_numeric_items(dataset))
+            collate = keywords.get("collate_fn")
+            if collate is not None and collate.qual.startswith("local:"):
+                # a collate_fn of the file: each batch is what it makes of a list of the dataset's items
+                samples = Value(kinds("list"), fresh=True, items=(("*", self.element(dataset) if dataset else UNKNOWN),))
+                result = result._replace(items=(("*", self.call_value(collate, [samples], {}, node, state)),))
         elif "tensor_dataset" in roles:
             result = Value(kinds("tensor_dataset"), storages=frozenset((_site(node),)), fresh=True)
         elif "yields_items" in roles and arguments and first.items is not None:
@@ -1685,7 +1714,10 @@ class Transfer:
                      storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind", "grad"))
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
-        tensors = [value for value in arguments if value.is_tensor or value.kind_from or value.grad_from]
+        # a list or tuple of tensors counts by its items (``torch.stack(outs)``, ``torch.cat([a, b])``)
+        given = [items_join(value) if value.items is not None and value.kinds & SEQUENCES else value
+                 for value in arguments]
+        tensors = [value for value in given if value is not None and (value.is_tensor or value.kind_from or value.grad_from)]
         grad = any(value.grad for value in tensors)
         requires = keywords.get("requires_grad")
         leaf_grad = requires is not None and _constant(_keyword(node, "requires_grad")) is True
@@ -1989,6 +2021,13 @@ class Transfer:
             forwarded(receiver, state)
             self.feeds_gradients(receiver, state)
             return self.output_of_module(receiver, arguments, node, state)
+        if method in _SUBMODULE_METHODS or method in ("values", "items") and receiver.qual == _MODULE_DICT:
+            layer = submodule(receiver)
+            if method in ("modules", "named_modules"):  # the module itself first
+                layer = join(receiver, layer)
+            if method.startswith("named_") or method == "items":
+                layer = Value(kinds("tuple"), items=(("0", STRING), ("1", layer)))
+            return Value(kinds("list"), storages=frozenset((_site(node),)), fresh=True, items=(("*", layer),))
         return self.unknown_call(arguments, {}, node, state, method)
 
     def tensor_method(self, receiver, method, roles, receiver_node, receiver_place, arguments, keywords,
@@ -2269,7 +2308,7 @@ class Transfer:
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
             still_held = self.kept_arguments(function, arguments, actuals, node, state)
-            self.effect(partial(self.model.passed_to, function, actuals))
+            self.effect(partial(self.model.passed_to, function, self.model.with_defaults(function, actuals, node)))
             self.effect(partial(self.model.note_disputes, function, self.function, node, arguments, keywords))
             self.effect(partial(_note_kept, function, still_held))
         summary = self.model.summary(function)
@@ -2340,11 +2379,18 @@ class Transfer:
                 state[place] = instance.value(value)
         for name, value in summary.closure_stores.items():
             if name in state and type(state[name]) is Value and self.encloses(function, name):  # fill its container
-                container = state[name]
-                for key, item in value.items:
-                    if item.storages or item.kind_from or item.kinds != UNKNOWN.kinds:
-                        container = with_item(container, key, instance.value(item))
-                state[name] = container
+                state[name] = _filled(state[name], value, instance)
+        if summary.parameter_stores and type(node) is ast.Call and not any(
+                type(argument) is ast.Starred for argument in node.args):
+            # ``remember(model, store)`` filled ``store``: the caller's container holds what it put there
+            receiver = [node.func.value] if function.receiver_offset and type(node.func) is ast.Attribute else []
+            nodes = self.model.bind_arguments(function, receiver + list(node.args),
+                                              {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
+            for index, value in summary.parameter_stores.items():
+                place = place_of(nodes[index]) if index < len(nodes) and nodes[index] is not None else None
+                if place is not None and "[" not in place and type(state.get(place)) is Value:
+                    state[place] = _filled(state[place], value, instance)
+                    self.record("bind", node, place, state[place], state)
         result = instance.value(summary.returns) if summary.returns is not None else NONE
         if module_call and result.is_tensor and not any(made in self.model.alias_makers for made in summary.returns.made):
             # its input handed back as it is (no view, no detach of it): new memory, as for torch's layers
@@ -2569,8 +2615,10 @@ class Transfer:
         if to_array and first.is_tensor:
             value = first._replace(kinds=kinds("ndarray"), grad=False, graph=False, fresh=False, kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "numpy", "np.asarray()", state)
-        # ``torch.from_numpy(a)`` of a parameter in a summary: whatever a caller passes is an array it shares
-        symbolic = self.summary_mode and "array_only" in k.role_of("function", qual) and first.kinds == UNKNOWN.kinds
+        # ``torch.from_numpy(a)``, ``torch.as_tensor(a)`` of a parameter in a summary: what a caller passes
+        # decides (an array or a tensor it shares; a list it copies, where the call site knows it)
+        symbolic = self.summary_mode and first.kinds == UNKNOWN.kinds and (
+            "array_only" in k.role_of("function", qual) or not to_array and first.kind_from)
         if not to_array and ("ndarray" in first.kinds or symbolic and first.storages):
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
@@ -2745,6 +2793,29 @@ class Transfer:
 
 
 _MODULE_TENSORS = frozenset(("parameters", "buffers", "named_parameters", "named_buffers"))
+_SUBMODULE_METHODS = frozenset(("children", "modules", "named_children", "named_modules"))
+_MODULE_DICT = "torch.nn.ModuleDict"
+_MODULE_SEQUENCES = frozenset(("torch.nn.ModuleList", "torch.nn.Sequential"))
+
+
+def private(function) -> bool:
+    """A function only the file calls, by convention: a ``_name`` (not a dunder) or a nested
+    function; the file's call sites are all its callers."""
+    name = getattr(function.node, "name", "")
+    parent = function.parent
+    nested = parent is not None and type(parent.node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    return name.startswith("_") and not name.endswith("__") or nested
+
+
+def submodule(container: Value) -> Value:
+    """A layer a module holds (``for block in blocks``, ``heads.values()``, ``m.children()``):
+    one of the layers it was built with where the file built it, else a module of its own the
+    container holds, known as surely as the container is (an annotation: weak evidence)."""
+    if container.items is not None:
+        found = items_join(container)
+        return found if found is not None else UNKNOWN
+    return Value(kinds("module"), grad=True, storages=frozenset(held_within("item", storage) for storage in container.storages),
+                 why=tuple(pair for pair in container.why if pair[0] == "kind"))
 # the parameters of a module a caller passed in: any two such modules may be one model, so a
 # write to one's parameters (an optimizer step in another function) may write the other's
 CALLERS_PARAMETERS = ("parameters", "of a caller's module")
@@ -2807,6 +2878,7 @@ ARRAY = kinds("ndarray")
 
 
 PY_CONTAINERS = kinds("list", "tuple", "dict")
+SEQUENCES = kinds("list", "tuple")
 _PLAIN_DATA = PY_CONTAINERS | kinds("number", "int", "bool", "str", "none")  # no memory a tensor write reaches
 _UNROLLED_AT_MOST = 8  # a comprehension over a literal of more elements keeps one ``[*]`` item
 
@@ -3771,6 +3843,14 @@ def _item_depth(value: Value, limit: int = _ITEM_DEPTH) -> int:
     if value.items is None or limit == 0:
         return 0
     return 1 + max((_item_depth(item, limit - 1) for _, item in value.items), default=0)
+
+
+def _filled(container: Value, stored: Value, instance) -> Value:
+    """``container`` with the items a callee put in it (``stored``, over the callee's symbols)."""
+    for key, item in stored.items:
+        if item.storages or item.kind_from or item.kinds != UNKNOWN.kinds:
+            container = with_item(container, key, instance.value(item))
+    return container
 
 
 def with_item(container: Value, key: str, value: Value) -> Value:

@@ -53,6 +53,7 @@ HOOKED = "!hooked"  # state key: frozenset of (module storage, hook, in a graph)
 # the values a join merged from paths a condition told apart, ``(name, place, when true, when
 # false, joined)``
 ASSUMED = "!assumed"
+DEAD = "!dead"  # a path no value can take (a test it cannot pass): nothing follows it
 GUARDED = "!guarded"
 
 

@@ -8,7 +8,7 @@ import libcst as cst
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, method
-from flake8_tensorcopy.model.places import split_items
+from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in
 from flake8_tensorcopy.model.values import storages_held
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
@@ -35,7 +35,8 @@ class GraphKeptAcrossIterations(Rule):
     iterations (`total += loss`, `total = total + loss`, `losses.append(loss)`) where the loop
     itself runs `backward()` or an optimizer step (whatever is done with the total later), or
     where the total is later read as a number (`float(total)`) and never handed on as a
-    tensor. An accumulator the object or a caller holds (`self.losses`, a `history` list
+    tensor, or handed back (`return total / len(loader)`) to callers of the file that all read
+    only its value (`.item()`, `float()`, printing). An accumulator the object or a caller holds (`self.losses`, a `history` list
     passed in) outlives the loop that fills it; one on a method's own object (`self.total +=
     loss` in a training step) is kept across the method's calls in the same way where the
     method trains or a loop that trains calls it, unless the method resets it first. A
@@ -118,6 +119,9 @@ class GraphKeptAcrossIterations(Rule):
         later = [other for other in same if events.after(event, other)]
         if not any(bind not in in_loop for bind in binds) and not _callers_backpropagate_nothing(model, event.function):
             return False  # the caller's container: it may backpropagate through what it holds
+        if not any(other.kind in ("backward", "step") for other in same) and _returned_for_its_value(
+                model, event, root, later):
+            return True  # ``return total / len(loader)`` to callers that read only its value
         return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
                     and storages_held(other.value) & held for other in later)
                 and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
@@ -199,6 +203,29 @@ def _held_by_the_caller(event, root: str) -> bool:
     if head not in getattr(event.function, "names", ()):
         return False
     return event.place != head or type(event.node) is ast.Call
+
+
+def _returned_for_its_value(model, event, root: str, later: list) -> bool:
+    """Whether the function hands the total back as a graph tensor computed from the
+    accumulator (``return total / len(loader)``) and every caller of the file reads only its
+    value (``.item()``, ``float()``, printing) and hands it on nowhere as a tensor: the graphs of
+    all iterations were kept for a number (the PyTorch FAQ's evaluation-loop leak)."""
+    returns = [other for other in later if other.kind == "return" and other.value is not None
+               and other.value.graph and any(place_of(node) == root for node in ast.walk(other.node))]
+    if not returns:
+        return False
+    calls = [call for call in model.events.find("call") if call.detail.get("callee") == event.function.name
+             and call.value is not None and call.value.storages]
+    if not calls:
+        return False
+    for call in calls:
+        result = call.value.storages
+        uses = [other for other in model.events.events if other.function is call.function and other is not call
+                and other.value is not None and storages_held(other.value) & result]
+        if not any(use.kind == "read" and _converts(str(use.detail.get("value_read"))) for use in uses) or any(
+                use.kind in ("backward", "accumulate") or _kept_as_tensor(model, use, result) for use in uses):
+            return False
+    return True
 
 
 def _callers_backpropagate_nothing(model, function) -> bool:
