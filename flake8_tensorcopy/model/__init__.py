@@ -35,6 +35,7 @@ from flake8_tensorcopy.model.values import (
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_PYTHON_SCALARS = frozenset(("int", "number", "bool", "str", "none"))
 _CONSTANT_VALUES = {type(None): NONE, bool: Value(kinds("bool")), int: INTEGER, float: NUMBER, str: Value(kinds("str"))}
 # a subscripted container annotation (as the file's imports qualify it) -> the kind it says
 _CONTAINER_ANNOTATIONS = {
@@ -440,6 +441,10 @@ class Model:
             if not symbolic and index in function.used_as_tensor and parameter.annotation is not None:
                 value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
                     pair for pair in value.why if pair[0] != "kind"))  # a use after a site proves nothing there
+            if symbolic and value.grad_from and value.kinds and value.kinds <= _PYTHON_SCALARS:
+                # ``extent: int``: no caller's value makes what the summary computes of it require grad
+                # (``b[:, y] * (y / extent)`` saves nothing of ``b`` for a call passing a number)
+                value = value._replace(grad_from=EMPTY)
             state[parameter.arg] = value
         if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
             state[NO_GRAD] = frozenset(("decorator",))

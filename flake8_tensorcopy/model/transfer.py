@@ -1427,7 +1427,7 @@ class Transfer:
         qual = callee.qual
         if qual.startswith("local:"):
             return self.apply(self.model.functions_by_name[qual[6:]], arguments, keywords, node, state,
-                              receiver_place=receiver_place)
+                              receiver_place=receiver_place, environment=environment_of(callee))
         if qual.startswith("class:"):
             return self.instantiate_class(qual[6:], arguments, keywords, node, state)
         if qual.startswith("builtins."):
@@ -1599,8 +1599,17 @@ class Transfer:
                 self.copied_parameter(first)
             result = _differentiable(_copied(first, node), roles)
         elif "shares" in roles and node.args:
-            result = self.shared(qual, node, first, state)
             given = _keyword(node, "dtype")
+            cast = _given_dtype(given) if given is not None else ""
+            if cast and (first.is_tensor or "ndarray" in first.kinds) and not may_have_dtype(first, cast):
+                # ``torch.as_tensor(frame, dtype=torch.float32)`` of a float64 array: a converted copy
+                result = Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, device=first.device,
+                               facts=_dtype_fact(cast), why=_why(Evidence.TORCH_API, "kind"))
+            else:
+                result = self.shared(qual, node, first, state)
+                if self.summary_mode and cast and result.made:
+                    # of what a caller passes: each call site's dtype decides whether it copies
+                    result = result._replace(facts=result.facts | {CAST_TO + cast})
             if given is not None:  # ``torch.as_tensor(ids, dtype=torch.float32)``: that dtype, whatever ids is
                 result = result._replace(facts=result.facts - dtype_facts(result) | _dtype_fact(_given_dtype(given)))
         elif "backward" in roles:
@@ -1714,11 +1723,12 @@ class Transfer:
                      storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind", "grad"))
 
     def tensor_result(self, qual, last, first, arguments, keywords, node, state) -> Value:
-        # a list or tuple of tensors counts by its items (``torch.stack(outs)``, ``torch.cat([a, b])``)
-        given = [items_join(value) if value.items is not None and value.kinds & SEQUENCES else value
-                 for value in arguments]
-        tensors = [value for value in given if value is not None and (value.is_tensor or value.kind_from or value.grad_from)]
-        grad = any(value.grad for value in tensors)
+        tensors = [value for value in arguments if value.is_tensor or value.kind_from or value.grad_from]
+        # a list or tuple of tensors gives its graph (``torch.stack(outs)``, ``torch.cat([a, b])``); not its
+        # items' devices, which a summary knows only as "some device a caller names"
+        items = [joined for value in arguments if value.items is not None and value.kinds & SEQUENCES
+                 for joined in [items_join(value)] if joined is not None]
+        grad = any(value.grad for value in tensors + items)
         requires = keywords.get("requires_grad")
         leaf_grad = requires is not None and _constant(_keyword(node, "requires_grad")) is True
         device = self.placed(node, keywords)
@@ -1732,7 +1742,7 @@ class Transfer:
             TENSOR, grad=grad or leaf_grad, graph=grad, device=device, fresh=not view,
             storages=first.storages if view else frozenset((_site(node),)),
             why=_why(Evidence.TORCH_API, "kind", *(("device",) if device else ())),
-            grad_from=frozenset().union(*(value.grad_from for value in tensors)) if tensors else EMPTY,
+            grad_from=frozenset().union(*(value.grad_from for value in tensors + items)) if tensors or items else EMPTY,
             pinned=_pinned_where_it_matters(_keyword(node, "pin_memory")),
             facts=view_facts(k.role_of("function", qual), last, f"{qual}()") | _blank(qual)
             | (_viewed_dtype(first, last, node, arguments[1:]) if view
@@ -1755,6 +1765,8 @@ class Transfer:
             result = NUMBER
         elif name in ("abs", "pow", "divmod"):
             result = NUMBER if not first.is_tensor else first._replace(fresh=True)
+        elif name in ("min", "max") and len(arguments) > 1 and all(value.kinds <= _NUMERIC for value in arguments):
+            result = join_all(arguments)  # ``min(a.shape[2], extent)``: one of the numbers given
         elif name in ("isinstance", "bool", "callable", "hasattr", "issubclass"):
             result = BOOL
         elif name in ("str", "repr", "format"):
@@ -2076,6 +2088,9 @@ class Transfer:
         if method in k.INPLACE_METHODS:
             self.write(receiver_node, receiver, state, node, grad=any_grad, method=method)
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
+            if "output" in (k.SAVED_FOR_BACKWARD.get("torch.Tensor." + method[:-1]) or ()):
+                # ``h.sigmoid_()`` keeps its result for backward, as ``h.sigmoid()`` does: the tensor it wrote
+                self.save("torch.Tensor." + method, (), written, state, node, saved=("output",))
             if "uniform_write" not in roles:  # ``buf.normal_()``, ``buf.copy_(x)``: content now, no longer blank
                 written = written._replace(facts=written.facts - BLANK)
             if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
@@ -2299,7 +2314,7 @@ class Transfer:
         return instance
 
     def apply(self, function, arguments, keywords, node, state, receiver_place: Optional[str] = None,
-              module_call: bool = False) -> Value:
+              module_call: bool = False, environment: frozenset = EMPTY) -> Value:
         """A call of a function of the file: its summary, instantiated with the arguments. Calling
         a module (``module_call``) hands back new memory, as torch's layers are taken to: a forward
         returns its input as it is only on paths no model is built for (a loop over its layers that
@@ -2377,9 +2392,12 @@ class Transfer:
                 place = f"{receiver_place}.{path}"
                 self.forget(place, state)
                 state[place] = instance.value(value)
+        bound = dict(fact[len(ENVIRONMENT):].split("=", 1) for fact in environment)
         for name, value in summary.closure_stores.items():
             if name in state and type(state[name]) is Value and self.encloses(function, name):  # fill its container
                 state[name] = _filled(state[name], value, instance)
+            elif type(state.get(bound.get(name))) is Value:  # a factory's parameter: the container its caller gave
+                state[bound[name]] = _filled(state[bound[name]], value, instance)
         if summary.parameter_stores and type(node) is ast.Call and not any(
                 type(argument) is ast.Starred for argument in node.args):
             # ``remember(model, store)`` filled ``store``: the caller's container holds what it put there
@@ -2404,8 +2422,24 @@ class Transfer:
                                                   if value is not None and (value.fresh or module_call)),
                                   receiver_place=None if module_call else receiver_place)
         result = _items_handed_as_is(instance, function, summary.returns, result)
+        if result.qual.startswith("local:") and type(node) is ast.Call:
+            result = self.closed_over(function, result, node)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
+
+    def closed_over(self, factory, made: Value, node: ast.Call) -> Value:
+        """A nested function a factory returns (``make_hook(acts, "fc")``): its enclosing names
+        that are the factory's parameters name what this call passed, where it passed a place
+        (``store`` is the caller's ``acts``): a hook filling ``store[name]`` fills ``acts``."""
+        nested = self.model.functions_by_name.get(made.qual[6:])
+        if nested is None or nested.parent is not factory or any(type(a) is ast.Starred for a in node.args):
+            return made
+        receiver = [node.func.value] if factory.receiver_offset and type(node.func) is ast.Attribute else []
+        nodes = self.model.bind_arguments(factory, receiver + list(node.args),
+                                          {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
+        bound = frozenset(f"{ENVIRONMENT}{name}={place_of(given)}" for name, given in zip(factory.names, nodes)
+                          if given is not None and place_of(given) is not None and "[" not in place_of(given))
+        return made._replace(facts=made.facts | bound) if bound else made
 
     def instance_storages(self, function, actuals, receiver_place: Optional[str], state: dict) -> Optional[dict]:
         """For a method called on an instance the file builds (``layer(x)``, ``env.observe()``):
@@ -2441,13 +2475,15 @@ class Transfer:
         are those of calls elsewhere, as if grad were recorded there."""
         if hook.qual.startswith("local:"):
             fed = "parameter_free" not in module.facts or self.fed_by_parameters(module_node, state)
+            closure = environment_of(hook)
             if self.called_later(module_node, node):
-                state[HOOKED] = state.get(HOOKED, EMPTY) | {(storage, hook.qual, fed) for storage in module.storages}
+                state[HOOKED] = state.get(HOOKED, EMPTY) | {(storage, hook.qual, fed, closure)
+                                                             for storage in module.storages}
             else:
-                self.run_hook(module, hook.qual, fed, node, state)
+                self.run_hook(module, hook.qual, fed, node, state, closure)
         return Value(kinds("handle"), storages=frozenset((_site(node),)), fresh=True)
 
-    def run_hook(self, module: Value, hook: str, fed: bool, node, state: dict) -> None:
+    def run_hook(self, module: Value, hook: str, fed: bool, node, state: dict, closure: frozenset = EMPTY) -> None:
         """One call of a forward hook on ``module``'s output (``fed``: in a graph where grad is
         recorded); what it keeps in enclosing containers, not an event of its own."""
         grad = fed and not state.get(NO_GRAD)
@@ -2460,7 +2496,7 @@ class Transfer:
                                 self.model.bind_arguments(function, [module, UNKNOWN, output], {})))
         self.recording, recording = False, self.recording
         try:
-            self.call_value(Value(kinds("function"), qual=hook), [module, UNKNOWN, output], {}, node, state)
+            self.call_value(Value(kinds("function"), qual=hook, facts=closure), [module, UNKNOWN, output], {}, node, state)
         finally:
             self.recording = recording
 
@@ -2482,9 +2518,9 @@ class Transfer:
         if not hooked:
             return
         held = self.module_storages(module) | storages_held(module)
-        for storage, hook, fed in sorted(hooked, key=str):
+        for storage, hook, fed, closure in sorted(hooked, key=str):
             if storage in held:
-                self.run_hook(module, hook, fed, node, state)
+                self.run_hook(module, hook, fed, node, state, closure)
 
     def fed_by_parameters(self, layer_node, state: dict) -> bool:
         """Whether ``chain[i]`` is a layer of a chain (``nn.Sequential``) after one with
@@ -2618,7 +2654,7 @@ class Transfer:
         # ``torch.from_numpy(a)``, ``torch.as_tensor(a)`` of a parameter in a summary: what a caller passes
         # decides (an array or a tensor it shares; a list it copies, where the call site knows it)
         symbolic = self.summary_mode and first.kinds == UNKNOWN.kinds and (
-            "array_only" in k.role_of("function", qual) or not to_array and first.kind_from)
+            "array_only" in k.role_of("function", qual) or qual in _SHARING_CONVERTERS and first.kind_from)
         if not to_array and ("ndarray" in first.kinds or symbolic and first.storages):
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
@@ -2798,6 +2834,14 @@ _MODULE_DICT = "torch.nn.ModuleDict"
 _MODULE_SEQUENCES = frozenset(("torch.nn.ModuleList", "torch.nn.Sequential"))
 
 
+ENVIRONMENT = "closure:"  # a fact of a function value: ``closure:store=acts``, an enclosing name is a caller's place
+
+
+def environment_of(function: Value) -> frozenset:
+    """The ``closure:`` facts of a function value (what its factory's parameters name)."""
+    return frozenset(fact for fact in function.facts if fact.startswith(ENVIRONMENT))
+
+
 def private(function) -> bool:
     """A function only the file calls, by convention: a ``_name`` (not a dunder) or a nested
     function; the file's call sites are all its callers."""
@@ -2879,6 +2923,7 @@ ARRAY = kinds("ndarray")
 
 PY_CONTAINERS = kinds("list", "tuple", "dict")
 SEQUENCES = kinds("list", "tuple")
+_SHARING_CONVERTERS = frozenset(("torch.as_tensor", "torch.asarray"))  # an array's or a tensor's memory, a list's copy
 _PLAIN_DATA = PY_CONTAINERS | kinds("number", "int", "bool", "str", "none")  # no memory a tensor write reaches
 _UNROLLED_AT_MOST = 8  # a comprehension over a literal of more elements keeps one ``[*]`` item
 
@@ -3877,9 +3922,11 @@ def _may_need_grad(value: Optional[Value]) -> bool:
     torch made without grad gets none; one known only by annotation, use or callers may."""
     if value is None:
         return False
-    if value.grad or value.grad_from or value.kind_from or "?" in value.kinds:
+    if value.grad or value.grad_from:
         return True
-    return value.is_tensor and value.evidence("kind") not in (Evidence.TORCH_API, Evidence.TENSOR_METHOD)
+    if value.kind_from:  # what a caller passes decides its kind, and no caller's grad reaches it (``y / extent``)
+        return False
+    return "?" in value.kinds or value.is_tensor and value.evidence("kind") not in (Evidence.TORCH_API, Evidence.TENSOR_METHOD)
 
 
 def _distribution_package(package: str) -> bool:

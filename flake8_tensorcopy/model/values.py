@@ -48,7 +48,7 @@ SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
 NO_GRAD = "!no_grad"  # state key: frozenset of the contexts that may have turned grad mode off
 UNSAVED_HOLDERS = "!unsaved_holders"  # state key: (place, storage) pairs, held only where not saved
 FORWARDED = "!forwarded"  # state key: frozenset of the storages of modules whose forward may have run
-HOOKED = "!hooked"  # state key: frozenset of (module storage, hook, in a graph) of forward hooks registered here
+HOOKED = "!hooked"  # state key: frozenset of (module storage, hook, in a graph, its closure) of forward hooks registered here
 # state keys of branch correlation: the conditions a path assumed, ``(name, truth)`` pairs, and
 # the values a join merged from paths a condition told apart, ``(name, place, when true, when
 # false, joined)``

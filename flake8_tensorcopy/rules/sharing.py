@@ -23,7 +23,7 @@ from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import parameter_index
 from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, FIELDS, HANDED, ITEM_OF, METADATA
-from flake8_tensorcopy.model.values import EMPTY, containers_of, storages_held
+from flake8_tensorcopy.model.values import EMPTY, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
@@ -175,6 +175,26 @@ def _through_receiver(alias, write) -> bool:
     return (node.target if type(node) is ast.AugAssign else getattr(node, "value", None)) is alias.node
 
 
+def _another_parameter(model, alias, event) -> bool:
+    """An event (a write, a read) of one named parameter of a module, by its name or through a
+    handle of it (``b = m.bias.data; b.zero_()``), and an alias of another (``m.weight.data``):
+    two tensors, though the model holds a module's parameters under the module's storages."""
+    if alias.place is None or event.place is None:
+        return False
+    handles = [model.alias_makers[made][2] for made in (event.value.made if event.value is not None else ())
+               if made in model.alias_makers]
+    places = [place for place in handles or [event.place] if place is not None]  # a handle's source, else its name
+    return bool(places) and all(_named_parameters_differ(alias.place, place) for place in places)
+
+
+def _named_parameters_differ(one: str, other: str) -> bool:
+    """``m.weight`` and ``m.bias.data``: two named parameters of one module."""
+    one, other = (place[:-len(".data")] if place.endswith(".data") else place for place in (one, other))
+    (base, _, name), (other_base, _, other_name) = one.rpartition("."), other.rpartition(".")
+    roles = k.role_of("attribute", name), k.role_of("attribute", other_name)
+    return bool(base) and base == other_base and name != other_name and all("module_parameter" in role for role in roles)
+
+
 def _returns_receiver(node) -> bool:
     """An in-place method call (``t.mul_(d)``): it returns its receiver."""
     return (type(node) is ast.Call and type(node.func) is ast.Attribute
@@ -217,6 +237,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     indexed = _indexed_containers(model)
     held_by_object = None
     for write in events.find("write"):
+        if _another_parameter(model, alias, write):
+            continue
         if _through_receiver(alias, write) or root_causes and (
                 _through_reported(model, write, alias) or _through_reported_argument(model, write, alias)):
             continue
@@ -247,6 +269,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 continue  # ``torch.add(p.data, u, out=p.data)``: its operands are read before it writes, each run anew
             if read.detail.get("part") == METADATA or through_alias and _disjoint(part, read.detail.get("part")):
                 continue  # ``x.shape`` reads no value; ``out = x[0]; out[...] = v; x[1]``: another part
+            if _other_attribute_of_module(model, read, alias):
+                continue  # ``w = m.weight.data; w.fill_(1); b = m.bias.data``: ``m`` read for its bias
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, write.storages, made)
             if side is None or side == through_alias or side and _made_again(alias, write, read) \
@@ -279,6 +303,25 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                                               sharing.write.line, sharing.write.node.col_offset))
 
 
+def _other_attribute_of_module(model, read, alias) -> bool:
+    """A module read only to reach another of its attributes (``m`` of ``m.bias`` after a write
+    through ``m.weight.data``): a module a caller passes holds its parameters under one symbolic
+    memory, but ``m.bias`` is not ``m.weight``."""
+    if read.value is None or read.value.kinds != kinds("module") or read.place is None or alias.place is None:
+        return False
+    key = ("parents", id(read.function))
+    parents = model.answers.get(key)
+    if parents is None:
+        parents = model.answers[key] = {id(child): node for node in ast.walk(read.function.node)
+                                        for child in ast.iter_child_nodes(node)}
+    parent = parents.get(id(read.node))
+    if type(parent) is not ast.Attribute or parent.value is not read.node:
+        return False
+    reached = f"{read.place}.{parent.attr}"
+    return alias.place.startswith(read.place + ".") and not (
+        alias.place == reached or alias.place.startswith(reached + ".") or alias.place.startswith(reached + "["))
+
+
 def _data_of_itself(model, alias, holder: str) -> bool:
     """Whether ``holder.data = v`` hands ``holder`` memory it already held (``v`` an alias of it)."""
     try:
@@ -309,9 +352,14 @@ def _made_anew(model, alias, read) -> list:
     """The bindings of the name read that end what it held: a run of the alias's own statement
     (``denom = exp_avg_sq`` in a loop: after it, the name holds the alias made there, after any
     earlier write), or a binding to a value that is not that alias."""
-    if read.place is None or read.function is not alias.function:
+    if read.place is None:
         return []
     made = alias.detail["made"]
+    if read.function is not alias.function:
+        # the call that brings the alias here again (``logs = {}; log_weights(model, logs)`` each
+        # iteration): after it, the caller's name holds the alias made by that run
+        return [event for event in _arrivals(model, made, read.function)
+                if event.kind in ("bind", "call") and type(event.node) is ast.Call and event.line != read.line]
     return [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == read.place
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
 
@@ -463,8 +511,8 @@ def _let_go_after(model, alias, write) -> bool:
         if not (made in event.value.made or event.kind == "read" and event.value.is_tensor
                 and storages_held(event.value) & write.storages):  # not ``conv.out_channels`` of the module
             continue
-        if any(inside(event.node, other.node) for other in writes):
-            continue
+        if any(inside(event.node, other.node) for other in writes) or _another_parameter(model, alias, event):
+            continue  # ``b = m.bias.data`` after ``w = m.weight.data; w.fill_(1)``: another tensor
         if event.kind == "read" and event.detail.get("part") == METADATA:
             continue  # ``w.shape``, ``fc.in_features``-like reads of sizes
         if model.events.after(write, event):

@@ -64,10 +64,14 @@ class ViewShares(AliasRule):
         the spot as what the write writes (``out=buf[i:j]``): writing the base is its purpose."""
         alias = sharing.alias
         if not sharing.written_alias:
-            kept_as_earlier = snapshot_named(alias_place(model, alias) or "")
+            place = alias_place(model, alias) or ""
+            kept_as_earlier = snapshot_named(place)
+            # kept past the call under such a name (``self.prev_frame = self.frames[-1]``), not a
+            # local ``prev = ring[i - 1]`` read within it
+            kept_for_later = kept_as_earlier and ("." in place or "[" in place or returned_side(model, alias, True))
             window = sharing.kind == "partial_view" and (sharing.observation.startswith("read") and not (
                 returned_side(model, alias, True) or kept_as_earlier or collected(model, alias, sharing.write))
-                or views_a_blank_buffer(model, alias) and not kept_as_earlier)
+                or views_a_blank_buffer(model, alias) and not kept_for_later)
             return not window
         return not (alias_place(model, alias) is None or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias) or returned_side(model, alias, False)

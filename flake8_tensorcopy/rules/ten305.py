@@ -15,7 +15,9 @@ _ADVICE = "; store .detach() there or copy before running it"
 
 
 def _stores_graph(value) -> bool:
-    return value.graph or any(_stores_graph(item) for _, item in value.items or ())
+    """Whether ``value`` is or holds a non-leaf tensor: a module (``self.layer = layer``, a
+    layer the constructor was handed) is no tensor, and deepcopy copies its parameters, leaves."""
+    return value.graph and value.kinds != kinds("module") or any(_stores_graph(item) for _, item in value.items or ())
 
 
 def storing_classes(model, value, seen=()) -> List[str]:
@@ -94,6 +96,8 @@ class DeepcopyOfGraphTensor(Rule):
             if event.detail.get("callee") != "copy.deepcopy" or len(event.node.args) != 1:
                 continue
             value = event.detail["arguments"][0]
+            if value.kinds == kinds("module"):  # a module is no tensor: its graph flag says nothing of deepcopy
+                value = value._replace(graph=False)
             message = None if value.graph else self._module(model, event, value) or _container(value)
             call = site.node_of(event.node) if value.graph or message is not None else None
             if call is None:

@@ -215,7 +215,8 @@ def _returned_for_its_value(model, event, root: str, later: list) -> bool:
     if not returns:
         return False
     calls = [call for call in model.events.find("call") if call.detail.get("callee") == event.function.name
-             and call.value is not None and call.value.storages]
+             and call.value is not None and call.value.storages
+             and call.detail.get("grad_mode", True)]  # under ``torch.no_grad()`` the loop builds no graph
     if not calls:
         return False
     for call in calls:
