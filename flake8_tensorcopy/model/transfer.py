@@ -915,6 +915,8 @@ class Transfer:
             return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
         if base.kinds <= _NUMERIC:  # ``x.shape[-2]``: sizes are numbers
             return INTEGER
+        if "module" in base.kinds and base.qual in _MODULE_SEQUENCES | {_MODULE_DICT} and base.items is None:
+            return submodule(base)  # ``blocks[0]`` of a chain a caller passed: one of its layers
         if base.storages and not base.kind_from and base.kinds <= PY_CONTAINERS | UNKNOWN.kinds:
             return self.held_item(node, base, state)  # ``batch["x"]`` of a dict a caller passes
         held = base.storages if base.kind_from else EMPTY
@@ -2519,7 +2521,8 @@ class Transfer:
             return
         held = self.module_storages(module) | storages_held(module)
         for storage, hook, fed, closure in sorted(hooked, key=str):
-            if storage in held:
+            # a hook on the module or on a layer it holds (``model[0]`` of a chain a caller passed)
+            if storage in held or type(storage) is tuple and storage[:1] == ("item",) and storage[1] in held:
                 self.run_hook(module, hook, fed, node, state, closure)
 
     def fed_by_parameters(self, layer_node, state: dict) -> bool:
@@ -2731,6 +2734,10 @@ class Transfer:
         inplace = "inplace" in k.role_of("syntax", "inplace=True") and _constant(_keyword(node, "inplace")) is True
         if node.args and (last.endswith("_") and not last.endswith("__") or inplace):
             self.write(node.args[0], arguments[0], state, node, method=qual)
+            out_of_place = qual[:-1] if last.endswith("_") else qual
+            if "output" in (k.SAVED_FOR_BACKWARD.get(out_of_place) or ()):
+                # ``torch.sigmoid_(h)``, ``F.relu(h, inplace=True)`` keep their result: the tensor written
+                self.save(qual, (), arguments[0], state, node, saved=("output",))
         if "out" in keywords and keywords["out"].storages:
             self.write(_keyword(node, "out"), keywords["out"], state, node, method=qual)
 
