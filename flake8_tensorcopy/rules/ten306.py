@@ -15,6 +15,7 @@ from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
 _BUILTINS = frozenset(dir(builtins))
+MODULE = frozenset(("module",))
 
 
 def _converts(name: str) -> bool:
@@ -88,6 +89,8 @@ class GraphKeptAcrossIterations(Rule):
             by_function.setdefault(id(event.function), []).append(event)
         for event in model.events.find("accumulate"):
             same = by_function[id(event.function)]
+            if event.value.kinds == MODULE:
+                continue  # ``self.history.append(self.inner)``: a module keeps no graph
             if (event.value.graph or _proved_graph(event, same)) and self._kept_across(model, event, same):
                 self._report(site, event, _span(model, event))
             elif _holds_graph(event.value) and self._kept_across(model, event, same):
