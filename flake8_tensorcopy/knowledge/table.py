@@ -189,6 +189,7 @@ RESULT_DTYPES: Dict[str, Tuple[str, str]] = {
     "torch.Tensor.bincount": ("int64", "w.long().bincount()"),
     "torch.bucketize": ("int64", "torch.bucketize(w, w.sort().values)"),
     "torch.searchsorted": ("int64", "torch.searchsorted(w.sort().values, w)"),
+    "torch.nn.functional.one_hot": ("int64", "torch.nn.functional.one_hot((w * 3).long(), 3)"),
 }
 # The dtype of what a factory makes where neither ``dtype=`` nor its data decides: the default
 # dtype, float32 unless the program sets another; a file calling one of ``DEFAULT_DTYPE_SETTERS``

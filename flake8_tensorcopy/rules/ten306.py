@@ -37,11 +37,12 @@ class GraphKeptAcrossIterations(Rule):
     itself runs `backward()` or an optimizer step (whatever is done with the total later), or
     where the total is later read as a number (`float(total)`) and never handed on as a
     tensor, or handed back (`return total / len(loader)`) to callers of the file that all read
-    only its value (`.item()`, `float()`, printing). An accumulator the object or a caller holds (`self.losses`, a `history` list
-    passed in) outlives the loop that fills it; one on a method's own object (`self.total +=
-    loss` in a training step) is kept across the method's calls in the same way where the
-    method trains or a loop that trains calls it, unless the method resets it first. A
-    `backward()` through the accumulator (gradient accumulation on purpose) keeps it silent.
+    only its value (`.item()`, `float()`, printing) where grad is recorded. An accumulator the
+    object or a caller holds (`self.losses`, a `history` list passed in) outlives the loop that
+    fills it; one on a method's own object (`self.total += loss` in a training step) is kept
+    across the method's calls in the same way where the method trains or a loop that trains
+    calls it, unless the method resets it first. A `backward()` through the accumulator
+    (gradient accumulation on purpose) keeps it silent.
 
     ## Why is this bad?
     Each stored tensor keeps its whole autograd graph alive until the accumulator dies:
