@@ -434,8 +434,10 @@ class Model:
             elif annotation == "numpy.ndarray" and "?" in value.kinds:  # what it does to an array, callers see
                 value = value._replace(kinds=value.kinds - {"?"} | {"ndarray"}, why=(("kind", Evidence.ANNOTATION),))
             elif annotation and annotation.startswith("class:") and annotation[6:] in self.classes and "?" in value.kinds:
-                # an instance of a class of the file
-                value = value._replace(kinds=frozenset({"object:" + annotation[6:]}), why=(("kind", Evidence.ANNOTATION),))
+                # an instance of a class of the file (a module where the class is one: ``parameters()``, its layers)
+                module = self.class_is_module(self.classes[annotation[6:]])
+                value = value._replace(kinds=frozenset({"object:" + annotation[6:]} | ({"module"} if module else set())),
+                                       grad=value.grad or module, why=(("kind", Evidence.ANNOTATION),))
             elif "?" in value.kinds and parameter.annotation is not None and not disputed:
                 value = self.annotated_torch(parameter.annotation, value)
             if not symbolic and index in function.used_as_tensor and parameter.annotation is not None:

@@ -891,8 +891,9 @@ class AliasRule(Rule):
         """The innermost named place of the chain: ``w`` for ``w.view(-1).detach()``."""
         chain = [event for event in model.events.find("alias") if event.place is not None
                  and event.detail["made"] in alias.value.made and inside(event.node, alias.node)]
-        if not chain:
-            return alias.place or "?"
+        if not chain:  # no named place: the source as written (``encoder.get_input_embeddings().weight``)
+            source = alias.detail.get("source_node")
+            return alias.place or (ast.unparse(source) if isinstance(source, ast.AST) else "?")
         return _iterated(model, min(chain, key=lambda event: (event.node.end_lineno, event.node.end_col_offset)))
 
     def hazard(self, model, sharing: Sharing) -> bool:
