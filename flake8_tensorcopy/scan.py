@@ -327,12 +327,24 @@ def _identity_test(node: ast.Compare) -> bool:
 
 
 def _accumulates(node: ast.Assign) -> bool:
-    """``acc = acc + v`` (any binary operator; ``acc`` a name or an attribute path)."""
+    """``acc = acc + v`` (any binary operator, either side; ``acc`` a name, an attribute path or a
+    constant item of one, read directly or as ``d.get(k, 0)``)."""
     value = node.value
     if type(value) is not ast.BinOp:
         return False
-    left = _dotted(value.left)
-    return left is not None and any(_dotted(target) == left for target in node.targets)
+    read = {_read_path(value.left), _read_path(value.right)} - {None}
+    return any(_read_path(target) in read for target in node.targets)
+
+
+def _read_path(node: ast.AST) -> Optional[str]:
+    """``self.total``, ``stats['loss']`` (also as ``stats.get('loss', 0)``), else None."""
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "get" \
+            and 1 <= len(node.args) <= 2 and not node.keywords:
+        node = ast.Subscript(value=node.func.value, slice=node.args[0])
+    if type(node) is ast.Subscript and type(node.slice) is ast.Constant:
+        base = _dotted(node.value)
+        return base and f"{base}[{node.slice.value!r}]"
+    return _dotted(node)
 
 
 def scan(tree: ast.AST) -> Features:

@@ -536,6 +536,7 @@ class Model:
             writes=exit_state.get("!writes", EMPTY),
             item_writes=exit_state.get("!item_writes", EMPTY) - exit_state.get("!writes", EMPTY),
             items_written=exit_state.get("!items_written", EMPTY),
+            items_assigned=exit_state.get("!items_assigned", EMPTY),
             stores={place[len(receiver):]: value for place, value in exit_state.items()
                     if receiver and place.startswith(receiver)} if receiver else {},
             in_flight=in_flight - {ENTRY},
@@ -553,6 +554,7 @@ class Model:
             parameter_stores=_parameter_stores(function, exit_state),
             forwarded=exit_state.get(FORWARDED, EMPTY),
             retained=exit_state.get("!retained", EMPTY),
+            attribute_writes=exit_state.get("!attribute_writes", EMPTY),
         )
         function.summary = summary
         if function.owner is not None and function.owner.read:

@@ -36,9 +36,14 @@ class Summary(NamedTuple):
     reads_held: frozenset = frozenset()  # storages made elsewhere (``self.state`` from ``__init__``) whose values it reads
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
     items_written: frozenset = frozenset()  # parameter indices whose items it writes in place (a loop over ``ts``)
+    items_assigned: frozenset = frozenset()  # parameter indices whose items it assigns parts of (``a[:] = v``)
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it
     forwarded: frozenset = frozenset()  # the modules it ran the forward of (``FORWARDED``), symbols included
     retained: frozenset = frozenset()  # parameter indices it calls ``retain_grad()`` on: they keep their ``.grad``
+    # (parameter index, attribute path, only where it holds an array) per write of an object's
+    # attribute a caller passes (``s.image -= m`` of a record, ``self.ref.zero_()`` of what another
+    # method stored, ``s.image[m] = 0``: a write only where the caller's holds a tensor or an array)
+    attribute_writes: frozenset = frozenset()
 
 
 CAST_TO = "cast_to:"  # a fact: a cast to this dtype of what a caller passes (``t.float()``), the tensor itself or a copy

@@ -167,7 +167,7 @@ class Transfer:
             return
         place = place_of(target)
         sides = (expression.left, expression.right)
-        held = [side for side in sides if place is not None and place_of(side) == place]
+        held = [side for side in sides if place is not None and _read_place(side) == place]
         if held:
             added = sides[1] if held[0] is sides[0] else sides[0]
             self.record("accumulate", node, place, value, state, old=state.get(place, UNKNOWN), added=added)
@@ -187,6 +187,8 @@ class Transfer:
             self.write(node.target, old, state, node, statement=node)
             self.rebind(node.target, old._replace(fresh=False), state, same_memory=True)
             return
+        if self.summary_mode and not old.is_tensor:  # ``s.image += 1``: in place where a caller's is an array
+            self.attribute_written(node.target, state, True)
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad, statement=node)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False,
@@ -321,9 +323,26 @@ class Transfer:
         iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
         self.recording = recording
         self.assign(node.target, self.iterated(node.iter, iterated, state), state, node)
+        self.generator_resumed(iterated, node, state)
         for target, constants in _loop_constants(node.target, node.iter):
             if target in state:
                 state[target] = state[target]._replace(facts=state[target].facts | {ONE_OF + "|".join(constants)})
+
+    def generator_resumed(self, iterated: Value, node, state) -> None:
+        """A loop over a generator of the file runs its body between two items: a backward or an
+        optimizer step there happens in each iteration of this loop (``for loss in train_steps(...)``)."""
+        for storage in iterated.storages:
+            generator = self.model.functions_by_name.get(storage[1]) if type(storage) is tuple \
+                and storage[:1] == ("generator",) else None
+            summary = self.model.summary(generator) if generator is not None else None
+            if summary is None:
+                continue
+            if summary.backward:
+                frees_saved(None, state)
+                backpropagates(state)
+                self.record("backward", node.target, None, NONE, state)
+            if summary.steps:
+                self.record("step", node.target, None, NONE, state)
 
     def op_with(self, op, state):
         item = op[1]
@@ -467,6 +486,13 @@ class Transfer:
                 or self.summary_mode and container.kind_from and not named_field):
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
                        replaces_item=True, part=_part_indexed(target.slice, state))
+        elif self.summary_mode and not named_field and not container.kinds & PY_CONTAINERS:
+            self.attribute_written(target.value, state, True)
+            # ``for a in arrays: a[:] = v``: a write of the items the caller passes, where they are arrays
+            handed = {parameter_index(storage[1], self.function.name) for storage in container.storages
+                      if type(storage) is tuple and len(storage) == 2 and storage[0] == "item"} - {None}
+            if handed:
+                state["!items_assigned"] = state.get("!items_assigned", EMPTY) | handed
         place = place_of(target.value)
         if place is None or container.items is None and (container.is_tensor or _is_array(container)):
             return
@@ -474,6 +500,47 @@ class Transfer:
             return  # ``m[:, :2, 2] = v`` copies values into an array, it keeps no reference to ``v``
         if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
+
+    def attributes_written(self, function, summary, node, receiver_place: Optional[str], state: dict) -> None:
+        """The callee's writes of an attribute of an object the caller passes (``normalize(s)``
+        writing ``s.image``): a write of what the caller's ``s.image`` holds, through the aliases
+        that holds (the array ``raw.numpy()`` put in the record)."""
+        if not summary.attribute_writes or type(node) is not ast.Call:
+            return
+        expressions = self.argument_expressions(function, node)
+        for index, path, only_of_arrays in sorted(summary.attribute_writes):
+            if index == 0 and function.receiver_offset:
+                owner = receiver_place or (place_of(node.func.value) if type(node.func) is ast.Attribute else None)
+            else:
+                owner = place_of(expressions[index]) if index < len(expressions) and expressions[index] else None
+            written = self.held_by_this_object(owner, path, state) if owner is not None else None
+            if written is not None and written.storages and not written.pinned and (
+                    _array_only(written) or not only_of_arrays and not written.kinds <= _PLAIN_DATA):
+                self.write(node, written, state, node, through=frozenset((written.made,)), temporaries=EMPTY)
+
+    @staticmethod
+    def held_by_this_object(owner: str, path: str, state: dict) -> Optional[Value]:
+        """What this caller knows the object at ``owner`` to hold at ``path``: a place it bound
+        (``tr.ref`` a method stored), or a field of the object as built here (``frame.pixels`` of
+        ``Frame(video.numpy())``); None where only the class's join over every object is known."""
+        value, place = state.get(owner), owner
+        for name in path.split("."):
+            place = f"{place}.{name}"
+            held = state.get(place)
+            if type(held) is not Value:
+                held = _named_field(value, name) if type(value) is Value else None
+            if held is None:
+                return None
+            value = held
+        return value
+
+    def argument_expressions(self, function, node) -> list:
+        """Per parameter of ``function``, the expression a call passes there (None where the
+        call passes none, or spreads ``*args``: no position is known)."""
+        if any(type(argument) is ast.Starred for argument in node.args):
+            return []
+        return self.model.bind_arguments(function, [None] * function.receiver_offset + list(node.args), {
+            keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
 
     def kept_arguments(self, function, arguments, actuals, node, state: dict) -> dict:
         """Per argument, whether this caller still holds it after the call: not one it made for
@@ -559,16 +626,41 @@ class Transfer:
                 state["!writes_held"] = state.get("!writes_held", EMPTY) | held
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
-                if index is None and type(storage) is tuple and len(storage) == 2 and storage[0] == "item" \
-                        and not replaces_item:  # an item of a list or ``*args`` it was handed, written in place
+                if index is None and type(storage) is tuple and len(storage) == 2 and storage[0] == "item":
+                    # an item of a list or ``*args`` it was handed, written in place (``a[:] = v``: where
+                    # the caller's items are tensors or arrays)
                     within = parameter_index(storage[1], self.function.name)
                     if within is not None:
-                        state["!items_written"] = state.get("!items_written", EMPTY) | {within}
+                        key = "!items_assigned" if replaces_item else "!items_written"
+                        state[key] = state.get(key, EMPTY) | {within}
                 if index is not None:
                     key = "!item_writes" if replaces_item else "!writes"
                     state[key] = state.get(key, EMPTY) | {index}
                     state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
                         (index, value.made | _written_name(target, state).made)}
+            if not value.pinned:  # (as for ``writes_held``: a pinned buffer's syncs are not in a summary)
+                self.attribute_written(target, state, replaces_item)
+
+    def attribute_written(self, target, state: dict, only_of_arrays: bool) -> None:
+        """In a summary, a write of an attribute of an object a caller passes (``s.image``,
+        ``self.ref``); ``only_of_arrays``: a write only where the caller's attribute holds a tensor
+        or an array (``s.image[m] = 0``, ``s.image += 1`` of what is unknown here)."""
+        path = self.parameter_attribute(target, state)
+        if path is not None:
+            state["!attribute_writes"] = state.get("!attribute_writes", EMPTY) | {path + (only_of_arrays,)}
+
+    def parameter_attribute(self, target, state: dict) -> Optional[tuple]:
+        """(parameter index, attribute path) for a target naming an attribute of a parameter
+        that still holds what its caller passed (``s.image``, ``self.ref``), else None."""
+        place = place_of(target)
+        if place is None or "." not in place or "[" in place:
+            return None
+        root, path = place.split(".", 1)
+        held = state.get(root)
+        if type(held) is not Value or len(held.storages) != 1:
+            return None
+        index = parameter_index(next(iter(held.storages)), self.function.name)
+        return None if index is None else (index, path)
 
     def host_read(self, node, value: Value, state: dict, how: str, items: bool = False, sure: bool = False,
                   part: frozenset = EMPTY) -> None:
@@ -1335,8 +1427,10 @@ class Transfer:
 
     def module_buffer(self, module: Value, name: str, node) -> Value:
         """``bn.running_mean``: a buffer the module holds (it does not require grad); its
-        storage is named after the module's and the attribute, the same at every read."""
-        storages = frozenset((storage, name) for storage in module.storages) or frozenset((_site(node),))
+        storage is the module's attribute, the same at every read (and what a caller passes
+        for a module parameter's)."""
+        storages = frozenset(held_within("attribute", storage, name) for storage in module.storages) or frozenset(
+            (_site(node),))
         known = module.evidence("kind")  # a module known by weak evidence only holds tensors by as weak
         return Value(TENSOR, storages=storages, device=module.device,
                      why=module.why if known is not None and not known.strong else _why(Evidence.MODULE_CALL, "kind"))
@@ -2301,6 +2395,7 @@ class Transfer:
         initializer = self.model.method_of(name, "__init__")
         if initializer is not None:
             self.apply(initializer, [instance] + arguments, keywords, node, state)
+            instance = self.holding_what_it_was_given(initializer, instance, arguments, keywords, node)
         elif info.fields:  # a dataclass or a named tuple: its generated ``__init__`` stores each field
             bound = dict(zip(info.fields, _spread(node, arguments)))
             bound.update((field, value) for field, value in keywords.items() if field in info.fields)
@@ -2314,6 +2409,24 @@ class Transfer:
         else:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         return instance
+
+    def holding_what_it_was_given(self, initializer, instance: Value, arguments, keywords, node) -> Value:
+        """An object whose ``__init__`` keeps what this construction passes (``self.pixels =
+        pixels``) holds this call's values there, as a record's fields (``frame.pixels`` of
+        ``Frame(video.numpy())`` is that array, the alias it is included), not the join over
+        every construction of the class."""
+        summary = self.model.summary(initializer)
+        if summary is None or not summary.stores:
+            return instance
+        kept = sorted((path, value) for path, value in summary.stores.items() if "." not in path and any(
+            parameter_index(storage[1] if storage[:1] == ("attribute",) else storage, initializer.name) is not None
+            for storage in value.storages if type(storage) is tuple))
+        if not kept:
+            return instance
+        actuals = self.model.bind_arguments(initializer, _spread(node, [instance] + arguments), keywords)
+        given = Instantiation(initializer.name, actuals, lambda value: UNKNOWN)
+        return instance._replace(items=tuple((str(index), _as_passed(given, value)) for index, (_, value) in enumerate(kept)),
+                                 facts=instance.facts | {FIELDS + "|".join(path for path, _ in kept)})
 
     def apply(self, function, arguments, keywords, node, state, receiver_place: Optional[str] = None,
               module_call: bool = False, environment: frozenset = EMPTY) -> Value:
@@ -2358,11 +2471,13 @@ class Transfer:
                            temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
         # ``scale_all({"x": x})``, ``update(target=acc)`` into ``**options``: a write to what it was handed
         # there (``batch[key].mul_(2)``) is a write to the items the caller's container holds
-        for index in summary.items_written | frozenset(index for index in summary.writes
-                                                        if not _array_only(instance.actual(index))):
+        for index in summary.items_written | summary.items_assigned | frozenset(
+                index for index in summary.writes if not _array_only(instance.actual(index))):
             items = instance.actual(index).all_items() if instance.actual(index).items else None
-            if items is not None and items.storages and not items.kinds <= _PLAIN_DATA:
+            if items is not None and items.storages and not items.kinds <= _PLAIN_DATA and (
+                    index not in summary.items_assigned or index in summary.items_written or _array_only(items)):
                 self.write(node, items, state, node, through=frozenset((items.made,)), temporaries=EMPTY)
+        self.attributes_written(function, summary, node, receiver_place, state)
         if summary.writes_held:
             self.write(node, Value(kinds("?"), storages=instance.storages(summary.writes_held)), state, node)
         if summary.reads_held:
@@ -2394,6 +2509,8 @@ class Transfer:
                 place = f"{receiver_place}.{path}"
                 self.forget(place, state)
                 state[place] = instance.value(value)
+                if state[place].made:  # an alias the method kept there (``self.ref = x.detach()``)
+                    self.record("bind", node, place, state[place], state)
         bound = dict(fact[len(ENVIRONMENT):].split("=", 1) for fact in environment)
         for name, value in summary.closure_stores.items():
             if name in state and type(state[name]) is Value and self.encloses(function, name):  # fill its container
@@ -2933,6 +3050,15 @@ SEQUENCES = kinds("list", "tuple")
 _SHARING_CONVERTERS = frozenset(("torch.as_tensor", "torch.asarray"))  # an array's or a tensor's memory, a list's copy
 _PLAIN_DATA = PY_CONTAINERS | kinds("number", "int", "bool", "str", "none")  # no memory a tensor write reaches
 _UNROLLED_AT_MOST = 8  # a comprehension over a literal of more elements keeps one ``[*]`` item
+
+
+def _read_place(node) -> Optional[str]:
+    """The place an expression reads: ``d.get(k, 0)`` reads ``d[k]`` (its default stands in
+    for an item not there yet, as ``0`` does for a running total)."""
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "get" \
+            and 1 <= len(node.args) <= 2 and not node.keywords and place_of(node.func.value) is not None:
+        return f"{place_of(node.func.value)}[{key_of(node.args[0])}]"
+    return place_of(node)
 
 
 def _array_only(value: Value) -> bool:
@@ -3540,6 +3666,14 @@ def _read_back(element) -> Value:
 _NESTED_MODULES = 64  # the submodules of one module followed at most (a class may hold an instance of itself)
 
 
+def _as_passed(given, value: Value) -> Value:
+    """What a summary's value is at a call: a parameter kept as it is (``self.pixels = pixels``)
+    is the caller's value, the aliases it is included (``video.numpy()``)."""
+    result = given.value(value)
+    index = parameter_index(next(iter(value.storages)), given.function) if len(value.storages) == 1 else None
+    return result if index is None else result._replace(made=result.made | given.actual(index).made)
+
+
 def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
     """``teacher.fc`` where ``teacher = TinyNet()``: what the class allocates for each instance
     (``self.fc = nn.Linear(...)`` in a method) belongs to the instance: a storage per
@@ -3633,7 +3767,8 @@ def _running_statistics(module: Value, depth: int = 0) -> frozenset:
     in eval mode, and those of the layers a chain of them runs (``nn.Sequential(lin, bn)``)."""
     if IN_EVAL in module.facts or depth > _NESTED_MODULES:
         return EMPTY
-    found = frozenset((storage, name) for storage in module.storages for name in k.RUNNING_STATISTICS) \
+    found = frozenset(held_within("attribute", storage, name) for storage in module.storages
+                      for name in k.RUNNING_STATISTICS) \
         if UPDATES_RUNNING_STATS in module.facts else EMPTY
     if "module_chain" in k.role_of("function", module.qual):
         for _, layer in module.items or ():

@@ -248,9 +248,13 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 model, write, alias, part)):
             continue  # ``row = x[0]; x[1] = v`` or ``other = x[1]; other += v``: another part of the base
         arrivals = [alias] if write.function is alias.function else _arrivals(model, made, write.function)
-        if not any(write.storages & arrived and events.after_unless(arrival, write, _allocated_for(model, write, arrived))
-                   for arrival in arrivals
-                   for arrived in [storages if arrival is alias else _storages_made(arrival.value, made)]):
+        # the memory of the alias's chain the write reaches (not another tensor a joined value names)
+        reached = EMPTY
+        for arrival in arrivals:
+            arrived = write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
+            if arrived and events.after_unless(arrival, write, _allocated_for(model, write, arrived)):
+                reached |= arrived
+        if not reached:
             if held_by_object is None:
                 held_by_object = _held_by_its_object(alias)
             kept = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
@@ -272,7 +276,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if _other_attribute_of_module(model, read, alias):
                 continue  # ``w = m.weight.data; w.fill_(1); b = m.bias.data``: ``m`` read for its bias
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
-            side = _side(value, write.storages, made)
+            side = _side(value, reached, made)
             if side is None or side == through_alias or side and _made_again(alias, write, read) \
                     or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
                 continue
@@ -295,6 +299,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if observed is not None and any(bind.function is write.function and bind.place == observed[0]
                                             and events.after(write, bind) for bind in events.find("bind")):
                 observed = None
+        if observed is None and not through_alias and write.function is alias.function:
+            observed = _collected_from_generator(model, alias)
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     # a write by the alias's own class first (``self.snaps`` in ``__init__``, a step in ``train_step``)
@@ -806,8 +812,45 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
         if kept is not None:
             return kept
     if through_alias:
-        return _parameter_written(write, alias)
+        return _parameter_written(write, alias) or _attribute_of_another_object(write, alias)
     return None
+
+
+def _attribute_of_another_object(write, alias) -> Optional[tuple]:
+    """A write through an alias of an attribute of an object another function built
+    (``torch.asarray(self.env.get_state())`` of the ``env.state`` its caller's environment
+    holds): that object keeps its memory past this call."""
+    node = write.function.node
+    if type(node) is ast.Module:
+        return None
+    for storage in sorted(write.storages & alias.value.storages, key=str):
+        if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" \
+                and _allocated_within(storage[1], 1, float("inf")) \
+                and not _allocated_within(storage[1], node.lineno, node.end_lineno):
+            return f".{storage[2]}", "outlives the function (an attribute of an object another function made)"
+    return None
+
+
+def _collected_from_generator(model, alias) -> Optional[tuple]:
+    """An alias a generator yields, its source written by the generator before the next item,
+    where a consumer of the file keeps the items together (``frames = list(read_frames(n))``):
+    every item it keeps is the one memory, showing what was written last."""
+    summary = alias.function.summary
+    returned = getattr(summary, "returns", None)
+    made = alias.detail["made"]
+    if returned is None or "generator" not in returned.kinds or not _storages_made(returned, made):
+        return None
+    for event in model.events.events:
+        if event.kind in ("bind", "call") and event.function is not alias.function and event.value is not None \
+                and event.value.items and event.value.kinds & _COLLECTIONS \
+                and any(_storages_made(item, made) for _, item in event.value.items):
+            keeper = event.place or (f"{place_of(event.node.func)}()" if type(event.node) is ast.Call
+                                     and place_of(event.node.func) else "a collection")
+            return keeper, f"keeps every item it yields (line {event.line})"
+    return None
+
+
+_COLLECTIONS = kinds("list", "tuple", "dict", "set")  # what keeps the items a generator yields together
 
 
 def _parameter_holds(value, write) -> bool:
@@ -825,12 +868,14 @@ def _parameter_written(write, alias) -> Optional[tuple]:
     """A write through an alias of a parameter whose name now holds the alias (``x = x.float();
     x[m] = 0``): the caller's tensor is written, where a caller of the file keeps it (rebinding
     the name to its alias says the function means to work on it; only a caller that reads its
-    tensor again is evidence of the hazard)."""
-    function = write.function
-    for storage in sorted(write.storages & alias.value.storages, key=str):
-        index = parameter_index(storage, function.name)
-        if index is not None and index >= function.receiver_offset and function.kept_by_callers.get(index):
-            return function.names[index], "outlives the function (a parameter, the caller's tensor)"
+    tensor again is evidence of the hazard). A closure writing through its factory's alias writes
+    the tensor the factory's caller passed (``mean = start`` kept by ``update``)."""
+    closure = write.function.parent is alias.function
+    for function in (write.function, alias.function) if closure else (write.function,):
+        for storage in sorted(write.storages & alias.value.storages, key=str):
+            index = parameter_index(storage, function.name)
+            if index is not None and index >= function.receiver_offset and function.kept_by_callers.get(index):
+                return function.names[index], "outlives the function (a parameter, the caller's tensor)"
     return None
 
 

@@ -164,7 +164,9 @@ class GraphKeptAcrossIterations(Rule):
         """A container holding a graph tensor kept across iterations: the graph item is inside
         it, so no fix rewrites the whole container."""
         statement = site.node_of(event.node)
-        value = _added(statement) if statement is not None else None
+        added = event.detail.get("added")
+        value = site.node_of(added) if added is not None and statement is not None else None
+        value = value if value is not None else _added(statement) if statement is not None else None
         if value is None:
             return
         site.report(self.code, statement,
@@ -173,7 +175,9 @@ class GraphKeptAcrossIterations(Rule):
 
     def _report(self, site, event, span: str) -> None:
         statement = site.node_of(event.node)
-        value = _added(statement) if statement is not None else None
+        added = event.detail.get("added")
+        value = site.node_of(added) if added is not None and statement is not None else None
+        value = value if value is not None else _added(statement) if statement is not None else None
         if value is None:
             return
         if event.detail.get("of_items"):  # ``history.extend([loss])``: the graph is an item of what it adds
