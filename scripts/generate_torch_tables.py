@@ -109,6 +109,9 @@ def _view_samples(torch: Any) -> dict:
     return {
         "adjoint": ((), {}),
         "as_strided": (((2, 2), (1, 1)), {}),
+        "broadcast_to": (((2, 4, 6),), {}),
+        "conj": ((), {}),
+        "positive": ((), {}),
         "chunk": ((2,), {}),
         "diagonal": ((), {}),
         "expand": ((2, 4, 6), {}),
@@ -474,7 +477,9 @@ def _view_functions(torch: Any, view_methods: set) -> set:
     # the function forms that take a shape or dims as one tuple
     samples.update({"detach": ((), {}), "permute": (((1, 0),), {}), "reshape": (((6, 4),), {})})
     functions = set()
-    for name in sorted(view_methods | {"detach"}):
+    # functions with no method twin that hand back their argument or a view of it
+    samples.update({"atleast_1d": ((), {}), "atleast_2d": ((), {}), "atleast_3d": ((), {})})
+    for name in sorted(view_methods | {"detach", "atleast_1d", "atleast_2d", "atleast_3d"}):
         function = getattr(torch, name, None)
         if not callable(function) or name not in samples:
             continue

@@ -144,6 +144,25 @@ def test_an_accumulated_loss_without_a_write_is_reported():
     assert [(f.line, f.col, f.code) for f in lint_source(source)] == [(8, 8, "TEN306")]
 
 
+@pytest.mark.parametrize("statement, unrelated", [
+    ("total = loss + total", "total = loss + other"),
+    ('total["loss"] = total.get("loss", 0.0) + loss', 'total["loss"] = other.get("loss", 0.0) + loss'),
+])
+def test_an_accumulation_read_on_either_side_or_through_get_opens_the_gate(statement, unrelated):
+    """``acc = v + acc`` and ``d[k] = d.get(k, 0) + v`` read the accumulator they add to: in a
+    file with no other accumulation the gate opens on them (it closed before: no finding); a
+    sum read from another place is no accumulation."""
+    source = (
+        "import torch.nn.functional as F\nfrom torch import nn\n\n\n"
+        "def fit(model: nn.Module, opt, xs, other):\n    total = {}\n    for x in xs:\n"
+        "        loss = F.mse_loss(model(x), x)\n        loss.backward()\n        opt.step()\n"
+        f"        {statement}\n    return total\n"
+    )
+    assert "accumulation" in scan(ast.parse(source)).events
+    assert [(f.line, f.code) for f in lint_source(source)] == [(11, "TEN306")]
+    assert "accumulation" not in scan(ast.parse(source.replace(statement, unrelated))).events
+
+
 @pytest.mark.parametrize("statement", ["self.total += loss", "self.total = self.total + loss",
                                        "self.totals.append(loss)"])
 def test_an_accumulation_on_a_methods_own_object_opens_the_gate_without_a_loop(statement):

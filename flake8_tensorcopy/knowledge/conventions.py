@@ -55,7 +55,7 @@ class Conventions:
 
     # A name that says it keeps an earlier value: an alias kept under it is observed by intent.
     SNAPSHOT_NAMES = ("orig", "original", "old", "prev", "previous", "init", "initial", "best", "backup",
-                      "copy", "saved", "snapshot", "before")
+                      "copy", "saved", "snapshot")
     # A call that trains the model it is given: it writes its parameters (state_dict snapshots follow).
     TRAINING_CALLS = ("train", "training", "fit")
     # A value or call that is a loss: kept across iterations it keeps its graph alive.

@@ -385,6 +385,7 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("expand", "method", "overlapping", _W + "r = w.expand(3, 2)"),
     Entry("expand_as", "method", "overlapping", _W + "r = w.expand_as(torch.ones(3, 2))"),
     Entry("torch.broadcast_to", "function", "overlapping", _W + "r = torch.broadcast_to(w, (3, 2))"),
+    Entry("broadcast_to", "method", "overlapping", _W + "r = w.broadcast_to((3, 2))"),
     Entry("torch.meshgrid", "function", "overlapping_each",
           _W + "u = torch.ones(3)\nr, q = torch.meshgrid(w, u, indexing='ij')"),
     Entry("chunk", "method", "multi_output_view", _W + "r, _ = w.chunk(2)"),

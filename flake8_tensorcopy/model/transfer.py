@@ -188,7 +188,7 @@ class Transfer:
             self.rebind(node.target, old._replace(fresh=False), state, same_memory=True)
             return
         if self.summary_mode and not old.is_tensor:  # ``s.image += 1``: in place where a caller's is an array
-            self.attribute_written(node.target, state, True)
+            self.attribute_written(node.target, state, True, old)
         if old.is_tensor:  # ``x += y`` on a tensor writes its storage in place
             self.write(node.target, old, state, node, grad=other.grad, statement=node)
             written = old._replace(grad=old.grad or other.grad, graph=old.graph or other.grad, fresh=False,
@@ -340,7 +340,7 @@ class Transfer:
             if summary.backward:
                 frees_saved(None, state)
                 backpropagates(state)
-                self.record("backward", node.target, None, NONE, state)
+                self.record("backward", node.target, None, NONE, state, resumed=True)
             if summary.steps:
                 self.record("step", node.target, None, NONE, state)
 
@@ -487,7 +487,7 @@ class Transfer:
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
                        replaces_item=True, part=_part_indexed(target.slice, state))
         elif self.summary_mode and not named_field and not container.kinds & PY_CONTAINERS:
-            self.attribute_written(target.value, state, True)
+            self.attribute_written(target.value, state, True, container)
             # ``for a in arrays: a[:] = v``: a write of the items the caller passes, where they are arrays
             handed = {parameter_index(storage[1], self.function.name) for storage in container.storages
                       if type(storage) is tuple and len(storage) == 2 and storage[0] == "item"} - {None}
@@ -513,6 +513,8 @@ class Transfer:
                 owner = receiver_place or (place_of(node.func.value) if type(node.func) is ast.Attribute else None)
             else:
                 owner = place_of(expressions[index]) if index < len(expressions) and expressions[index] else None
+            if self.summary_mode and owner is not None:  # ``enhance(frame)`` calling ``brighten(frame)``: its own
+                self.parameter_place_written(f"{owner}.{path}", state, only_of_arrays)  # caller's object is written
             written = self.held_by_this_object(owner, path, state) if owner is not None else None
             if written is not None and written.storages and not written.pinned and (
                     _array_only(written) or not only_of_arrays and not written.kinds <= _PLAIN_DATA):
@@ -639,20 +641,45 @@ class Transfer:
                     state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
                         (index, value.made | _written_name(target, state).made)}
             if not value.pinned:  # (as for ``writes_held``: a pinned buffer's syncs are not in a summary)
-                self.attribute_written(target, state, replaces_item)
+                self.attribute_written(target, state, replaces_item, value)
 
-    def attribute_written(self, target, state: dict, only_of_arrays: bool) -> None:
+    def attribute_written(self, target, state: dict, only_of_arrays: bool, written: Optional[Value] = None) -> None:
         """In a summary, a write of an attribute of an object a caller passes (``s.image``,
         ``self.ref``); ``only_of_arrays``: a write only where the caller's attribute holds a tensor
         or an array (``s.image[m] = 0``, ``s.image += 1`` of what is unknown here)."""
         path = self.parameter_attribute(target, state)
+        node = self.function.node
+        if path is not None and written is not None and all(
+                allocated_in(storage, (node.lineno, node.end_lineno)) for storage in written.storages):
+            return  # ``s.image = s.image.copy(); s.image -= m``: the helper writes its own copy
+        paths = {path} if path is not None else set()
+        if written is not None:  # ``px = frame.pixels; px += 1``: what it writes is the caller's attribute
+            paths |= {found for found in map(self.parameter_attribute_held, written.storages) if found is not None}
+        if paths:
+            state["!attribute_writes"] = state.get("!attribute_writes", EMPTY) | {
+                found + (only_of_arrays,) for found in paths}
+
+    def parameter_attribute_held(self, storage) -> Optional[tuple]:
+        """(parameter index, attribute path) of an ``("attribute", ("param", i, f), name)`` storage
+        (nested: ``frame.meta.pixels``), else None."""
+        names = []
+        while type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
+            names.append(storage[2])
+            storage = storage[1]
+        index = parameter_index(storage, self.function.name) if names else None
+        return None if index is None else (index, ".".join(reversed(names)))
+
+    def parameter_place_written(self, place: str, state: dict, only_of_arrays: bool) -> None:
+        """A callee's write of ``place`` (``frame.pixels``), an attribute of a parameter: this
+        function's summary writes it too."""
+        path = self.parameter_attribute(None, state, place)
         if path is not None:
             state["!attribute_writes"] = state.get("!attribute_writes", EMPTY) | {path + (only_of_arrays,)}
 
-    def parameter_attribute(self, target, state: dict) -> Optional[tuple]:
+    def parameter_attribute(self, target, state: dict, place: Optional[str] = None) -> Optional[tuple]:
         """(parameter index, attribute path) for a target naming an attribute of a parameter
         that still holds what its caller passed (``s.image``, ``self.ref``), else None."""
-        place = place_of(target)
+        place = place_of(target) if place is None else place
         if place is None or "." not in place or "[" in place:
             return None
         root, path = place.split(".", 1)
@@ -2201,11 +2228,15 @@ class Transfer:
         # ``torch.max(a, b)``, ``a.min(b)``: the elementwise maximum (minimum) of two tensors
         elementwise = "values_indices_with_dim" in roles and bool(arguments) and arguments[0].is_tensor
         function = _ELEMENTWISE.get(method) if elementwise else "torch.Tensor." + method
-        # a tensor method the generated tables miss: ``p.norm()``, a full reduction ``w.max()``
-        untabled = "returns_tensor" in roles or "full_reduction" in roles and not arguments and not keywords
-        if method in k.VIEW_METHODS or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE \
+        # a tensor with no argument given, as the generated tables measured (``x.nonzero()``, ``x.unique()``:
+        # other overloads return tuples), or as the hand table says (``p.norm()``, a full reduction ``w.max()``)
+        bare = not arguments and not keywords
+        untabled = "returns_tensor" in roles or bare and (
+            "full_reduction" in roles or method in k.METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS)
+        # ``torch.atleast_2d(x)``: a view function with no method twin hands back ``x`` or a view of it
+        view = method in k.VIEW_METHODS or spelled == f"torch.{method}()" and f"torch.{method}" in k.VIEW_FUNCTIONS
+        if view or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE \
                 or elementwise or untabled:
-            view = method in k.VIEW_METHODS
             if not view:
                 self.host_read(receiver_node, receiver, state, "tensor_method")
             result = Value(TENSOR, grad=any_grad, graph=any_grad, device=receiver.device,
@@ -2401,9 +2432,12 @@ class Transfer:
             bound.update((field, value) for field, value in keywords.items() if field in info.fields)
             if not self.summary_mode:
                 self.model.pass_fields(info, bound)
-            # this object's own fields (``snap.weights`` of ``snap = Snapshot(w.detach(), 0)``), by position
+            # this object's own fields (``snap.weights`` of ``snap = Snapshot(w.detach(), 0)``), by position;
+            # not those ``__post_init__`` stores again (``self.image = np.array(self.image)``)
+            post_init = self.model.method_of(name, "__post_init__")
+            restored = getattr(self.model.summary(post_init), "stores", None) or {} if post_init is not None else {}
             instance = instance._replace(items=tuple((str(index), bound[field]) for index, field in enumerate(info.fields)
-                                                     if field in bound),
+                                                     if field in bound and field not in restored),
                                          facts=frozenset((FIELDS + "|".join(info.fields),)))
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         else:

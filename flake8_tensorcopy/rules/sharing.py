@@ -155,6 +155,16 @@ def comprehension_variables(model) -> frozenset:
     return found
 
 
+def _kept_by_its_object(alias, name: Optional[str], write) -> bool:
+    """A method's plain store of what its caller passes (``self.shadow = shadow`` in ``__init__``,
+    ``self.w = module.weight`` in ``attach``), written through that field in another function
+    (the object's ``update()``, its caller's ``frame.pixels -= 1``): the object keeps a reference
+    on purpose; an alias its caller made for it is reported at the caller."""
+    return alias.detail.get("operation") == "assignment" and alias.function.owner is not None \
+        and name is not None and name.startswith("self.") and write.function is not alias.function \
+        and not (alias.place or "self").startswith("self")  # (``self.best = self.w``: two fields of one object)
+
+
 def _through_receiver(alias, write) -> bool:
     """``p.detach().mul_(d)``, ``p.data += d``, ``p.data[0] = d``, ``nn.init.zeros_(p.data)``, ``scale_(p.data, d)`` (an
     alias no place holds, handed straight to a helper that writes it), ``torch.add(p.data, u, out=p.data)``:
@@ -243,6 +253,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 _through_reported(model, write, alias) or _through_reported_argument(model, write, alias)):
             continue
         through_alias = made in write.value.made
+        if through_alias and _kept_by_its_object(alias, name, write):
+            continue  # ``self.shadow = shadow`` written through ``self.shadow`` by the object's own use of it
         part = model.view_parts.get(made, EMPTY)
         if part and not through_alias and (_disjoint(part, write.detail.get("part")) or _through_other_parts(
                 model, write, alias, part)):
@@ -827,7 +839,7 @@ def _attribute_of_another_object(write, alias) -> Optional[tuple]:
         if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" \
                 and _allocated_within(storage[1], 1, float("inf")) \
                 and not _allocated_within(storage[1], node.lineno, node.end_lineno):
-            return f".{storage[2]}", "outlives the function (an attribute of an object another function made)"
+            return f"<object>.{storage[2]}", "outlives the function (an attribute of an object another function made)"
     return None
 
 

@@ -120,7 +120,9 @@ def _write_hazard(model, write) -> Optional[str]:
     """Why a write corrupts gradients: it changes what autograd saved before the backward that
     reads it, here or in a caller backpropagating what the function returns."""
     events = model.events
-    if write.detail["saved"] and any(events.after(write, backward) for backward in events.find("backward")):
+    # (not a generator's own backward between two items: it never sees the graphs the loop body builds)
+    if write.detail["saved"] and any(events.after(write, backward) for backward in events.find("backward")
+                                     if not backward.detail.get("resumed")):
         return ("written in place after a forward pass and before its backward(): the saved values change "
                 "behind autograd's back (wrong gradients, no error)")
     base = write.place[:-len(".data")] if write.place and write.place.endswith(".data") else "it"

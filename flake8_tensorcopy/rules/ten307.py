@@ -70,7 +70,8 @@ class WriteToSavedTensor(Rule):
         if not writes:
             return
         saves = events.find("save")
-        backwards = events.find("backward")
+        # (not a generator's own backward between two items: it never sees the graphs the loop body builds)
+        backwards = [event for event in events.find("backward") if not event.detail.get("resumed")]
         returns = [event for event in events.find("return") if carries_graph(event.value)]
         for write in innermost(writes):
             saving = _saving(events, write, saves)
