@@ -110,8 +110,11 @@ class Instantiation:
         function = self.function
         if self.call_site is not None:
             storages = frozenset(self.per_call(storage) for storage in storages)
-        if self.per_instance and not storages.isdisjoint(self.per_instance):
-            storages = frozenset(mapped for storage in storages for mapped in self.per_instance.get(storage, (storage,)))
+        if self.per_instance:  # (an object's attribute of a storage it maps: that instance's attribute)
+            storages = frozenset(mapped for storage in storages for mapped in self.per_instance.get(storage, (
+                (held_within("attribute", inner, storage[2]) for inner in self.per_instance[storage[1]])
+                if type(storage) is tuple and storage[:1] == ("attribute",) and storage[1] in self.per_instance
+                else (storage,))))
         if not any(parameter_index(_held_through(storage), function) is not None for storage in storages):
             return storages
         result = set()

@@ -647,7 +647,7 @@ class Transfer:
         """In a summary, a write of an attribute of an object a caller passes (``s.image``,
         ``self.ref``); ``only_of_arrays``: a write only where the caller's attribute holds a tensor
         or an array (``s.image[m] = 0``, ``s.image += 1`` of what is unknown here)."""
-        path = self.parameter_attribute(target, state)
+        path = self.parameter_attribute(place_of(target), state)
         node = self.function.node
         if path is not None and written is not None and all(
                 allocated_in(storage, (node.lineno, node.end_lineno)) for storage in written.storages):
@@ -672,14 +672,13 @@ class Transfer:
     def parameter_place_written(self, place: str, state: dict, only_of_arrays: bool) -> None:
         """A callee's write of ``place`` (``frame.pixels``), an attribute of a parameter: this
         function's summary writes it too."""
-        path = self.parameter_attribute(None, state, place)
+        path = self.parameter_attribute(place, state)
         if path is not None:
             state["!attribute_writes"] = state.get("!attribute_writes", EMPTY) | {path + (only_of_arrays,)}
 
-    def parameter_attribute(self, target, state: dict, place: Optional[str] = None) -> Optional[tuple]:
-        """(parameter index, attribute path) for a target naming an attribute of a parameter
-        that still holds what its caller passed (``s.image``, ``self.ref``), else None."""
-        place = place_of(target) if place is None else place
+    def parameter_attribute(self, place: Optional[str], state: dict) -> Optional[tuple]:
+        """(parameter index, attribute path) for a place naming an attribute of a parameter that
+        still holds what its caller passed (``s.image``, ``self.ref``), else None."""
         if place is None or "." not in place or "[" in place:
             return None
         root, path = place.split(".", 1)
@@ -2512,8 +2511,13 @@ class Transfer:
                     index not in summary.items_assigned or index in summary.items_written or _array_only(items)):
                 self.write(node, items, state, node, through=frozenset((items.made,)), temporaries=EMPTY)
         self.attributes_written(function, summary, node, receiver_place, state)
-        if summary.writes_held:
-            self.write(node, Value(kinds("?"), storages=instance.storages(summary.writes_held)), state, node)
+        writes_held = summary.writes_held
+        if writes_held and function.receiver_offset and IN_EVAL in instance.actual(0).facts:
+            # a module put in eval mode: its layers' running statistics stay as they are
+            writes_held = frozenset(storage for storage in writes_held if not (
+                storage[:1] == ("attribute",) and storage[2] in k.RUNNING_STATISTICS))
+        if writes_held:
+            self.write(node, Value(kinds("?"), storages=instance.storages(writes_held)), state, node)
         if summary.reads_held:
             called = place_of(node.func) if type(node) is ast.Call else None
             self.record("read", node, None, Value(kinds("?"), storages=instance.storages(summary.reads_held)), state,
@@ -3582,10 +3586,12 @@ def _built_dtype(node) -> frozenset:
 
 
 def made_elsewhere(storages: frozenset, function_node) -> frozenset:
-    """The storages allocated at a site of the file outside ``function_node`` (not a parameter's)."""
+    """The storages allocated at a site of the file outside ``function_node`` (not a parameter's),
+    or held by an object made there (``self.bn.running_mean`` of the layer ``__init__`` built)."""
     first, last = getattr(function_node, "lineno", 0), getattr(function_node, "end_lineno", 0)
-    return frozenset(storage for storage in storages
-                     if type(storage) is tuple and type(storage[0]) is int and not first <= storage[0] <= last)
+    return frozenset(storage for storage in storages if type(storage) is tuple and (
+        type(storage[0]) is int and not first <= storage[0] <= last
+        or storage[0] == "attribute" and made_elsewhere(frozenset((storage[1],)), function_node)))
 
 
 def _constant_dtype(node) -> str:

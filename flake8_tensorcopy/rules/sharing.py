@@ -370,14 +370,17 @@ def _made_anew(model, alias, read) -> list:
     """The bindings of the name read that end what it held: a run of the alias's own statement
     (``denom = exp_avg_sq`` in a loop: after it, the name holds the alias made there, after any
     earlier write), or a binding to a value that is not that alias."""
-    if read.place is None:
-        return []
     made = alias.detail["made"]
+    if read.place is None and read.function is alias.function:
+        return []
     if read.function is not alias.function:
         # the call that brings the alias here again (``logs = {}; log_weights(model, logs)`` each
-        # iteration): after it, the caller's name holds the alias made by that run
+        # iteration): after it, the caller's name holds the alias made by that run; what the caller
+        # computes from a run of the alias's own function (``k.transpose(-1, -2)`` of ``k, v =
+        # cache.update(...)``) reads the one that run made
         return [event for event in _arrivals(model, made, read.function)
-                if event.kind in ("bind", "call") and type(event.node) is ast.Call and event.line != read.line]
+                if event.kind in ("bind", "call") and type(event.node) is ast.Call and event.line != read.line
+                and (read.place is not None or event.detail.get("callee") == alias.function.name)]
     return [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == read.place
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
 

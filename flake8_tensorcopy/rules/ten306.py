@@ -2,9 +2,6 @@
 
 import ast
 import builtins
-from typing import Optional
-
-import libcst as cst
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, method
@@ -163,22 +160,16 @@ class GraphKeptAcrossIterations(Rule):
     def _report_container(self, site, event, span: str) -> None:
         """A container holding a graph tensor kept across iterations: the graph item is inside
         it, so no fix rewrites the whole container."""
-        statement = site.node_of(event.node)
-        added = event.detail.get("added")
-        value = site.node_of(added) if added is not None and statement is not None else None
-        value = value if value is not None else _added(statement) if statement is not None else None
-        if value is None:
+        statement, value = site.node_of(event.node), site.node_of(event.detail["added"])
+        if statement is None or value is None:
             return
         site.report(self.code, statement,
                     f"'{event.place}' keeps {short_source(site, value)}, which holds a tensor with its whole autograd "
                     f"graph, alive across {span}; keep its .item() (or .detach()) instead")
 
     def _report(self, site, event, span: str) -> None:
-        statement = site.node_of(event.node)
-        added = event.detail.get("added")
-        value = site.node_of(added) if added is not None and statement is not None else None
-        value = value if value is not None else _added(statement) if statement is not None else None
-        if value is None:
+        statement, value = site.node_of(event.node), site.node_of(event.detail["added"])
+        if statement is None or value is None:
             return
         if event.detail.get("of_items"):  # ``history.extend([loss])``: the graph is an item of what it adds
             self._report_container(site, event, span)
@@ -313,19 +304,6 @@ def _kept_as_tensor(model, event, held: frozenset) -> bool:
     returned = summary.returns
     return summary.backward or returned is not None and bool(
         returned.kind_from or returned.grad_from or any(storage[:1] == ("param",) for storage in returned.storages))
-
-
-def _added(statement: cst.CSTNode) -> Optional[cst.BaseExpression]:
-    """The expression an accumulation adds: ``acc += v``, ``acc = acc + v``, ``acc.append(v)``."""
-    if type(statement) is cst.AugAssign:
-        return statement.value
-    if type(statement) is cst.Call:
-        return statement.args[-1].value if statement.args else None
-    if type(statement) is cst.Assign and type(statement.value) is cst.BinaryOperation:
-        target = statement.targets[0].target
-        left, right = statement.value.left, statement.value.right
-        return right if left.deep_equals(target) else left
-    return None
 
 
 RULES = (GraphKeptAcrossIterations(),)
