@@ -160,9 +160,13 @@ def _kept_by_its_object(alias, name: Optional[str], write) -> bool:
     ``self.w = module.weight`` in ``attach``), written through that field in another function
     (the object's ``update()``, its caller's ``frame.pixels -= 1``): the object keeps a reference
     on purpose; an alias its caller made for it is reported at the caller."""
-    return alias.detail.get("operation") == "assignment" and alias.function.owner is not None \
-        and name is not None and name.startswith("self.") and write.function is not alias.function \
-        and not (alias.place or "self").startswith("self")  # (``self.best = self.w``: two fields of one object)
+    function = alias.function
+    if alias.detail.get("operation") != "assignment" or function.owner is None or not function.receiver_offset:
+        return False
+    receiver = function.names[0]
+    source = alias.place or receiver
+    return name is not None and name.startswith(receiver + ".") and write.function is not function \
+        and not (source == receiver or source.startswith(receiver + "."))  # (``self.best = self.w``: one object's)
 
 
 def _through_receiver(alias, write) -> bool:
