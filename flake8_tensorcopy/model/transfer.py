@@ -507,12 +507,11 @@ class Transfer:
         that holds (the array ``raw.numpy()`` put in the record)."""
         if not summary.attribute_writes or type(node) is not ast.Call:
             return
-        expressions = self.argument_expressions(function, node)
+        places = self.argument_places(function, node)
         for index, path, only_of_arrays in sorted(summary.attribute_writes):
+            owner = places[index] if index < len(places) else None
             if index == 0 and function.receiver_offset:
-                owner = receiver_place or (place_of(node.func.value) if type(node.func) is ast.Attribute else None)
-            else:
-                owner = place_of(expressions[index]) if index < len(expressions) and expressions[index] else None
+                owner = receiver_place or owner
             if self.summary_mode and owner is not None:  # ``enhance(frame)`` calling ``brighten(frame)``: its own
                 self.parameter_place_written(f"{owner}.{path}", state, only_of_arrays)  # caller's object is written
             written = self.held_by_this_object(owner, path, state) if owner is not None else None
@@ -536,13 +535,16 @@ class Transfer:
             value = held
         return value
 
-    def argument_expressions(self, function, node) -> list:
-        """Per parameter of ``function``, the expression a call passes there (None where the
-        call passes none, or spreads ``*args``: no position is known)."""
-        if any(type(argument) is ast.Starred for argument in node.args):
+    def argument_places(self, function, node) -> list:
+        """Per parameter of ``function``, the place a call passes there (``store`` in
+        ``remember(model, store)``, the receiver of a method); None where it passes an expression
+        or none; empty where it spreads ``*args`` (no position is known)."""
+        if type(node) is not ast.Call or any(type(argument) is ast.Starred for argument in node.args):
             return []
-        return self.model.bind_arguments(function, [None] * function.receiver_offset + list(node.args), {
+        receiver = node.func.value if type(node.func) is ast.Attribute else None
+        expressions = self.model.bind_arguments(function, [receiver] * function.receiver_offset + list(node.args), {
             keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
+        return [place_of(expression) if expression is not None else None for expression in expressions]
 
     def kept_arguments(self, function, arguments, actuals, node, state: dict) -> dict:
         """Per argument, whether this caller still holds it after the call: not one it made for
@@ -2297,14 +2299,11 @@ class Transfer:
         for index in retained:
             if index < len(kept) and kept[index] is not None:
                 kept[index] = kept[index]._replace(facts=kept[index].facts | {RETAINS_GRAD})
-        if type(node) is ast.Call and not any(type(argument) is ast.Starred for argument in node.args):
-            receiver = [node.func.value] if function.receiver_offset and type(node.func) is ast.Attribute else []
-            nodes = self.model.bind_arguments(function, receiver + list(node.args),
-                                              {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
-            for index in retained:
-                place = place_of(nodes[index]) if index < len(nodes) and nodes[index] is not None else None
-                if place is not None and "[" not in place and place in state:
-                    state[place] = state[place]._replace(facts=state[place].facts | {RETAINS_GRAD})
+        places = self.argument_places(function, node)
+        for index in retained:
+            place = places[index] if index < len(places) else None
+            if place is not None and "[" not in place and place in state:
+                state[place] = state[place]._replace(facts=state[place].facts | {RETAINS_GRAD})
         return kept
 
     def retain_grad(self, receiver: Value, receiver_place: Optional[str], state) -> Value:
@@ -2555,14 +2554,11 @@ class Transfer:
                 state[name] = _filled(state[name], value, instance)
             elif type(state.get(bound.get(name))) is Value:  # a factory's parameter: the container its caller gave
                 state[bound[name]] = _filled(state[bound[name]], value, instance)
-        if summary.parameter_stores and type(node) is ast.Call and not any(
-                type(argument) is ast.Starred for argument in node.args):
+        if summary.parameter_stores:
             # ``remember(model, store)`` filled ``store``: the caller's container holds what it put there
-            receiver = [node.func.value] if function.receiver_offset and type(node.func) is ast.Attribute else []
-            nodes = self.model.bind_arguments(function, receiver + list(node.args),
-                                              {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
+            places = self.argument_places(function, node)
             for index, value in summary.parameter_stores.items():
-                place = place_of(nodes[index]) if index < len(nodes) and nodes[index] is not None else None
+                place = places[index] if index < len(places) else None
                 if place is not None and "[" not in place and type(state.get(place)) is Value:
                     state[place] = _filled(state[place], value, instance)
                     self.record("bind", node, place, state[place], state)
@@ -2589,13 +2585,10 @@ class Transfer:
         that are the factory's parameters name what this call passed, where it passed a place
         (``store`` is the caller's ``acts``): a hook filling ``store[name]`` fills ``acts``."""
         nested = self.model.functions_by_name.get(made.qual[6:])
-        if nested is None or nested.parent is not factory or any(type(a) is ast.Starred for a in node.args):
+        if nested is None or nested.parent is not factory:
             return made
-        receiver = [node.func.value] if factory.receiver_offset and type(node.func) is ast.Attribute else []
-        nodes = self.model.bind_arguments(factory, receiver + list(node.args),
-                                          {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
-        bound = frozenset(f"{ENVIRONMENT}{name}={place_of(given)}" for name, given in zip(factory.names, nodes)
-                          if given is not None and place_of(given) is not None and "[" not in place_of(given))
+        bound = frozenset(f"{ENVIRONMENT}{name}={place}" for name, place in zip(factory.names, self.argument_places(
+            factory, node)) if place is not None and "[" not in place)
         return made._replace(facts=made.facts | bound) if bound else made
 
     def instance_storages(self, function, actuals, receiver_place: Optional[str], state: dict) -> Optional[dict]:
