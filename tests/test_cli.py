@@ -76,15 +76,15 @@ def report_lines(path, text, rules=DEFAULT_RULES, unsafe=False):
 
 def test_default_mode_applies_safe_fixes_only(tmp_path):
     copy_fixture("TEN101", tmp_path)
-    copy_fixture("TEN203", tmp_path)
-    ten101, ten203 = fixture_text("TEN101.py"), fixture_text("TEN203.py")
-    run = tensorcopy_fix("TEN101.py", "TEN203.py", cwd=tmp_path)
-    expected_101, expected_203 = fix_source(ten101, DEFAULT_RULES), fix_source(ten203, DEFAULT_RULES)
+    copy_fixture("TEN207", tmp_path)
+    ten101, ten207 = fixture_text("TEN101.py"), fixture_text("TEN207.py")
+    run = tensorcopy_fix("TEN101.py", "TEN207.py", cwd=tmp_path)
+    expected_101, expected_207 = fix_source(ten101, DEFAULT_RULES), fix_source(ten207, DEFAULT_RULES)
     assert (tmp_path / "TEN101.py").read_text(encoding="utf-8") == expected_101.source
-    assert (tmp_path / "TEN203.py").read_bytes() == (FIXTURES / "TEN203.py").read_bytes()  # unsafe fixes only
-    assert expected_101.source != ten101 and not expected_203.applied
+    assert (tmp_path / "TEN207.py").read_bytes() == (FIXTURES / "TEN207.py").read_bytes()  # unsafe fixes only
+    assert expected_101.source != ten101 and not expected_207.applied
     applied = len(expected_101.applied)
-    remaining = expected_101.remaining + expected_203.remaining
+    remaining = expected_101.remaining + expected_207.remaining
     unsafe = sum(1 for f in remaining if f.fix is not None and not f.fix.safe)
     assert run.returncode == 1
     assert unsafe > 0
@@ -92,7 +92,7 @@ def test_default_mode_applies_safe_fixes_only(tmp_path):
         f"fixed {applied} findings in 1 file; {len(remaining)} left in 2 files; {unsafe} with --unsafe-fixes\n"
     )
     assert run.stdout.splitlines() == (
-        report_lines("TEN101.py", expected_101.source) + report_lines("TEN203.py", ten203)
+        report_lines("TEN101.py", expected_101.source) + report_lines("TEN207.py", ten207)
     )
 
 
@@ -108,7 +108,7 @@ def test_fix_then_nothing_left(tmp_path):
 
 
 def test_unsafe_fixes_write_the_golden_files(tmp_path):
-    codes = ["TEN101", "TEN104", "TEN203", "TEN206"]
+    codes = ["TEN101", "TEN104", "TEN207", "TEN206"]
     for code in codes:
         copy_fixture(code, tmp_path)
     run = tensorcopy_fix("--unsafe-fixes", "-q", ".", cwd=tmp_path)
@@ -210,21 +210,21 @@ def test_diff_marks_a_missing_final_newline_and_keeps_form_feed_lines(tmp_path):
 
 def test_no_fix_reports_findings_with_flake8_positions(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
-    copy_fixture("TEN203", tmp_path)
-    run = tensorcopy_fix("--no-fix", "safe.py", "TEN203.py", cwd=tmp_path)
+    copy_fixture("TEN207", tmp_path)
+    run = tensorcopy_fix("--no-fix", "safe.py", "TEN207.py", cwd=tmp_path)
     lines = run.stdout.splitlines()
     assert lines[-1] == f"safe.py:5:12: TEN101 {SAFE_MESSAGE} [*]"  # files in order of their paths
-    assert lines == report_lines("TEN203.py", fixture_text("TEN203.py")) + report_lines("safe.py", SAFE)
-    assert not any(line.endswith("[*]") for line in lines[:-1])  # TEN203/TEN301 fixes are unsafe
+    assert lines == report_lines("TEN207.py", fixture_text("TEN207.py")) + report_lines("safe.py", SAFE)
+    assert not any(line.endswith("[*]") for line in lines[:-1])  # TEN207 fixes are unsafe
     assert run.returncode == 1
     assert run.stderr == f"{len(lines)} findings in 2 files; 1 fixable, {len(lines) - 1} with --unsafe-fixes\n"
     assert (tmp_path / "safe.py").read_text() == SAFE
 
 
 def test_no_fix_marks_unsafe_fixes_applicable_with_unsafe_fixes(tmp_path):
-    copy_fixture("TEN203", tmp_path)
-    run = tensorcopy_fix("--no-fix", "--unsafe-fixes", "TEN203.py", cwd=tmp_path)
-    expected = report_lines("TEN203.py", fixture_text("TEN203.py"), unsafe=True)
+    copy_fixture("TEN207", tmp_path)
+    run = tensorcopy_fix("--no-fix", "--unsafe-fixes", "TEN207.py", cwd=tmp_path)
+    expected = report_lines("TEN207.py", fixture_text("TEN207.py"), unsafe=True)
     assert run.stdout.splitlines() == expected
     assert any(line.endswith("[*]") for line in expected)
 
@@ -251,7 +251,7 @@ def _codes(run):
     ids=["select-prefix", "select-code", "ignore-code", "ignore-prefix", "both"],
 )
 def test_select_and_ignore_by_code_and_prefix(tmp_path, flags, runs):
-    names = ["TEN101.py", "TEN104.py", "TEN203.py"]
+    names = ["TEN101.py", "TEN104.py", "TEN207.py"]
     for name in names:
         copy_fixture(name[:-3], tmp_path)
     run = tensorcopy_fix("--no-fix", *flags, *names, cwd=tmp_path)
@@ -481,7 +481,7 @@ def _without_edits(rows):
 
 def _expected_rows():
     rows = []
-    for path, text in (("TEN203.py", fixture_text("TEN203.py")), ("safe.py", SAFE)):  # in order of paths
+    for path, text in (("TEN207.py", fixture_text("TEN207.py")), ("safe.py", SAFE)):  # in order of paths
         for f in sorted(findings(text), key=lambda f: (f.line, f.col, f.code)):
             fix = None if f.fix is None else {"safe": f.fix.safe, "applicable": fixable(f, False)}
             rows.append({"path": path, "line": f.line, "column": f.col + 1, "end_line": f.end_line,
@@ -492,8 +492,8 @@ def _expected_rows():
 
 def test_json_output(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
-    copy_fixture("TEN203", tmp_path)
-    run = tensorcopy_fix("--no-fix", "--output-format", "json", "safe.py", "TEN203.py", cwd=tmp_path)
+    copy_fixture("TEN207", tmp_path)
+    run = tensorcopy_fix("--no-fix", "--output-format", "json", "safe.py", "TEN207.py", cwd=tmp_path)
     document = json.loads(run.stdout)
     assert (document["schema_version"], document["mode"]) == (1, "report")
     rows = document["findings"]
@@ -507,8 +507,8 @@ def test_json_output(tmp_path):
 
 def test_sarif_output(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
-    copy_fixture("TEN203", tmp_path)
-    run = tensorcopy_fix("--no-fix", "--output-format", "sarif", "safe.py", "TEN203.py", cwd=tmp_path)
+    copy_fixture("TEN207", tmp_path)
+    run = tensorcopy_fix("--no-fix", "--output-format", "sarif", "safe.py", "TEN207.py", cwd=tmp_path)
     sarif = json.loads(run.stdout)
     assert sarif["version"] == "2.1.0"
     results = sarif["runs"][0]["results"]
@@ -566,10 +566,10 @@ def test_config_unsafe_fixes_and_exclude(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.tensorcopy]\nunsafe-fixes = true\nexclude = [\n    "skip_me.py",\n]\n'
     )
-    copy_fixture("TEN203", tmp_path)
+    copy_fixture("TEN207", tmp_path)
     (tmp_path / "skip_me.py").write_text(SAFE)
     run = tensorcopy_fix(".", cwd=tmp_path)
-    assert (tmp_path / "TEN203.py").read_text(encoding="utf-8") == fixture_text("TEN203.fixed.py")
+    assert (tmp_path / "TEN207.py").read_text(encoding="utf-8") == fixture_text("TEN207.fixed.py")
     assert (tmp_path / "skip_me.py").read_text() == SAFE
     assert run.returncode == 0
     assert "unsafe" not in run.stderr

@@ -64,29 +64,29 @@ def test_every_path_given_excluded_is_a_warning_and_nothing_is_written(tmp_path)
 
 def test_statistics_only_count_and_say_how_many_wait_for_unsafe_fixes(tmp_path):
     (tmp_path / "safe.py").write_text(SAFE)
-    copy_fixture("TEN203", tmp_path)
-    before = {name: (tmp_path / name).read_bytes() for name in ("safe.py", "TEN203.py")}
+    copy_fixture("TEN207", tmp_path)
+    before = {name: (tmp_path / name).read_bytes() for name in ("safe.py", "TEN207.py")}
     run = tensorcopy_fix("--statistics", ".", cwd=tmp_path)
     assert {name: (tmp_path / name).read_bytes() for name in before} == before
-    ten203 = [f for f in report_lines("TEN203.py", fixture_text("TEN203.py")) if ": TEN203 " in f]
-    assert len(ten203) > 1
-    assert f"{len(ten203):>5}  TEN203  {f'{len(ten203)} unsafe':<20}  {RULES_BY_CODE['TEN203'].summary}" in (
+    ten207 = [f for f in report_lines("TEN207.py", fixture_text("TEN207.py")) if ": TEN207 " in f]
+    assert len(ten207) > 1
+    assert f"{len(ten207):>5}  TEN207  {f'{len(ten207)} unsafe':<20}  {RULES_BY_CODE['TEN207'].summary}" in (
         run.stdout.splitlines())
     assert f"    1  TEN101  {'1 fixable':<20}  {RULES_BY_CODE['TEN101'].summary}" in run.stdout.splitlines()
     assert run.returncode == 1
     document = json.loads(tensorcopy_fix("--statistics", "--output-format", "json", ".", cwd=tmp_path).stdout)
     assert (document["schema_version"], document["tool"]["name"], document["mode"]) == (1, "tensorcopy-fix", "report")
-    assert {"code": "TEN203", "count": len(ten203), "fixable": 0, "unsafe": len(ten203),
-            "summary": RULES_BY_CODE["TEN203"].summary} in document["statistics"]
-    assert [entry["path"] for entry in document["files"]] == ["TEN203.py", "safe.py"]
+    assert {"code": "TEN207", "count": len(ten207), "fixable": 0, "unsafe": len(ten207),
+            "summary": RULES_BY_CODE["TEN207"].summary} in document["statistics"]
+    assert [entry["path"] for entry in document["files"]] == ["TEN207.py", "safe.py"]
 
 
 def test_summary_counts_files_with_findings_fixable_now_and_with_unsafe_fixes(tmp_path):
-    copy_fixture("TEN203", tmp_path)
+    copy_fixture("TEN207", tmp_path)
     (tmp_path / "clean.py").write_text(SAFE_FIXED)
     (tmp_path / "safe.py").write_text(SAFE)
-    lines = report_lines("TEN203.py", fixture_text("TEN203.py"))
-    unsafe = sum(1 for line in lines if ": TEN203 " in line or ": TEN301 " in line)
+    lines = report_lines("TEN207.py", fixture_text("TEN207.py"))
+    unsafe = sum(1 for line in lines if ": TEN207 " in line)
     run = tensorcopy_fix("--no-fix", ".", cwd=tmp_path)
     assert run.stderr == f"{len(lines) + 1} findings in 2 files; 1 fixable, {unsafe} with --unsafe-fixes\n"
 
@@ -94,13 +94,13 @@ def test_summary_counts_files_with_findings_fixable_now_and_with_unsafe_fixes(tm
 def test_file_level_noqa_of_ruff_and_flake8(tmp_path):
     (tmp_path / "all.py").write_text("# ruff: noqa\n" + SAFE)
     (tmp_path / "flake8.py").write_text(SAFE + "# flake8: noqa\n")
-    text = "# ruff: noqa: TEN203\n" + fixture_text("TEN203.py")
+    text = "# ruff: noqa: TEN209\n" + fixture_text("TEN209.py")
     (tmp_path / "some.py").write_text(text)
     run = tensorcopy_fix("--no-fix", ".", cwd=tmp_path)
-    without_ten203 = tuple(rule for rule in DEFAULT_RULES if rule.code != "TEN203")
-    assert run.stdout.splitlines() == report_lines("some.py", text, without_ten203)
+    without_ten209 = tuple(rule for rule in DEFAULT_RULES if rule.code != "TEN209")
+    assert run.stdout.splitlines() == report_lines("some.py", text, without_ten209)
     assert {line.split()[1] for line in report_lines("some.py", text)} - {line.split()[1] for line in
-                                                                          run.stdout.splitlines()} == {"TEN203"}
+                                                                          run.stdout.splitlines()} == {"TEN209"}
     fixed = tensorcopy_fix(".", cwd=tmp_path)
     assert (tmp_path / "all.py").read_text() == "# ruff: noqa\n" + SAFE
     assert (tmp_path / "flake8.py").read_text() == SAFE + "# flake8: noqa\n"
@@ -109,15 +109,15 @@ def test_file_level_noqa_of_ruff_and_flake8(tmp_path):
 
 def test_per_file_ignores_and_extend_select_and_ignore_from_the_configuration(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.tensorcopy]\nextend-select = ["TEN901"]\nextend-ignore = ["TEN203"]\n\n'
+        '[tool.tensorcopy]\nextend-select = ["TEN901"]\nextend-ignore = ["TEN209"]\n\n'
         '[tool.tensorcopy.per-file-ignores]\n"tests/*" = ["TEN101"]\n"__init__.py" = ["TEN1"]\n')
     _write(tmp_path, ["tests/test_a.py", "src/a.py", "src/pkg/__init__.py"])
     copy_fixture("TEN901", tmp_path, "src/legacy.py")
-    copy_fixture("TEN203", tmp_path, "src/alias.py")
+    copy_fixture("TEN209", tmp_path, "src/alias.py")
     run = tensorcopy_fix("--no-fix", ".", cwd=tmp_path)
-    selected = tuple(rule for rule in (*DEFAULT_RULES, RULES_BY_CODE["TEN901"]) if rule.code != "TEN203")
+    selected = tuple(rule for rule in (*DEFAULT_RULES, RULES_BY_CODE["TEN901"]) if rule.code != "TEN209")
     assert run.stdout.splitlines() == (report_lines("src/a.py", SAFE, selected)
-                                       + report_lines("src/alias.py", fixture_text("TEN203.py"), selected)
+                                       + report_lines("src/alias.py", fixture_text("TEN209.py"), selected)
                                        + report_lines("src/legacy.py", fixture_text("TEN901.py"), selected))
     assert any(": TEN901 " in line for line in run.stdout.splitlines())
     fixed = tensorcopy_fix(".", cwd=tmp_path)
