@@ -518,7 +518,11 @@ def _overwrites_a_parameter(model, alias, write, name: Optional[str]) -> bool:
         held = model.value_at(alias.line, source) if source else None
     except (KeyError, TypeError, SyntaxError):  # no state at that line, or a place no expression spells
         return False
-    return held is not None and held.is_tensor and held.grad and not held.graph and _let_go_after(model, alias, write)
+    if held is None or not held.is_tensor or not held.grad or held.graph:
+        return False
+    # ``torch.nn.init`` exists to set a parameter's first values: what follows reads what it set
+    # (``nn.init.kaiming_uniform_(w); self.quantize_(w)``)
+    return method.startswith("torch.nn.init.") or _let_go_after(model, alias, write)
 
 
 def _let_go_after(model, alias, write) -> bool:
