@@ -178,7 +178,8 @@ def returns_from_parameters(function: ast.AST) -> bool:
 
 def _memory_roots(node: ast.AST) -> set:
     """Names whose memory an expression may be: followed through attributes, indexing,
-    method calls (the receiver), calls on one argument (the argument) and tuple items."""
+    method calls (the receiver), calls on one argument (the argument), tuple, list and dict
+    items and both branches of ``a if c else b``."""
     if type(node) is ast.Name:
         return {node.id}
     if type(node) in (ast.Attribute, ast.Subscript):
@@ -189,6 +190,10 @@ def _memory_roots(node: ast.AST) -> set:
         return _memory_roots(node.args[0]) if node.args else set()
     if type(node) in (ast.Tuple, ast.List):
         return set().union(*(_memory_roots(element) for element in node.elts))
+    if type(node) is ast.Dict:
+        return set().union(*(_memory_roots(value) for value in node.values))
+    if type(node) is ast.IfExp:
+        return _memory_roots(node.body) | _memory_roots(node.orelse)
     return set()
 
 

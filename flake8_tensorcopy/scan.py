@@ -51,7 +51,8 @@ EVENTS = {
                "statistics (``bn.running_mean``: its call writes them) (alias facts are observed only after one)",
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
-    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` or ``acc.append(v)``; "
+    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` (``0.9 * acc + 0.1 "
+                    "* v`` too) or ``acc.append(v)``; "
                     "in a method, the same into its own object (``self.total += v``: each call an iteration)",
     "in-place write": "a statement that writes in place: ``a[i] = v``, ``a op= v`` (or a call with "
                       "``out=``/``inplace=``); in-place methods are subscribed to as ``calls``",
@@ -327,13 +328,53 @@ def _identity_test(node: ast.Compare) -> bool:
 
 
 def _accumulates(node: ast.Assign) -> bool:
-    """``acc = acc + v`` (any binary operator, either side; ``acc`` a name, an attribute path or a
-    constant item of one, read directly or as ``d.get(k, 0)``)."""
-    value = node.value
-    if type(value) is not ast.BinOp:
-        return False
-    read = {_read_path(value.left), _read_path(value.right)} - {None}
-    return any(_read_path(target) in read for target in node.targets)
+    """``acc = acc + v``, ``ema = 0.9 * ema + 0.1 * v`` (``accumulation_added``; ``acc`` a name,
+    an attribute path or a constant item of one, read directly or as ``d.get(k, 0)``)."""
+    return any(path is not None and accumulation_added(node.value, path, _read_path) is not None
+               for path in map(_read_path, node.targets))
+
+
+def accumulation_added(expression, target: str, read_path):
+    """What an arithmetic expression adds to the accumulator ``target`` it reads (``read_path``
+    names what a node reads): ``v`` of ``acc + v`` (any operator, either side), ``0.9 * acc +
+    0.1 * v``, ``(acc * n + v) / (n + 1)``; all of ``v if acc is None else 0.9 * acc + 0.1 * v``,
+    where either branch holds what is kept; None where the expression is no such step."""
+    if type(expression) is ast.IfExp:
+        steps = accumulation_added(expression.body, target, read_path) or accumulation_added(
+            expression.orelse, target, read_path)
+        return expression if steps is not None else None
+    if type(expression) is not ast.BinOp:
+        return None
+    if type(expression.op) in (ast.Mult, ast.Div):  # ``(acc + v) / 2``: the step inside a factor
+        inner = accumulation_added(expression.left, target, read_path)
+        if inner is None and type(expression.op) is ast.Mult:
+            inner = accumulation_added(expression.right, target, read_path)
+        if inner is not None:
+            return inner
+    sides = (expression.left, expression.right)
+    for side, other in (sides, sides[::-1]):
+        if _scaled(side, target, read_path):
+            return _unscaled(other)
+    return None
+
+
+def _scaled(expression, target: str, read_path) -> bool:
+    """Whether ``expression`` is the accumulator read, times or over other factors at most
+    (``0.9 * ema``, ``mean * n``)."""
+    if type(expression) is ast.BinOp and type(expression.op) in (ast.Mult, ast.Div):
+        return _scaled(expression.left, target, read_path) or type(expression.op) is ast.Mult and _scaled(
+            expression.right, target, read_path)
+    return read_path(expression) == target
+
+
+def _unscaled(expression):
+    """``v`` of ``0.1 * v`` or ``v / 2`` (a constant factor left out), else the expression itself."""
+    if type(expression) is ast.BinOp and type(expression.op) in (ast.Mult, ast.Div):
+        if type(expression.left) is ast.Constant and type(expression.op) is ast.Mult:
+            return _unscaled(expression.right)
+        if type(expression.right) is ast.Constant:
+            return _unscaled(expression.left)
+    return expression
 
 
 def _read_path(node: ast.AST) -> Optional[str]:

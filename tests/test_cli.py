@@ -251,7 +251,7 @@ def _codes(run):
     ids=["select-prefix", "select-code", "ignore-code", "ignore-prefix", "both"],
 )
 def test_select_and_ignore_by_code_and_prefix(tmp_path, flags, runs):
-    names = ["TEN101.py", "TEN104.py", "TEN207.py"]
+    names = ["TEN101.py", "TEN104.py", "TEN207.py", "TEN302.py"]
     for name in names:
         copy_fixture(name[:-3], tmp_path)
     run = tensorcopy_fix("--no-fix", *flags, *names, cwd=tmp_path)

@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-from conftest import TENSORCOPY_FIX, checkout_env, expectations, mismatches, rule_fixtures
+from conftest import FIXTURES, TENSORCOPY_FIX, checkout_env, expectations, mismatches, rule_fixtures
 
 
 def flake8(*args, cwd=None):
@@ -20,11 +20,14 @@ def test_version_names_the_plugin():
     assert "flake8-tensorcopy" in result.stdout
 
 
-# flake8 as ``python -m flake8`` runs it, saying at exit whether torch or numpy was imported
+# flake8 as ``python -m flake8`` runs it, after the fixer's whole parse of the file named last
+# (popped from the arguments), saying at exit whether torch or numpy was imported
 FLAKE8_WATCHING_IMPORTS = (
     "import atexit, sys\n"
     "atexit.register(lambda: print('imported torch, numpy:', 'torch' in sys.modules, 'numpy' in sys.modules,"
     " file=sys.stderr))\n"
+    "from flake8_tensorcopy.fixer import fix_source\n"
+    "fix_source(open(sys.argv.pop(), encoding='utf-8').read(), unsafe=True)\n"
     "from flake8.main.cli import main\n"
     "sys.exit(main())\n"
 )
@@ -32,10 +35,11 @@ FLAKE8_WATCHING_IMPORTS = (
 
 def check_fixtures(jobs: str) -> None:
     """flake8 over every fixture reports exactly the marked findings: lines, codes, columns and
-    messages as it prints them; and linting them imported neither torch nor numpy (the linter
-    never does: they are the extras of ``premises/`` and the monitor)."""
+    messages as it prints them; and neither that lint (in this process with ``-j 1``) nor the
+    fixer's whole parse of a fixture imported torch or numpy (the linter never does: they are
+    the extras of ``premises/`` and the monitor)."""
     result = subprocess.run([sys.executable, "-c", FLAKE8_WATCHING_IMPORTS, "--select", "TEN,TEN9", "-j", jobs,
-                             *map(str, rule_fixtures())], capture_output=True, text=True)
+                             *map(str, rule_fixtures()), str(FIXTURES / "TEN207.py")], capture_output=True, text=True)
     assert result.stderr.splitlines()[-1:] == ["imported torch, numpy: False False"], result.stderr
     found = {str(path): [] for path in rule_fixtures()}
     for row in result.stdout.splitlines():

@@ -147,11 +147,13 @@ def test_an_accumulated_loss_without_a_write_is_reported():
 @pytest.mark.parametrize("statement, unrelated", [
     ("total = loss + total", "total = loss + other"),
     ('total["loss"] = total.get("loss", 0.0) + loss', 'total["loss"] = other.get("loss", 0.0) + loss'),
+    ("total = 0.9 * total + 0.1 * loss", "total = 0.9 * other + 0.1 * loss"),
+    ("total = loss if total is None else (total * 3 + loss) / 4", "total = loss if other is None else (other * 3 + loss) / 4"),
 ])
 def test_an_accumulation_read_on_either_side_or_through_get_opens_the_gate(statement, unrelated):
-    """``acc = v + acc`` and ``d[k] = d.get(k, 0) + v`` read the accumulator they add to: in a
-    file with no other accumulation the gate opens on them (it closed before: no finding); a
-    sum read from another place is no accumulation."""
+    """``acc = v + acc``, ``d[k] = d.get(k, 0) + v`` and a smoothed or running mean of the
+    accumulator read the accumulator they add to: in a file with no other accumulation the gate
+    opens on them (it closed before: no finding); a sum read from another place is no accumulation."""
     source = (
         "import torch.nn.functional as F\nfrom torch import nn\n\n\n"
         "def fit(model: nn.Module, opt, xs, other):\n    total = {}\n    for x in xs:\n"

@@ -31,7 +31,7 @@ from flake8_tensorcopy.model.transfer import (
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
     EMPTY, ENTRY, FORWARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, held_within, join,
-    join_all, kinds,
+    holds_a_graph, join_all, kinds, storages_held,
 )
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -387,7 +387,11 @@ class Model:
 
     def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
+        arguments = getattr(function.node, "args", None)
+        gathering = {id(arguments.vararg), id(arguments.kwarg)} if arguments is not None else set()
         for index, parameter in enumerate(function.parameters):
+            # ``*rows: Tensor``, ``**named: Tensor`` annotate each item, not the tuple or dict gathering them
+            annotation_node = None if id(parameter) in gathering else parameter.annotation
             storages = frozenset((("param", index, function.name),))
             if not symbolic and function.owner is not None and 0 < function.receiver_offset <= index:
                 # what the method was handed, as the instance may keep it (``_handed``): the same
@@ -399,10 +403,10 @@ class Model:
                 module = self.class_is_module(owner)
                 value = Value(frozenset({"object:" + owner.name} | ({"module"} if module else set())),
                               grad=module, storages=storages)
-            elif not symbolic and parameter.annotation is None and index in function.trained_parameters and (
+            elif not symbolic and annotation_node is None and index in function.trained_parameters and (
                     not function.passed or function.passed[index] is None or "?" in function.passed[index].kinds):
                 value = Value(kinds("module"), grad=True, storages=storages, why=(("kind", Evidence.TRAINED),))
-            elif not symbolic and parameter.annotation is None and _loss_parameter(function, index):
+            elif not symbolic and annotation_node is None and _loss_parameter(function, index):
                 value = Value(TENSOR, grad=True, graph=True, storages=storages,
                               why=(("kind", Evidence.LOSS), ("grad", Evidence.LOSS)))
             elif symbolic or not function.passed or function.passed[index] is None:
@@ -419,10 +423,10 @@ class Model:
                     value = value._replace(items=tuple((key, item._replace(storages=frozenset(
                         held_within("item", storage, *_constant_key(key, item, value)) for storage in storages)))
                         for key, item in value.items))
-            annotation = self.annotation_name(parameter.annotation)
+            annotation = self.annotation_name(annotation_node)
             # a caller of this file passes something else than a tensor: a tensor annotation is no
             # evidence (a module passed to a parameter annotated as one disputes nothing)
-            disputed = not symbolic and _disputed(function, index) and self.may_name_a_tensor(parameter.annotation)
+            disputed = not symbolic and _disputed(function, index) and self.may_name_a_tensor(annotation_node)
             if disputed:
                 annotation = None
             tensor_annotation = annotation in ("torch.Tensor", "Tensor")
@@ -438,9 +442,9 @@ class Model:
                 module = self.class_is_module(self.classes[annotation[6:]])
                 value = value._replace(kinds=frozenset({"object:" + annotation[6:]} | ({"module"} if module else set())),
                                        grad=value.grad or module, why=(("kind", Evidence.ANNOTATION),))
-            elif "?" in value.kinds and parameter.annotation is not None and not disputed:
-                value = self.annotated_torch(parameter.annotation, value)
-            if not symbolic and index in function.used_as_tensor and parameter.annotation is not None:
+            elif "?" in value.kinds and annotation_node is not None and not disputed:
+                value = self.annotated_torch(annotation_node, value)
+            if not symbolic and index in function.used_as_tensor and annotation_node is not None:
                 value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
                     pair for pair in value.why if pair[0] != "kind"))  # a use after a site proves nothing there
             if symbolic and value.grad_from and value.kinds and value.kinds <= _PYTHON_SCALARS:
@@ -450,7 +454,32 @@ class Model:
             state[parameter.arg] = value
         if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
             state[NO_GRAD] = frozenset(("decorator",))
+        if not symbolic and function.owner is not None and function.receiver_offset:  # a write under no_grad counts too
+            kept = self.saved_by_forward(function)
+            if kept:
+                state[SAVED] = kept
         return state
+
+    def saved_by_forward(self, function: FunctionInfo) -> frozenset:
+        """What the class's ``forward`` saved for backward and keeps on ``self`` (``self.gates =
+        torch.sigmoid(h)``), as another method of the object finds it: called after a forward
+        (``model(x); model.apply_mask(m)``), it reaches memory the forward's backward needs."""
+        owner = function.owner
+        forward = self.method_of(owner.name, "forward")
+        if forward is None or forward is function or function.name.rpartition(".")[2] == "__init__":
+            return EMPTY
+        summary = self.summary(forward)
+        if summary is None or not summary.saved:
+            return EMPTY
+        # a forward's outputs kept on ``self`` (by this class or a base class of the file whose
+        # forward it inherits): not its parameters or buffers, which other methods update on
+        # purpose between passes (a constraint, pruning, a cache reset)
+        kept = frozenset()
+        for holder in owner.lineage(self.classes):
+            self.read_class(holder)
+            kept |= frozenset().union(*(storages_held(value) for value in holder.attributes.values()
+                                        if holds_a_graph(value)))
+        return summary.saved & kept
 
     def annotation_name(self, annotation) -> Optional[str]:
         """What a plain annotation names, qualified through the file's imports (``th.Tensor``,

@@ -22,7 +22,7 @@ from flake8_tensorcopy.model.values import (
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
-from flake8_tensorcopy.scan import children, descendants
+from flake8_tensorcopy.scan import accumulation_added, children, descendants
 
 TENSOR = kinds("tensor")
 MODULE = kinds("module")
@@ -160,17 +160,17 @@ class Transfer:
             self.assign(target, value, state, node)
 
     def accumulated(self, node: ast.Assign, value: Value, state) -> None:
-        """``acc = acc + v``: an ``accumulate`` event of the sum, as ``acc += v`` records one of
-        ``v`` (its ``added`` detail: the operand the accumulator did not hold)."""
-        target, expression = node.targets[0], node.value
-        if len(node.targets) != 1 or type(expression) is not ast.BinOp or not self.recording:
-            return
-        place = place_of(target)
-        sides = (expression.left, expression.right)
-        held = [side for side in sides if place is not None and _read_place(side) == place]
-        if held:
-            added = sides[1] if held[0] is sides[0] else sides[0]
-            self.record("accumulate", node, place, value, state, old=state.get(place, UNKNOWN), added=added)
+        """``acc = acc + v``, ``ema = 0.9 * ema + 0.1 * v`` (in a branch of ``a if c else b``
+        too): an ``accumulate`` event of the new value, as ``acc += v`` records one of ``v`` (its
+        ``added`` detail: the operand the accumulator did not hold, a constant factor left out)."""
+        place = place_of(node.targets[0]) if len(node.targets) == 1 else None
+        added = accumulation_added(node.value, place, _read_place) if place is not None and self.recording else None
+        if added is not None:
+            # what a message names: the step's operand, where ``added`` is the whole ``a if c else b``
+            shown = accumulation_added(added.orelse, place, _read_place) or accumulation_added(
+                added.body, place, _read_place) or added if type(added) is ast.IfExp else added
+            self.record("accumulate", node, place, value, state, old=state.get(place, UNKNOWN), added=added,
+                        shown=shown)
 
     def stmt_AnnAssign(self, node, state):
         if node.value is not None:
@@ -1119,6 +1119,9 @@ class Transfer:
             add_saved(inner[SAVED], state)
         if inner.get(FORWARDED, EMPTY) != state.get(FORWARDED, EMPTY):  # ``[m(x) for m in models]``
             state[FORWARDED] = state.get(FORWARDED, EMPTY) | inner[FORWARDED]
+        for key in _SUMMARY_RECORDS:  # ``[t.div_(t.norm()) for t in tensors]`` writes the caller's items
+            if inner.get(key, EMPTY) != state.get(key, EMPTY):
+                state[key] = state.get(key, EMPTY) | inner[key]
         return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                      items=unrolled if unrolled is not None else (("*", element),))
 
@@ -1737,7 +1740,7 @@ class Transfer:
             if given is not None:  # ``torch.as_tensor(ids, dtype=torch.float32)``: that dtype, whatever ids is
                 result = result._replace(facts=result.facts - dtype_facts(result) | _dtype_fact(_given_dtype(given)))
         elif "backward" in roles:
-            self.record("backward", node, None, first, state)
+            self.record("backward", node, None, first, state, create_graph=_creates_graph(node))
             frees_saved(node, state)
             backpropagates(state)
             self.function.runs_backward = True
@@ -2040,6 +2043,8 @@ class Transfer:
             receiver = receiver._replace(items=(("*", held),) if held.storages else ())
         if receiver.items is not None:
             return self.container_method(receiver, method, receiver_place, arguments, keywords, node, state)
+        if method in ("values", "items") and not arguments and receiver.kind_from and self.summary_mode:
+            return _iteration_of(method, self.element(receiver))  # ``kwargs.items()`` of a mapping a caller passes
         if receiver.kind_from and self.summary_mode and "step" in roles:  # a parameter used as an optimizer
             self.steps_parameter(receiver, state)
             return NONE
@@ -2177,7 +2182,7 @@ class Transfer:
             return self.requires_grad(receiver, receiver_place, node.args[0] if node.args else _keyword(
                 node, "requires_grad"), state)
         if "backward" in roles:
-            self.record("backward", node, receiver_place, receiver, state)
+            self.record("backward", node, receiver_place, receiver, state, create_graph=_creates_graph(node))
             frees_saved(node, state)
             backpropagates(state)
             self.function.runs_backward = True
@@ -2410,9 +2415,7 @@ class Transfer:
                 return receiver._replace(storages=frozenset((_site(node),)), fresh=True)
             if method in ("pop", "popitem"):
                 return element
-            if method == "items":  # (key, value) pairs
-                element = Value(kinds("tuple"), items=(("0", UNKNOWN), ("1", element)))
-            return Value(kinds("list"), items=(("*", element if method != "keys" else UNKNOWN),))
+            return _iteration_of(method, element)
         return self.unknown_call(arguments, {}, node, state, method)
 
     # ----- functions and classes of the file
@@ -2499,8 +2502,10 @@ class Transfer:
             if written.storages:
                 # the aliases each write went through: the callee's own, and those the argument is
                 ways = summary.written_through.get(index) or frozenset((EMPTY,))
+                # ``buf[i] = v`` in the callee: an item of what it was handed (``items_only``), not all of it
                 self.write(node, written, state, node, through=frozenset(way | written.made for way in ways),
-                           temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY)
+                           temporaries=_made_by_arguments(node, written) if node is self.discarded else EMPTY,
+                           **({"items_only": True} if index not in summary.writes else {}))
         # ``scale_all({"x": x})``, ``update(target=acc)`` into ``**options``: a write to what it was handed
         # there (``batch[key].mul_(2)``) is a write to the items the caller's container holds
         for index in summary.items_written | summary.items_assigned | frozenset(
@@ -2508,7 +2513,9 @@ class Transfer:
             items = instance.actual(index).all_items() if instance.actual(index).items else None
             if items is not None and items.storages and not items.kinds <= _PLAIN_DATA and (
                     index not in summary.items_assigned or index in summary.items_written or _array_only(items)):
-                self.write(node, items, state, node, through=frozenset((items.made,)), temporaries=EMPTY)
+                # an alias no place holds, handed straight to a helper that writes it, as for a plain parameter
+                self.write(node, items, state, node, through=frozenset((items.made,)),
+                           temporaries=_made_by_arguments(node, items) if node is self.discarded else EMPTY)
         self.attributes_written(function, summary, node, receiver_place, state)
         writes_held = summary.writes_held
         if writes_held and function.receiver_offset and IN_EVAL in instance.actual(0).facts:
@@ -3538,17 +3545,41 @@ def _items_at(container: Value, keys: tuple) -> Optional[Value]:
 
 
 def _part_indexed(index, state: dict) -> frozenset:
-    """The positions along the first dimension an index takes (``x[0]``, ``x[0, ..., 1::3]``,
-    ``x[d]`` with ``d`` one of 1 and 2), as reprs; empty where unknown. Two parts with no
-    position in common are disjoint memory."""
-    first = index.elts[0] if type(index) is ast.Tuple and index.elts else index
-    if type(first) is ast.Constant and type(first.value) is int and type(first.value) is not bool:
-        return frozenset((repr(first.value),)) if first.value >= 0 else EMPTY
-    place = place_of(first) if type(first) is ast.Name else None
+    """The positions an index takes along the first dimension it does not take whole (``x[0]``,
+    ``x[0, ..., 1::3]``, ``x[d]`` with ``d`` one of 1 and 2; ``x[:, 4]``, ``x[:, :4]`` along the
+    second), as reprs, ``"1@4"`` for position 4 of dimension 1; empty where unknown. Two parts of
+    one dimension with no position in common are disjoint memory."""
+    elements = index.elts if type(index) is ast.Tuple else [index]
+    for dimension, element in enumerate(elements):
+        if type(element) is ast.Slice and element.lower is None and element.upper is None and element.step is None:
+            continue  # ``:``, the whole dimension: the part is along a later one
+        positions = _positions(element, state)
+        if not positions:
+            return EMPTY
+        return frozenset(repr(position) if dimension == 0 else f"{dimension}@{position}" for position in positions)
+    return EMPTY
+
+
+_ENUMERATED_AT_MOST = 64  # a constant slice of more positions says nothing of its part
+
+
+def _positions(element, state: dict) -> frozenset:
+    """The non-negative positions one index element takes: a constant, a name holding one of
+    some constants, a slice with constant bounds (``:4``, ``2:6``), else none."""
+    if type(element) is ast.Constant and type(element.value) is int:
+        return frozenset((element.value,)) if element.value >= 0 else EMPTY
+    if type(element) is ast.Slice:
+        lower = _constant(element.lower) if element.lower is not None else 0
+        upper = _constant(element.upper) if element.upper is not None else None
+        if element.step is not None or type(lower) is not int or type(upper) is not int or not 0 <= lower < upper \
+                or upper - lower > _ENUMERATED_AT_MOST:
+            return EMPTY
+        return frozenset(range(lower, upper))
+    place = place_of(element) if type(element) is ast.Name else None
     if place is not None and place in state and type(state[place]) is Value:
         constants = _one_of(state[place])
-        if constants and all(constant.lstrip("-").isdigit() and not constant.startswith("-") for constant in constants):
-            return frozenset(constants)
+        if constants and all(constant.isdigit() for constant in constants):
+            return frozenset(int(constant) for constant in constants)
     return EMPTY
 
 
@@ -3667,6 +3698,14 @@ def _items_handed_as_is(instance, function, returned: Optional[Value], result: V
     items = tuple((key, item._replace(made=item.made | _handed_as_is(instance, function, by_key[key]))
                    if key in by_key else item) for key, item in result.items)
     return result._replace(items=items) if items != result.items else result
+
+
+def _iteration_of(method: str, element: Value) -> Value:
+    """What a mapping's ``values()``, ``items()`` (``(key, value)`` pairs) or ``keys()`` hand out
+    to a loop, ``element`` being one of its values."""
+    if method == "items":
+        element = Value(kinds("tuple"), items=(("0", UNKNOWN), ("1", element)))
+    return Value(kinds("list"), items=(("*", element if method != "keys" else UNKNOWN),))
 
 
 def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
@@ -4188,6 +4227,9 @@ def grad_disabled_by(model, context) -> bool:
 CALLED_MODULES = "!called_modules"
 # state key, in a summary: (parameter index, the aliases a write of it went through) pairs
 WRITTEN_THROUGH = "!written_through"
+# state keys a summary is made of that grow along the function, whatever block adds to them
+_SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
+                    "!reads_held", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH)
 BACKPROPAGATED = "!backpropagated"
 
 
@@ -4209,7 +4251,18 @@ def backpropagates(state: dict) -> None:
         state[BACKPROPAGATED] = state.get(BACKPROPAGATED, EMPTY) | called
 
 
+def _creates_graph(node) -> bool:
+    """``create_graph=`` anything but a constant False or None (``create_graph=not first_order``):
+    the backward may record a graph of the gradients, to be differentiated again (an unrolled
+    optimisation, a gradient penalty): the graphs it runs through are kept on purpose."""
+    given = _keyword(node, "create_graph")
+    return given is not None and not (type(given) is ast.Constant and given.value in (False, None))
+
+
 def frees_saved(node, state: dict) -> None:
-    """A backward frees what its graph saved, unless ``retain_graph=True`` keeps it."""
-    if node is None or _constant(_keyword(node, "retain_graph")) is not True:
+    """A backward frees what its graph saved, unless ``retain_graph=True`` keeps it, or
+    ``create_graph`` does where ``retain_graph`` is not given (it defaults to ``create_graph``)."""
+    retain = _keyword(node, "retain_graph") if node is not None else None
+    kept = _constant(retain) is True if retain is not None else node is not None and _creates_graph(node)
+    if not kept:
         state.pop(SAVED, None)

@@ -316,6 +316,12 @@ def widen_states(old: dict, new: dict) -> dict:
     return join_states(old, new, widen)
 
 
+def holds_a_graph(value: Optional[Value]) -> bool:
+    """Whether a value is (or holds as an item) a non-leaf of a graph: a forward's output, not a
+    parameter or a buffer (which require grad, or not, as leaves)."""
+    return value is not None and (value.graph or any(holds_a_graph(item) for _, item in value.items or ()))
+
+
 def storages_held(value: Value) -> frozenset:
     """The storages a value holds, its container items' included (a call's new tuple and what is in it)."""
     found = value.storages

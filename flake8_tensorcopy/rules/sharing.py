@@ -398,8 +398,15 @@ def _through_other_parts(model, write, alias, part: frozenset) -> bool:
 
 
 def _disjoint(part: frozenset, other) -> bool:
-    """Two known sets of first-dimension positions with none in common: disjoint memory."""
-    return bool(part) and bool(other) and not part & other
+    """Two known sets of positions along one dimension with none in common: disjoint memory
+    (``x[0]`` and ``x[:, 4]`` are parts along different dimensions: they overlap)."""
+    return bool(part) and bool(other) and _dimensions(part) == _dimensions(other) and len(_dimensions(part)) == 1 \
+        and not part & other
+
+
+def _dimensions(part: frozenset) -> frozenset:
+    """The dimensions a part's positions lie along (``"1@4"``: dimension 1; ``"4"``: the first)."""
+    return frozenset(position.partition("@")[0] if "@" in position else "0" for position in part)
 
 
 def _through_reported(model, write, alias) -> bool:
@@ -411,8 +418,17 @@ def _through_reported(model, write, alias) -> bool:
     if not ways or not all(ways):
         return False
     reported = {event.detail["made"] for event, kind in chains(model)
-                if any(event.detail["made"] in way for way in ways) and _reported(model, event, kind)}
+                if any(event.detail["made"] in way for way in ways) and _built_on(alias, event, write)
+                and _reported(model, event, kind)}
     return all(way & reported for way in ways)
+
+
+def _built_on(alias, other, write) -> bool:
+    """Whether the alias ``other`` is made from ``alias`` for ``write``: ``alias`` made before the
+    writing call, or within ``other`` (``x[0]`` of ``x[0].numpy()``), or ``other`` made by the
+    callee of what it was handed (``copy.copy(t)`` of the caller's ``t.detach()``); not another
+    argument's alias beside it (``normalize(w.detach(), b.detach())``: each writes its own)."""
+    return not inside(alias.node, write.node) or inside(alias.node, other.node) or other.function is not alias.function
 
 
 def _through_reported_argument(model, write, alias) -> bool:
@@ -422,8 +438,8 @@ def _through_reported_argument(model, write, alias) -> bool:
     spot = write.value.made - alias.value.made
     if type(write.node) is not ast.Call or not spot:
         return False
-    return any(event.detail["made"] in spot and inside(event.node, write.node) and _reported(model, event, kind)
-               for event, kind in chains(model))
+    return any(event.detail["made"] in spot and inside(event.node, write.node) and _built_on(alias, event, write)
+               and _reported(model, event, kind) for event, kind in chains(model))
 
 
 def _reported(model, alias, kind: str) -> bool:
@@ -500,7 +516,7 @@ def _after_an_overwrite(model, alias, write, name: str) -> bool:
 def _overwrites_a_parameter(model, alias, write, name: Optional[str]) -> bool:
     """Whether ``write``, made on the handle ``name`` itself, sets all of a parameter from values
     that are not read from it (role ``overwrites``), the parameter not one this function made, and
-    the handle is let go after it."""
+    the handle is let go after it, unless a ``torch.nn.init`` function set it."""
     method = write.detail.get("method") or ""
     where = "function" if method.startswith("torch.") else "method"
     if name is None or write.place != name or "overwrites" not in k.role_of(where, method):
@@ -518,11 +534,37 @@ def _overwrites_a_parameter(model, alias, write, name: Optional[str]) -> bool:
         held = model.value_at(alias.line, source) if source else None
     except (KeyError, TypeError, SyntaxError):  # no state at that line, or a place no expression spells
         return False
-    if held is None or not held.is_tensor or not held.grad or held.graph:
+    if held is None:
         return False
-    # ``torch.nn.init`` exists to set a parameter's first values: what follows reads what it set
-    # (``nn.init.kaiming_uniform_(w); self.quantize_(w)``)
-    return method.startswith("torch.nn.init.") or _let_go_after(model, alias, write)
+    # ``torch.nn.init`` exists to set a parameter's first values, whatever else is known of the
+    # tensor (``self.weight`` of a base class from another package): what follows reads what it
+    # set (``nn.init.kaiming_uniform_(w); self.quantize_(w)``)
+    # (not a tensor known to hold data, no grad: ``noise = x.detach(); nn.init.normal_(noise)``
+    # overwrites the caller's batch, no parameter)
+    if method.startswith("torch.nn.init.") and not (held.is_tensor and not held.grad):
+        return not _mixed_with_its_source(model, alias, write)
+    return held.is_tensor and held.grad and not held.graph and _let_go_after(model, alias, write)
+
+
+def _mixed_with_its_source(model, alias, write) -> bool:
+    """Whether, after ``write``, one arithmetic expression combines the handle with the memory it
+    was made of under another name (``noise = w.detach(); nn.init.normal_(noise); w + noise``):
+    the handle was meant as a separate tensor, not as the parameter it sets (a statement that
+    only prints or compares both says nothing)."""
+    made = alias.detail["made"]
+    later = [event for event in model.events.of_function(write.function) if event.kind == "read"
+             and event.value is not None and model.events.after(write, event)]
+    handles = [event.node for event in later if made in event.value.made]
+    sources = [event.node for event in later if made not in event.value.made and event.value.is_tensor
+               and storages_held(event.value) & write.storages and not _another_parameter(model, alias, event)]
+    if not handles or not sources:
+        return False
+    for node in ast.walk(write.function.node):
+        if type(node) is ast.BinOp:
+            inner = {id(child) for child in ast.walk(node)}
+            if any(id(handle) in inner for handle in handles) and any(id(source) in inner for source in sources):
+                return True
+    return False
 
 
 def _let_go_after(model, alias, write) -> bool:
@@ -1016,33 +1058,38 @@ def unsafe(node, new) -> Optional[Fix]:
 
 
 # ----- what a function says about the writes through an alias it makes (TEN204, TEN206)
-def _holds(value, storages: frozenset, made, alias_side: bool) -> bool:
-    """Whether ``value`` (or an item of it) holds one of ``storages`` on the given side."""
-    if value.storages & storages and (made in value.made) == alias_side:
+def _holds(value, storages: frozenset, made, alias_side: bool, chain: frozenset = EMPTY) -> bool:
+    """Whether ``value`` (or an item of it) holds one of ``storages`` on the given side: the
+    source side only where no other alias made it (``chain``: the aliases the source itself
+    was made by; ``{"l": x[:k], "r": x[k:]}`` holds no source of ``x[:k]``, only another view)."""
+    if value.storages & storages and (made in value.made if alias_side else made not in value.made
+                                      and value.made <= chain):
         return True
-    return any(_holds(item, storages, made, alias_side) for _, item in value.items or ())
+    return any(_holds(item, storages, made, alias_side, chain) for _, item in value.items or ())
 
 
 def returned_side(model, alias, alias_side: bool) -> bool:
     """Whether the function that made the alias returns one of its sides (the alias, or the
     source: an updater that writes its argument through a view and hands the argument back)."""
     made, storages = alias.detail["made"], alias.value.storages
+    chain = alias.value.made - {made}
     return any(event.function is alias.function and event.value is not None
-               and _holds(event.value, storages, made, alias_side) for event in model.events.find("return"))
+               and _holds(event.value, storages, made, alias_side, chain) for event in model.events.find("return"))
 
 
 def collected(model, alias, write) -> bool:
     """Whether the function stores the alias as an item of a container (``rows.append(x[i])``,
     ``kept[k] = x[i]``), a record kept beside others rather than a window looked through by its
-    name, and the name of its source is not bound again before ``write`` (``for tile in row:``
-    names another object at each pass, which the model takes for one)."""
+    name, and ``write`` follows on a path that does not bind the name of its source again
+    (``for tile in row:`` names another object at each pass, which the model takes for one;
+    ``h = h + d; kept.append(h[:, -1]); h.mul_(r)`` writes the one it kept)."""
     made, events = alias.detail["made"], model.events
     if not any(event.function is alias.function and event.place is not None and "[" in event.place
                and event.value is not None and made in event.value.made and events.after(alias, event)
                for event in events.find("bind")):
         return False
-    return not any(event.function is alias.function and event.place == alias.place and events.after(alias, event)
-                   and events.after(event, write) for event in events.find("bind"))
+    rebinds = [event for event in events.find("bind") if event.function is alias.function and event.place == alias.place]
+    return events.after_unless(alias, write, rebinds)
 
 
 def source_written_itself(model, alias) -> bool:

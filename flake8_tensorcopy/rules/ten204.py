@@ -1,5 +1,6 @@
 """TEN204: a view kept as a separate value while one side is written, as a query of the model."""
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -63,17 +64,26 @@ class ViewShares(AliasRule):
         perturbation), or fills part of its own object's state; nor a view no name holds, made on
         the spot as what the write writes (``out=buf[i:j]``): writing the base is its purpose."""
         alias = sharing.alias
+        if _fills_what_it_hands_back(model, sharing):
+            return False
         if not sharing.written_alias:
             place = alias_place(model, alias) or ""
             kept_as_earlier = snapshot_named(place)
-            # kept past the call under such a name (``self.prev_frame = self.frames[-1]``), not a
-            # local ``prev = ring[i - 1]`` read within it
-            kept_for_later = kept_as_earlier and ("." in place or "[" in place or returned_side(model, alias, True))
+            # kept past the call under such a name (``self.prev_frame = self.frames[-1]``), or read
+            # after a write of the whole base (``old_mean = stats.mean(); stats.update(x)``), not a
+            # local ``prev = ring[i - 1]`` read within it while another slot is written
+            kept_for_later = kept_as_earlier and ("." in place or "[" in place or returned_side(model, alias, True)
+                                                  or _writes_whole(sharing.write))
             window = sharing.kind == "partial_view" and (sharing.observation.startswith("read") and not (
                 returned_side(model, alias, True) or kept_as_earlier or collected(model, alias, sharing.write))
-                or views_a_blank_buffer(model, alias) and not kept_for_later)
+                or views_a_blank_buffer(model, alias) and not (kept_for_later or _wiped_then_handed_back(model, sharing)))
             return not window
-        return not (alias_place(model, alias) is None or source_local(model, alias) or writes_arguments(alias.function)
+        # a view no name holds is a write's own target (``out=buf[i:j]``), unless it is handed back
+        # (``return {"left": img[..., :w]}``, written by the caller); not one of its object's own
+        # state a method hands out to be filled (``return self.k[i], self.v[i]`` of a cache)
+        unheld = alias_place(model, alias) is None and not (
+            returned_side(model, alias, True) and not _of_its_own_object(alias))
+        return not (unheld or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias) or returned_side(model, alias, False)
                     or undone(model, sharing.write)
                     or sharing.kind == "partial_view" and held_by_receiver(alias, sharing))
@@ -85,6 +95,59 @@ class ViewShares(AliasRule):
             copies = cst.ListComp(elt=method(item, "clone"), for_in=cst.CompFor(target=item, iter=bare(node)))
             return unsafe(node, copies)
         return unsafe(node, method(bare(node), "clone"))
+
+
+def _of_its_own_object(alias) -> bool:
+    """Whether the alias is a view of its method's own object state (``self.k[i]``)."""
+    function = alias.function
+    receiver = function.names[0] if function.receiver_offset and function.names else None
+    return receiver is not None and (alias.place or "").startswith(receiver + ".")
+
+
+def _fills_what_it_hands_back(model, sharing: Sharing) -> bool:
+    """Whether the write is made, through views a helper handed it, by a function that returns
+    the base itself (``views = param_views(flat); views["w"].copy_(w); return flat``): it fills
+    the buffer it hands back, as an updater does."""
+    write, alias = sharing.write, sharing.alias
+    if write.function is alias.function:
+        return False
+    return any(event.kind == "return" and event.function is write.function and event.value is not None
+               and event.value.storages & write.storages and not event.value.made & write.value.made
+               for event in model.events.of_function(write.function))
+
+
+def _wiped_then_handed_back(model, sharing: Sharing) -> bool:
+    """Whether the alias's own function writes the whole base after taking the view and then
+    returns the view, not filling it since (``episode = mem.rows[:n]; mem.reset(); return
+    episode``): what it hands back is gone before anyone reads it, blank buffer or not. A
+    clear-then-refill (``buf.zero_(); buf[:n] = src``) fills it."""
+    alias, write = sharing.alias, sharing.write
+    if write.function is not alias.function or not _writes_whole(write) or not returned_side(model, alias, True):
+        return False
+    made = alias.detail["made"]
+    # filled since: through the view, or through the base in the same straight run as the wipe
+    # (``self.buf.zero_(); self.buf[:n] = src``; not a later pass of a loop)
+    return not any(other.function is write.function and other is not write and other.value is not None and (
+        made in other.value.made and model.events.after(write, other)
+        or other.block == write.block and other.order > write.order and other.storages & write.storages)
+        for other in model.events.find("write"))
+
+
+def _writes_whole(write) -> bool:
+    """Whether ``write`` writes the tensor as a whole (``x.zero_()``, ``x *= r``, a helper's
+    write), not an item or a slice of it (``x[i] = v``, ``x[i] += v``)."""
+    if "items_only" in write.detail or "[" in (write.place or ""):
+        return False
+    if "part" in write.detail:  # ``x[:] = v``, ``x[...] = 0``: every position of every dimension
+        return type(write.node) is ast.Subscript and _takes_everything(write.node.slice)
+    return True
+
+
+def _takes_everything(index) -> bool:
+    """An index of full slices and ``...`` only (``[:]``, ``[...]``, ``[:, :]``)."""
+    elements = index.elts if type(index) is ast.Tuple else [index]
+    return all(type(element) is ast.Constant and element.value is Ellipsis or type(element) is ast.Slice
+               and element.lower is None and element.upper is None and element.step is None for element in elements)
 
 
 RULE = ViewShares()

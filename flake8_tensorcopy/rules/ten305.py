@@ -8,6 +8,7 @@ import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, detached_copy, keep_parentheses
 from flake8_tensorcopy.model.places import place_of
+from flake8_tensorcopy.model.transfer import FIELDS
 from flake8_tensorcopy.model.values import FORWARDED, Evidence, Value, kinds
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
@@ -52,7 +53,8 @@ class DeepcopyOfGraphTensor(Rule):
     ## What it does
     Flags `copy.deepcopy(t)` of a tensor that may be a non-leaf requiring grad (a forward
     output, arithmetic on parameters, what a helper of the file returns), of a list, tuple or
-    dict holding one, and
+    dict or an object of the file (a dataclass, a named tuple, a plain class whose class does not
+    define `__deepcopy__`, `__reduce_ex__` or `__getstate__`) holding one, and
     `copy.deepcopy(model)` after a forward pass of a module whose class (or a module it holds,
     in an attribute or a container) stores such a tensor on `self`.
 
@@ -86,7 +88,7 @@ class DeepcopyOfGraphTensor(Rule):
 
     code = "TEN305"
     summary = (
-        "`copy.deepcopy` of a non-leaf that requires grad (or of a list, tuple or dict holding one) raises; "
+        "`copy.deepcopy` of a non-leaf that requires grad (or of a container or record holding one) raises; "
         "use `t.detach().clone()`"
     )
     calls = ("deepcopy",)
@@ -98,7 +100,8 @@ class DeepcopyOfGraphTensor(Rule):
             value = event.detail["arguments"][0]
             if value.kinds == kinds("module"):  # a module is no tensor: its graph flag says nothing of deepcopy
                 value = value._replace(graph=False)
-            message = None if value.graph else self._module(model, event, value) or _container(value)
+            message = None if value.graph else self._module(model, event, value) or _container(
+                _as_copied(model, event, value))
             call = site.node_of(event.node) if value.graph or message is not None else None
             if call is None:
                 continue
@@ -152,10 +155,36 @@ class DeepcopyOfGraphTensor(Rule):
         return None
 
 
+_COPY_HOOKS = ("__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__")
+
+
+def _as_copied(model, event, value: Value) -> Value:
+    """What deepcopy copies of ``value``: a record's fields as they are at the call (``p.scores =
+    p.scores.detach()`` replaced one); nothing of an object whose class says how it is copied
+    (``__deepcopy__``, ``__reduce_ex__``, ``__getstate__``)."""
+    classes = [model.classes.get(kind[7:]) for kind in value.kinds if kind.startswith("object:")]
+    if not classes:
+        return value
+    if any(info is None or any(info.method(hook, model.classes) is not None for hook in _COPY_HOOKS)
+           for info in classes):
+        return value._replace(items=None)
+    names = next((fact[len(FIELDS):].split("|") for fact in value.facts if fact.startswith(FIELDS)), None)
+    place = place_of(event.node.args[0])
+    if not names or place is None or not value.items:
+        return value
+    try:
+        fields = {str(index): model.value_at(event.line, f"{place}.{name}") for index, name in enumerate(names)}
+    except (KeyError, TypeError, SyntaxError):  # no state at that line
+        return value
+    return value._replace(items=tuple((key, fields.get(key, item)) for key, item in value.items))
+
+
 def _container(value: Value) -> Optional[str]:
-    """Why a deepcopy of a list, tuple or dict raises: deepcopy copies each item, and an item may
-    be a non-leaf that requires grad (``self.trace.append(self.fc(x))`` in ``forward``)."""
-    if not value.kinds & {"list", "tuple", "dict"} or not any(_stores_graph(item) for _, item in value.items or ()):
+    """Why a deepcopy of a list, tuple or dict, or of an object of the file (a dataclass, a named
+    tuple, a plain class), raises: deepcopy copies each item or field, and one may be a non-leaf
+    that requires grad (``self.trace.append(self.fc(x))`` in ``forward``, ``Output(logits=model(x))``)."""
+    holds_items = value.kinds & {"list", "tuple", "dict"} or any(kind.startswith("object:") for kind in value.kinds)
+    if not holds_items or not any(_stores_graph(item) for _, item in value.items or ()):
         return None
     return ("raises: it holds tensors that may be non-leaves requiring grad, and deepcopy copies each; "
             "keep .detach() of them there, or copy them with .detach().clone()")

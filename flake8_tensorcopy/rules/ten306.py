@@ -30,7 +30,8 @@ class GraphKeptAcrossIterations(Rule):
     """
     ## What it does
     Flags a tensor that requires grad (a loss, an output) accumulated or stored across loop
-    iterations (`total += loss`, `total = total + loss`, `losses.append(loss)`) where the loop
+    iterations (`total += loss`, `total = total + loss`, a smoothed `0.9 * smooth + 0.1 * loss`,
+    `losses.append(loss)`) where the loop
     itself runs `backward()` or an optimizer step (whatever is done with the total later), or
     where the total is later read as a number (`float(total)`) and never handed on as a
     tensor, or handed back (`return total / len(loader)`) to callers of the file that all read
@@ -39,7 +40,8 @@ class GraphKeptAcrossIterations(Rule):
     fills it; one on a method's own object (`self.total += loss` in a training step) is kept
     across the method's calls in the same way where the method trains or a loop that trains
     calls it, unless the method resets it first. A `backward()` through the accumulator
-    (gradient accumulation on purpose) keeps it silent.
+    (gradient accumulation on purpose) keeps it silent, and so does a loop whose backward is
+    `autograd.grad(..., create_graph=True)` (an unrolled optimisation differentiated through).
 
     ## Why is this bad?
     Each stored tensor keeps its whole autograd graph alive until the accumulator dies:
@@ -102,6 +104,9 @@ class GraphKeptAcrossIterations(Rule):
         loop = events.innermost_loop(event)
         if not loop:
             return self._kept_across_calls(model, event, same)
+        if self._kept_across_calls(model, event, same):
+            return True  # ``for v in metrics.values(): self.rows.append(v)``: kept across the method's calls
+
         in_loop = [other for other in same if other.block in loop]
         root = split_items(event.place or "")[0]  # ``stats['loss'] += loss`` lives in ``stats``
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
@@ -115,7 +120,7 @@ class GraphKeptAcrossIterations(Rule):
             if other.kind == "backward" and other.value is not None and storages_held(other.value) & (
                     own if other in in_loop else held):
                 return False  # backward through what it kept: on purpose
-        if any(other.kind in ("backward", "step") and events.innermost_loop(other) == loop for other in in_loop):
+        if any(_trains(other) and events.innermost_loop(other) == loop for other in in_loop):
             return True  # each iteration trains: what it keeps is spent
         later = [other for other in same if events.after(event, other)]
         if not any(bind not in in_loop for bind in binds) and not _callers_backpropagate_nothing(model, event.function):
@@ -151,7 +156,7 @@ class GraphKeptAcrossIterations(Rule):
                 storages_held(other.value) & own if other.function is function
                 else _kept_elsewhere(other) & held) for other in everywhere):
             return False  # backward through what it kept: on purpose
-        if any(other.kind in ("backward", "step") for other in same) or _called_in_a_training_loop(model, function):
+        if any(_trains(other) for other in same) or _called_in_a_training_loop(model, function):
             return True  # each call trains, or is a step of a loop that trains: what it keeps is spent
         return any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
                    and _current(storages_held(other.value)) & held for other in everywhere) \
@@ -174,9 +179,12 @@ class GraphKeptAcrossIterations(Rule):
         if event.detail.get("of_items"):  # ``history.extend([loss])``: the graph is an item of what it adds
             self._report_container(site, event, span)
             return
-        item, detached = (suggestion(site, method(value, name), value) for name in ("item", "detach"))
+        # named by the step's operand (``loss`` of ``loss if s is None else 0.9 * s + 0.1 * loss``),
+        # fixed on all that is added (the whole conditional)
+        shown = site.node_of(event.detail.get("shown") or event.detail["added"]) or value
+        item, detached = (suggestion(site, method(shown, name), shown) for name in ("item", "detach"))
         site.report(self.code, statement,
-                    f"'{event.place}' keeps {short_source(site, value)} and its whole autograd graph alive across "
+                    f"'{event.place}' keeps {short_source(site, shown)} and its whole autograd graph alive across "
                     f"{span}; accumulate {item} (or {detached})",
                     Fix(statement.deep_replace(value, method(value, "detach")), safe=False))
 
@@ -245,10 +253,16 @@ def _called_in_a_training_loop(model, function) -> bool:
         if call.detail.get("callee") != function.name:
             continue
         loop = events.innermost_loop(call)
-        if loop and any(other.kind in ("backward", "step") and other.function is call.function
-                        and other.block in loop for other in events.events):
+        if loop and any(_trains(other) and other.function is call.function and other.block in loop
+                        for other in events.events):
             return True
     return False
+
+
+def _trains(event) -> bool:
+    """An optimizer step, or a backward that spends its graph (not ``create_graph=True``, which
+    builds on it: an unrolled optimisation keeps each step's graph on purpose)."""
+    return event.kind == "step" or event.kind == "backward" and not event.detail.get("create_graph")
 
 
 def _kept_elsewhere(event) -> frozenset:

@@ -4,6 +4,7 @@ import ast
 from typing import Optional
 
 from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.model.values import holds_a_graph
 from flake8_tensorcopy.rules.base import Rule, short_source
 from flake8_tensorcopy.rules.writes import innermost, memory_of, out_of_place_fix, write_site
 
@@ -27,7 +28,9 @@ class WriteToSavedTensor(Rule):
     through `.data` it does not raise and computes **wrong gradients**. The saving operation
     only has to be recorded: `nn.Conv1d` saves its input for the weight's gradient even when
     that input does not require grad. Reported when the write comes before a backward in the
-    same function or the function returns the graph to its caller.
+    same function or the function returns the graph to its caller; a `forward`'s output kept on
+    `self` (a non-leaf, not a parameter or buffer) that it saved counts as saved in the object's
+    other methods, a subclass's included, where they hand back a graph or run a backward.
 
     ## Example
     ```python
@@ -74,10 +77,14 @@ class WriteToSavedTensor(Rule):
         backwards = [event for event in events.find("backward") if not event.detail.get("resumed")]
         returns = [event for event in events.find("return") if carries_graph(event.value)]
         for write in innermost(writes):
-            saving = _saving(events, write, saves)
+            saving = _saving(model, write, saves)
             if saving is None:
                 continue
-            if not any(events.after(write, later) for later in backwards + returns):
+            # what an earlier forward saved is needed by a backward this method runs, or by the
+            # backward of a graph it hands back (not of ``return self.weight``, a parameter)
+            handed = returns if saving.function is write.function else [
+                event for event in returns if holds_a_graph(event.value)]
+            if not any(events.after(write, later) for later in backwards + handed):
                 continue  # no backward that needs it follows, and no graph goes back to a caller
             self._report(site, write, saving)
 
@@ -123,13 +130,25 @@ def carries_graph(value) -> bool:
     return value.grad or value.graph or any(carries_graph(item) for _, item in value.items or ())
 
 
-def _saving(events, write, saves):
-    """The recorded operation that saved what ``write`` writes, the latest before it."""
-    found = [save for save in saves if save.detail["storages"] & write.detail["saved"] and events.after(save, write)]
+def _saving(model, write, saves):
+    """The recorded operation that saved what ``write`` writes, the latest before it (one of
+    the class's ``forward`` for a write in another method of the object)."""
+    events = model.events
+    found = [save for save in saves if save.detail["storages"] & write.detail["saved"] and (
+        events.after(save, write) or _by_an_earlier_forward(model, save, write))]
     if not found:
         return None
     earlier = [save for save in found if save.line <= write.line]
     return max(earlier or found, key=lambda save: (save.line, save.order))
+
+
+def _by_an_earlier_forward(model, save, write) -> bool:
+    """Whether ``save`` ran in the ``forward`` of the class whose other method makes ``write``
+    (its own or one it inherits from a base class of the file): what that forward keeps on
+    ``self`` is saved when the method runs after it."""
+    owner = getattr(write.function, "owner", None)
+    return owner is not None and save.function is not write.function \
+        and save.function is model.method_of(owner.name, "forward")
 
 
 def _operation(site, save) -> Optional[str]:
