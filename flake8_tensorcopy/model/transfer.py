@@ -327,6 +327,10 @@ class Transfer:
         for target, constants in _loop_constants(node.target, node.iter):
             if target in state:
                 state[target] = state[target]._replace(facts=state[target].facts | {ONE_OF + "|".join(constants)})
+        lowest = _range_start(node.iter)
+        if lowest is not None and type(node.target) is ast.Name and node.target.id in state:  # ``for i in range(1, n)``
+            held = state[node.target.id]
+            state[node.target.id] = held._replace(facts=held.facts | {f"{AT_LEAST}{lowest}", f"{STEPPED}{node.target.id}"})
 
     def generator_resumed(self, iterated: Value, node, state) -> None:
         """A loop over a generator of the file runs its body between two items: a backward or an
@@ -1021,7 +1025,7 @@ class Transfer:
             advanced = _advanced_index(node.slice, index)
             storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
-                                 items=None, facts=EMPTY)
+                                 items=None, facts=dtype_facts(base))  # indexing keeps the dtype, no other fact
             if advanced:
                 return item._replace(made=EMPTY)
             view = self.aliased(node, node.value, item, "partial_view", "indexing", state)
@@ -3378,6 +3382,8 @@ def _along_a_dim(arguments, keywords: dict) -> bool:
 
 
 ONE_OF = "one_of:"  # a fact: the value is one of these constants (their reprs, ``|``-joined)
+AT_LEAST = "at_least:"  # a fact: the value is an integer no smaller than this constant
+STEPPED = "stepped:"  # a fact: the value is a range loop's variable (that name), another integer at each pass
 _CONTAINER_AT_START = "!container_at_start:"  # state key, per loop: the container it walks, as the loop began
 # the one method of a dict a loop that rebinds its visited items may call: it reads no item
 _KEY_METHODS = frozenset(("keys",))
@@ -3471,6 +3477,16 @@ def _loop_constants(target, iterated) -> list:
     return []
 
 
+def _range_start(iterated) -> Optional[int]:
+    """The least value the variable of a loop over ``range(n)`` or ``range(k, n)`` (``k`` a
+    constant, ``n`` any, step 1) takes; None for any other loop."""
+    if type(iterated) is not ast.Call or place_of(iterated.func) != "range" or iterated.keywords \
+            or not 1 <= len(iterated.args) <= 3 or len(iterated.args) == 3 and _constant(iterated.args[2]) != 1:
+        return None
+    start = _constant(iterated.args[0]) if len(iterated.args) > 1 else 0
+    return start if type(start) is int and start >= 0 else None
+
+
 def _constants_iterated(iterated) -> tuple:
     listed = _literal_constants(iterated)
     if listed:
@@ -3550,13 +3566,18 @@ def _part_indexed(index, state: dict) -> frozenset:
     second), as reprs, ``"1@4"`` for position 4 of dimension 1; empty where unknown. Two parts of
     one dimension with no position in common are disjoint memory."""
     elements = index.elts if type(index) is ast.Tuple else [index]
-    for dimension, element in enumerate(elements):
-        if type(element) is ast.Slice and element.lower is None and element.upper is None and element.step is None:
+    ellipsis = next((at for at, element in enumerate(elements)
+                     if type(element) is ast.Constant and element.value is Ellipsis), None)
+    for at, element in enumerate(elements):
+        if at == ellipsis or type(element) is ast.Slice and element.lower is None and element.upper is None \
+                and element.step is None:
             continue  # ``:``, the whole dimension: the part is along a later one
+        # after ``...`` a dimension is counted from the last (``x[..., :k]``: dimension -1)
+        dimension = at if ellipsis is None or at < ellipsis else at - len(elements)
         positions = _positions(element, state)
         if not positions:
             return EMPTY
-        return frozenset(repr(position) if dimension == 0 else f"{dimension}@{position}" for position in positions)
+        return frozenset(str(position) if dimension == 0 else f"{dimension}@{position}" for position in positions)
     return EMPTY
 
 
@@ -3565,9 +3586,16 @@ _ENUMERATED_AT_MOST = 64  # a constant slice of more positions says nothing of i
 
 def _positions(element, state: dict) -> frozenset:
     """The non-negative positions one index element takes: a constant, a name holding one of
-    some constants, a slice with constant bounds (``:4``, ``2:6``), else none."""
+    some constants or bounded below (``">=1"``: any from 1 on), a slice with constant bounds
+    (``:4``, ``2:6``), either side of a split at a name (``"<$k"`` for ``:k``, ``">=$k"`` for
+    ``k:``), else none."""
     if type(element) is ast.Constant and type(element.value) is int:
         return frozenset((element.value,)) if element.value >= 0 else EMPTY
+    if type(element) is ast.Slice and element.step is None and (
+            type(element.lower) is ast.Name and element.upper is None
+            or element.lower is None and type(element.upper) is ast.Name):
+        # ``x[..., :k]`` and ``x[..., k:]``: the two sides of one split, whatever ``k`` holds
+        return frozenset((f">=${element.lower.id}",) if element.lower is not None else (f"<${element.upper.id}",))
     if type(element) is ast.Slice:
         lower = _constant(element.lower) if element.lower is not None else 0
         upper = _constant(element.upper) if element.upper is not None else None
@@ -3580,6 +3608,10 @@ def _positions(element, state: dict) -> frozenset:
         constants = _one_of(state[place])
         if constants and all(constant.isdigit() for constant in constants):
             return frozenset(int(constant) for constant in constants)
+        lowest = next((fact[len(AT_LEAST):] for fact in state[place].facts if fact.startswith(AT_LEAST)), None)
+        stepped = next((fact[len(STEPPED):] for fact in state[place].facts if fact.startswith(STEPPED)), None)
+        if lowest is not None:  # ``x[i]`` for ``i`` in ``range(1, n)``: any position from 1 on, another at each pass
+            return frozenset((f">={lowest}",) + ((f"~{stepped}",) if stepped else ()))
     return EMPTY
 
 

@@ -287,8 +287,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 continue
             if inside(read.node, write.node) and inside(alias.node, write.node):
                 continue  # ``torch.add(p.data, u, out=p.data)``: its operands are read before it writes, each run anew
-            if read.detail.get("part") == METADATA or through_alias and _disjoint(part, read.detail.get("part")):
-                continue  # ``x.shape`` reads no value; ``out = x[0]; out[...] = v; x[1]``: another part
+            if read.detail.get("part") == METADATA or through_alias and (
+                    _disjoint(part, read.detail.get("part")) or _through_other_parts(model, read, alias, part)):
+                continue  # ``x.shape`` reads no value; ``out = x[0]; out[...] = v; x[1]`` (or ``y = x[1]; y``): another part
             if _other_attribute_of_module(model, read, alias):
                 continue  # ``w = m.weight.data; w.fill_(1); b = m.bias.data``: ``m`` read for its bias
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
@@ -297,6 +298,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                     or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
+            if later and through_alias and _another_pass(part, read.detail.get("part")):
+                continue  # ``v = x[i]; v += d`` then ``x[i]`` of the next ``i``: another element
             if read.place is None and read.detail.get("by_call"):  # ``env.reward()`` reads ``self.state``
                 observed = (f"{read.detail['by_call']}()", f"reads it on line {read.line}{later}")
             else:
@@ -389,24 +392,62 @@ def _made_anew(model, alias, read) -> list:
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
 
 
-def _through_other_parts(model, write, alias, part: frozenset) -> bool:
-    """A write through views of known parts of the base, none of them in ``part`` (a second
-    name for such a view, ``d[k] = row``, is the same part; views both sides were made through,
-    ``x.reshape(...)`` before the rows, say nothing)."""
-    parts = [model.view_parts.get(made) for made in write.value.made - alias.value.made if made[2] != "assignment"]
+def _through_other_parts(model, event, alias, part: frozenset) -> bool:
+    """A write (or a read) through views of known parts of the base, none of them in ``part`` (a
+    second name for such a view, ``d[k] = row``, is the same part; views both sides were made
+    through, ``x.reshape(...)`` before the rows, say nothing)."""
+    parts = [model.view_parts.get(made) for made in event.value.made - alias.value.made if made[2] != "assignment"]
     return bool(parts) and all(other is not None and _disjoint(part, other) for other in parts)
 
 
 def _disjoint(part: frozenset, other) -> bool:
     """Two known sets of positions along one dimension with none in common: disjoint memory
-    (``x[0]`` and ``x[:, 4]`` are parts along different dimensions: they overlap)."""
-    return bool(part) and bool(other) and _dimensions(part) == _dimensions(other) and len(_dimensions(part)) == 1 \
-        and not part & other
+    (``x[0]`` and ``x[:, 4]`` are parts along different dimensions: they overlap; ``x[0]`` and
+    ``x[i]`` for ``i`` in ``range(1, n)``, ``">=1"``, do not)."""
+    if not part or not other or _dimensions(part) != _dimensions(other) or len(_dimensions(part)) != 1:
+        return False
+    split = {position.rpartition("@")[2] for position in part | other}
+    if len(split) == 2 and {token[:2] for token in split} == {"<$", ">="} \
+            and len({token.lstrip("<>=") for token in split}) == 1:
+        return True  # ``x[..., :k]`` and ``x[..., k:]``: the two sides of one split
+    mine, theirs = _positions_of(part), _positions_of(other)
+    if mine is None or theirs is None:
+        return False
+    (fixed, least), (other_fixed, other_least) = mine, theirs
+    if least is not None and other_least is not None:
+        return False
+    return not (fixed & other_fixed or least is not None and any(position >= least for position in other_fixed)
+                or other_least is not None and any(position >= other_least for position in fixed))
+
+
+def _another_pass(part: frozenset, other) -> bool:
+    """Whether two parts are indexed by one range loop's variable (``x[i]``): read in a later
+    pass than the write, they are two elements."""
+    return bool(other) and any(position.startswith("~") or "@~" in position for position in part & other)
 
 
 def _dimensions(part: frozenset) -> frozenset:
     """The dimensions a part's positions lie along (``"1@4"``: dimension 1; ``"4"``: the first)."""
     return frozenset(position.partition("@")[0] if "@" in position else "0" for position in part)
+
+
+def _positions_of(part: frozenset):
+    """(the positions, the least of an open range or None) of a part, or None where one of its
+    positions is no number (``METADATA``)."""
+    fixed, least = set(), None
+    for position in part:
+        number = position.partition("@")[2] if "@" in position else position
+        if number.startswith("~"):  # which loop variable indexes it: see ``_another_pass``
+            continue
+        if "$" in number:  # a side of a split at a name: see ``_disjoint``
+            return None
+        if number.startswith(">=") and number[2:].isdigit():
+            least = int(number[2:]) if least is None else min(least, int(number[2:]))
+        elif number.isdigit():
+            fixed.add(int(number))
+        else:
+            return None
+    return frozenset(fixed), least
 
 
 def _through_reported(model, write, alias) -> bool:
