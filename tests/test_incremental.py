@@ -52,7 +52,7 @@ def engine_input(source: str) -> str:
     return _without_quiet_bodies(source, tree, scan_statements(tree), ALL_RULES)
 
 
-@pytest.mark.parametrize("code", sorted(FIXTURE_TEXTS))
+@pytest.mark.parametrize("code", by_weight(sorted(FIXTURE_TEXTS)))
 def test_a_fixture_assembled_from_its_chunks_is_its_whole_parse(code):
     for source in (FIXTURE_TEXTS[code], engine_input(FIXTURE_TEXTS[code])):
         modules = ModuleCache()
