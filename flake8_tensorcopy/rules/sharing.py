@@ -1220,13 +1220,24 @@ def undone(model, write) -> bool:
                and back in getattr(other.detail.get("source"), "facts", ()) for other in model.events.find("write"))
 
 
+def _receiver(function) -> Optional[str]:
+    """The name a method calls its own object (``self``), or None outside a method."""
+    return function.names[0] if function.receiver_offset and function.names else None
+
+
 def held_by_receiver(alias, sharing: Sharing, read_back: bool = False) -> bool:
     """Whether the unwritten side is the method's own object state (``self.counts``), held there
     rather than read back (with ``read_back``, also read back: the state the write updated)."""
-    function = alias.function
-    receiver = function.names[0] if function.receiver_offset and function.names else None
+    receiver = _receiver(alias.function)
     return receiver is not None and sharing.observed.split(".", 1)[0] == receiver and "." in sharing.observed \
         and (read_back or not sharing.observation.startswith("read"))
+
+
+def of_its_own_object(alias) -> bool:
+    """Whether the alias is made of its method's own object state (``self.k[i]``, ``k_out =
+    self.k_cache``)."""
+    receiver = _receiver(alias.function)
+    return receiver is not None and alias.place is not None and alias.place.startswith(receiver + ".")
 
 
 # ----- a snapshot kept on an object, loaded back into its own source in a later call (TEN208)

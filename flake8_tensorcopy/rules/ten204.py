@@ -8,8 +8,8 @@ import libcst as cst
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, alias_place, collected, held_by_receiver, returned_side, source_local, source_written_itself,
-    undone, unsafe, views_a_blank_buffer, writes_arguments,
+    AliasRule, Sharing, alias_place, collected, held_by_receiver, of_its_own_object, returned_side, source_local,
+    source_written_itself, undone, unsafe, views_a_blank_buffer, writes_arguments,
 )
 
 
@@ -82,7 +82,7 @@ class ViewShares(AliasRule):
         # (``return {"left": img[..., :w]}``, written by the caller); not one of its object's own
         # state a method hands out to be filled (``return self.k[i], self.v[i]`` of a cache)
         unheld = alias_place(model, alias) is None and not (
-            returned_side(model, alias, True) and not _of_its_own_object(alias))
+            returned_side(model, alias, True) and not of_its_own_object(alias))
         return not (unheld or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias) or returned_side(model, alias, False)
                     or undone(model, sharing.write)
@@ -95,13 +95,6 @@ class ViewShares(AliasRule):
             copies = cst.ListComp(elt=method(item, "clone"), for_in=cst.CompFor(target=item, iter=bare(node)))
             return unsafe(node, copies)
         return unsafe(node, method(bare(node), "clone"))
-
-
-def _of_its_own_object(alias) -> bool:
-    """Whether the alias is a view of its method's own object state (``self.k[i]``)."""
-    function = alias.function
-    receiver = function.names[0] if function.receiver_offset and function.names else None
-    return receiver is not None and (alias.place or "").startswith(receiver + ".")
 
 
 def _fills_what_it_hands_back(model, sharing: Sharing) -> bool:

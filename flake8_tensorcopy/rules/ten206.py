@@ -8,8 +8,8 @@ from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, alias_place, held_by_receiver, parameter_attribute, returned_side, source_written_itself, undone,
-    unsafe, writes_arguments, written_for_its_source,
+    AliasRule, Sharing, alias_place, held_by_receiver, of_its_own_object, parameter_attribute, returned_side,
+    source_written_itself, undone, unsafe, writes_arguments, written_for_its_source,
 )
 
 
@@ -82,22 +82,13 @@ class AssignmentShares(AliasRule):
         return not (source_written_itself(model, alias) or undone(model, sharing.write)
                     or written_for_its_source(model, alias, sharing)
                     or held_by_receiver(alias, sharing, read_back=True) and (
-                        not returned_side(model, alias, True) or _of_receiver(alias) and _partial(sharing.write)))
+                        not returned_side(model, alias, True) or of_its_own_object(alias) and _partial(sharing.write)))
 
     def fix(self, node, alias, site) -> Optional[Fix]:
         return unsafe(node, method(bare(node), "clone"))
 
 
 RULE = AssignmentShares()
-
-
-def _of_receiver(alias) -> bool:
-    """Whether the second name is bound straight to the object's own attribute (``k_out =
-    self.k_cache``): written and handed back, it is the state it updated (a static KV cache's
-    ``update``), not a result meant apart from it (``scaled = slot``)."""
-    function = alias.function
-    receiver = function.names[0] if function.receiver_offset and function.names else None
-    return receiver is not None and alias.place is not None and alias.place.startswith(receiver + ".")
 
 
 def _partial(write) -> bool:

@@ -7,7 +7,7 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.fixes import Fix, method
 from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in
-from flake8_tensorcopy.model.values import storages_held
+from flake8_tensorcopy.model.values import holds_a_graph, storages_held
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
@@ -276,7 +276,7 @@ def _kept_elsewhere(event) -> frozenset:
 
 def _holds_graph(value) -> bool:
     """A container (``{"loss": loss, "step": i}``) one of whose items is a graph tensor."""
-    return value.items is not None and any(item.graph or _holds_graph(item) for _, item in value.items)
+    return value.items is not None and any(holds_a_graph(item) for _, item in value.items)
 
 
 def _proved_graph(event, same: list) -> bool:
