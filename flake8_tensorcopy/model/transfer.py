@@ -18,7 +18,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain
 from flake8_tensorcopy.model.values import (
-    ASSUMED, DEAD, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    ASSUMED, DEAD, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -1237,7 +1237,7 @@ class Transfer:
         unless ``saved`` does); nothing under ``torch.no_grad()``."""
         if saved is None:
             saved = k.SAVED_FOR_BACKWARD.get(function) if function else None
-        if not saved or not (result.grad or result.grad_from) or state.get(NO_GRAD):
+        if not saved or not (result.grad or result.grad_from) or not _kept_for_backward(state):
             return
         storages = set()
         for_other = k.SAVED_FOR_OTHER.get(function, {})
@@ -1305,11 +1305,16 @@ class Transfer:
                                                   why=_why(Evidence.ISINSTANCE, "kind")), state)
         elif kind is ast.Name and self.narrow_named_test(test, truth, state):
             return
+        elif kind is ast.Attribute and test.attr == "training" and not truth \
+                and "module" in self.evaluate(test.value, state).kinds:
+            inference_only(state)  # ``if not self.training:``: the module's eval branch
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
             self.event_absent(test, state)
         elif kind is ast.Call:
             self.narrow_floating(test, truth, state)
             self.narrow_pinned(test, truth, state)
+            if self.evaluate(test.func, state).qual == _GRAD_MODE_TESTS.get(truth):
+                inference_only(state)
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -1599,7 +1604,7 @@ class Transfer:
         the input's need them; not a layer the torch tables say needs none of them, as
         ``nn.Embedding``); they go by the module's storages (``parameters()``, ``.weight``), and
         by its layers' where it is a chain of known layers (``net[2].weight`` of an ``nn.Sequential``)."""
-        if state.get(NO_GRAD) or module.qual in k.LAYERS_KEEPING_NO_PARAMETERS:
+        if not _kept_for_backward(state) or module.qual in k.LAYERS_KEEPING_NO_PARAMETERS:
             return
         if module.storages:
             add_saved(module.storages, state)
@@ -2539,7 +2544,7 @@ class Transfer:
         if summary.backward:
             frees_saved(None, state)
             backpropagates(state)
-        if summary.saved and not state.get(NO_GRAD):
+        if summary.saved and _kept_for_backward(state):
             kept = instance.storages(_saved_for_caller(summary, instance.lines))
             add_saved(kept, state)
             # its output (the memory it returns that it saved), told apart from its inputs before the
@@ -3122,6 +3127,24 @@ def renew_saved(storages: frozenset, state: dict) -> None:
     for place, value in list(state.items()):
         if type(value) is Value and storages_held(value) & storages:
             state[place] = _renamed(value, earlier)
+
+
+def _kept_for_backward(state: dict) -> bool:
+    """Whether what an operation saves here is kept for a backward that may run: not under
+    ``torch.no_grad()``, not on a path only inference takes."""
+    return not state.get(NO_GRAD) and not state.get(INFERENCE)
+
+
+# the grad-mode tests whose outcome (True, False) leaves a path only inference takes
+_GRAD_MODE_TESTS = {True: "torch.is_inference_mode_enabled", False: "torch.is_grad_enabled"}
+
+
+def inference_only(state: dict) -> None:
+    """A path no backward follows (the module's eval branch, grad mode off): what was saved
+    before is saved for no backward that runs here, and nothing computed here is kept."""
+    state[INFERENCE] = frozenset(("inference",))  # a set, as the other state keys hold
+    state.pop(SAVED, None)
+    state.pop(UNSAVED_HOLDERS, None)
 
 
 def add_saved(storages: frozenset, state: dict) -> None:

@@ -27,7 +27,10 @@ A value is a product of components, each joined on its own:
 A state is a dict from place to value plus three sets: ``IN_FLIGHT`` (copies not yet synced; in
 a function, ``ENTRY`` stands for those in flight when it was called), ``SAVED`` (storages autograd
 keeps for backward; a backward frees them) and ``NO_GRAD`` (the ``torch.no_grad()`` contexts that
-may be in effect: operations there record nothing and make no graph), ``FORWARDED`` (the
+may be in effect: operations there record nothing and make no graph), ``INFERENCE`` (a path
+taken only where no backward follows: the module's eval branch, ``if not self.training:``, or
+``if not torch.is_grad_enabled():``; what it computes is saved for no backward; joined by
+intersection, unlike the other sets), ``FORWARDED`` (the
 storages of the modules whose forward may have run: an object, however it is reached, a name, an
 attribute, an item of a list or dict, a loop's alias), ``HOOKED`` (the forward hooks the
 function registered, run at its later calls of their modules), ``UNSAVED_HOLDERS``
@@ -46,6 +49,7 @@ IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward
 NO_GRAD = "!no_grad"  # state key: frozenset of the contexts that may have turned grad mode off
+INFERENCE = "!inference"  # state key: a non-empty set on a path no backward follows (every path joined there has it)
 UNSAVED_HOLDERS = "!unsaved_holders"  # state key: (place, storage) pairs, held only where not saved
 FORWARDED = "!forwarded"  # state key: frozenset of the storages of modules whose forward may have run
 HOOKED = "!hooked"  # state key: frozenset of (module storage, hook, in a graph, its closure) of forward hooks registered here
@@ -254,6 +258,8 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
             result[place] = value
         elif mine is not value:
             result[place] = mine | value if type(mine) is frozenset else merge(mine, value)
+    if INFERENCE in result and not (a.get(INFERENCE) and b.get(INFERENCE)):
+        del result[INFERENCE]  # a must-fact: inference only where both paths were
     if ASSUMED in result or GUARDED in result:
         _correlate(a, b, result, merge is join)
     if a.get(SAVED) != b.get(SAVED) or UNSAVED_HOLDERS in result:
