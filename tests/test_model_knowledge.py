@@ -401,6 +401,11 @@ def check_array_constructor(model, example):
     assert result.kinds == {"ndarray"} and result.fresh and result.storages
 
 
+def check_random_generator(model, example):
+    check_array_constructor(model, example)  # ``g.random(3)``: what ``numpy.random.random(3)`` makes
+    assert _value_after(model, example, "g").storages == frozenset()  # the generator holds no array
+
+
 def check_array_inplace(model, example):
     assert _write(model, example).storages == _value_after(model, example, "w").storages
 

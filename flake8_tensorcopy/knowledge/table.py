@@ -97,6 +97,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``array_view``: one that shares its memory (``a.reshape(-1)``, ``a.T``); ``array_copy``: one
   that makes a new array (``a.copy()``; ``a.astype(t, copy=False)`` may return ``a`` itself);
   the syntax ``out=`` of a NumPy function writes that array in place (role ``inplace``);
+- ``random_generator``: an object whose methods are its package's functions
+  (``numpy.random.default_rng(0).random(3)`` makes a new array as ``numpy.random.random(3)`` does);
 - ``blank``: a new buffer of constant or uninitialised content (``torch.empty(n)``), made to be
   filled: a write through an alias of it fills it;
 - ``requires_grad``: a leaf that requires grad from now on: the tensor itself
@@ -460,7 +462,13 @@ HAND_TABLE: Tuple[Entry, ...] = (
                             ("stack", "[numpy.ones(3)]"), ("concatenate", "[numpy.ones(3)]"),
                             ("zeros_like", "numpy.ones(3)"), ("ones_like", "numpy.ones(3)"),
                             ("empty_like", "numpy.ones(3)"), ("full_like", "numpy.ones(3), 2.0"),
-                            ("random.rand", "3"), ("random.randn", "3"), ("random.random", "3"))
+                            ("random.rand", "3"), ("random.randn", "3"), ("random.random", "3"),
+                            ("random.normal", "0.0, 1.0, 3"), ("random.uniform", "0.0, 1.0, 3"),
+                            ("random.standard_normal", "3"), ("random.permutation", "3"))
+) + tuple(
+    Entry("numpy.random." + name, "function", "random_generator",
+          "import numpy\ng = numpy.random.%s(0)\nr = g.random(3)" % name)
+    for name in ("default_rng", "RandomState")
 ) + tuple(
     Entry(package + name, "function", "blank", "import torch, numpy\nr = %s%s(3%s)" % (package, name, fill))
     for package in ("torch.", "numpy.") for name, fill in (("zeros", ""), ("ones", ""), ("empty", ""), ("full", ", 1.0"))

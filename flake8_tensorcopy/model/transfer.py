@@ -1696,6 +1696,8 @@ class Transfer:
             result = Value(kinds("event"))
         elif "device" in roles:
             result = Value(kinds("device"), device=_device_of(node))
+        elif "random_generator" in roles:  # its methods are the package's functions
+            result = Value(kinds("pymodule"), qual=qual.rpartition(".")[0])
         elif "inplace" in roles and node.args:
             self.write(node.args[0], first, state, node)
             result = NONE
