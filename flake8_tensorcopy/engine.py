@@ -179,7 +179,7 @@ def returns_from_parameters(function: ast.AST) -> bool:
 def _memory_roots(node: ast.AST) -> set:
     """Names whose memory an expression may be: followed through attributes, indexing,
     method calls (the receiver), calls on one argument (the argument), tuple, list and dict
-    items and both branches of ``a if c else b``."""
+    items, both branches of ``a if c else b`` and what a comprehension iterates."""
     if type(node) is ast.Name:
         return {node.id}
     if type(node) in (ast.Attribute, ast.Subscript):
@@ -194,6 +194,8 @@ def _memory_roots(node: ast.AST) -> set:
         return set().union(*(_memory_roots(value) for value in node.values))
     if type(node) is ast.IfExp:
         return _memory_roots(node.body) | _memory_roots(node.orelse)
+    if type(node) in (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):  # items of what it iterates
+        return set().union(*(_memory_roots(generator.iter) for generator in node.generators))
     return set()
 
 

@@ -72,6 +72,19 @@ def parameter_index(storage, function: str) -> Optional[int]:
     return None
 
 
+def parameter_holding(storage, function: str) -> Optional[int]:
+    """``i`` where ``storage`` is parameter ``i`` of ``function`` or an item or attribute held
+    within it (``batch["x"]`` of a dict a caller passes: the caller's tensor)."""
+    while type(storage) is tuple and storage[:1] in (("item",), ("attribute",)):
+        storage = storage[1]
+    return parameter_index(storage, function)
+
+
+def _item_of_parameter(storage, function: str) -> bool:
+    """Whether ``storage`` is an item a parameter of ``function`` holds (``("item", param[, key])``)."""
+    return type(storage) is tuple and storage[:1] == ("item",) and parameter_index(storage[1], function) is not None
+
+
 def _held_through(storage):
     """The storage an ``("attribute", storage, name)`` storage is an attribute of, else itself."""
     return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
@@ -115,18 +128,34 @@ class Instantiation:
                 (held_within("attribute", inner, storage[2]) for inner in self.per_instance[storage[1]])
                 if type(storage) is tuple and storage[:1] == ("attribute",) and storage[1] in self.per_instance
                 else (storage,))))
-        if not any(parameter_index(_held_through(storage), function) is not None for storage in storages):
+        if not any(parameter_index(_held_through(storage), function) is not None
+                   or _item_of_parameter(storage, function) for storage in storages):
             return storages
         result = set()
         for storage in storages:
             index = parameter_index(_held_through(storage), function)
-            if index is None:
+            if _item_of_parameter(storage, function):
+                result |= self.items_passed(self.actual(storage[1][1]), storage[2:])
+            elif index is None:
                 result.add(storage)
             elif storage is _held_through(storage):
                 result |= self.actual(index).storages
             else:  # an attribute of the parameter: the same attribute of what is passed
                 result |= {held_within("attribute", actual, storage[2]) for actual in self.actual(index).storages}
         return frozenset(result)
+
+    @staticmethod
+    def items_passed(actual: Value, key: tuple) -> frozenset:
+        """The memory of an item of what the call site passes (``batch["x"]`` of the dict
+        given for ``batch``, any item where the key is not known): its items' where it knows
+        them, else the items it holds as a container."""
+        if actual.items:
+            found = actual.item(key[0]) if key else None
+            chosen = [found] if found is not None else [item for _, item in actual.items]
+            held = frozenset().union(*(item.storages for item in chosen))
+            if held:
+                return held
+        return frozenset(held_within("item", storage, *key) for storage in actual.storages)
 
     def parameter_of(self, storage) -> Optional[int]:
         """The parameter whose memory (or an attribute of it) ``storage`` is in the summary."""

@@ -568,10 +568,22 @@ class Transfer:
             temporary = expression is not None and place_of(expression) is None and not value.storages
             holders = {place for storage in value.storages for place in self.store.holders(storage, state)
                        if place[:1] != "!"} - self.rebinding
+            if value.storages and not holders:  # ``f(ds[0])``: held by the object it was read out of
+                holders = self.object_read_out_of(expression, state)
             dropped = value.fresh or temporary or bool(value.storages) and not holders
             names = holders if value.storages else {place_of(expression)} if expression is not None else {None}
             kept[index] = not (dropped or self.handed_over(names, node)) or self.items_kept(value, state, node)
         return kept
+
+    def object_read_out_of(self, expression, state: dict) -> set:
+        """``f(ds[0])``, ``f(store.latest)``: the name of the caller holding the object of the
+        file's classes the memory was read out of (the object keeps it); else none."""
+        place = place_of(expression) if expression is not None else None
+        if place is None or place.isidentifier():
+            return set()
+        root = place.split(".", 1)[0].split("[", 1)[0]
+        holder = state.get(root)
+        return {root} if root not in self.rebinding and type(holder) is Value and _classes_of(holder) else set()
 
     def items_kept(self, container: Value, state: dict, node) -> bool:
         """Whether the caller holds, under names of its own, a tensor it passes inside a
@@ -2056,6 +2068,10 @@ class Transfer:
             return self.container_method(receiver, method, receiver_place, arguments, keywords, node, state)
         if method in ("values", "items") and not arguments and receiver.kind_from and self.summary_mode:
             return _iteration_of(method, self.element(receiver))  # ``kwargs.items()`` of a mapping a caller passes
+        if method in ("values", "items") and not arguments and receiver.items is None and receiver.kinds <= _MAPPINGS:
+            held = _filled_elsewhere(receiver, receiver_place)  # a mapping the file did not fill: its items, held by it
+            if held.storages:
+                return _iteration_of(method, held)
         if receiver.kind_from and self.summary_mode and "step" in roles:  # a parameter used as an optimizer
             self.steps_parameter(receiver, state)
             return NONE
@@ -3763,6 +3779,9 @@ def _iteration_of(method: str, element: Value) -> Value:
     if method == "items":
         element = Value(kinds("tuple"), items=(("0", UNKNOWN), ("1", element)))
     return Value(kinds("list"), items=(("*", element if method != "keys" else UNKNOWN),))
+
+
+_MAPPINGS = kinds("dict", "?")  # what ``items()``/``values()`` may iterate the items of
 
 
 def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:

@@ -21,7 +21,7 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.places import inside, place_of, split_items
-from flake8_tensorcopy.model.summaries import parameter_index
+from flake8_tensorcopy.model.summaries import parameter_holding, parameter_index
 from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, FIELDS, HANDED, ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
@@ -507,9 +507,12 @@ def _made_again(alias, write, read) -> bool:
 
 def _keeps_references(alias, write) -> bool:
     """A class writing, in another method, through the aliases one of its methods made: it
-    keeps them as references on purpose (``self.targets[k].lerp_(p, rate)``)."""
+    keeps them as references on purpose (``self.targets[k].lerp_(p, rate)``); not one a method
+    hands back and a caller writes (``batch = self.to_device(batch); batch["x"].mul_(s)``)."""
     owner = alias.function.owner
-    return owner is not None and write.function is not alias.function and write.function.owner is owner
+    return owner is not None and write.function is not alias.function and write.function.owner is owner \
+        and any(alias.detail["made"] in value.made or _storages_made(value, alias.detail["made"])
+                for value in owner.attributes.values())
 
 
 def _reads_its_source_after(model, alias, write) -> bool:
@@ -974,12 +977,15 @@ def _parameter_written(write, alias) -> Optional[tuple]:
     """A write through an alias of a parameter whose name now holds the alias (``x = x.float();
     x[m] = 0``): the caller's tensor is written, where a caller of the file keeps it (rebinding
     the name to its alias says the function means to work on it; only a caller that reads its
-    tensor again is evidence of the hazard). A closure writing through its factory's alias writes
+    tensor again is evidence of the hazard; an item of a dict it passes, ``batch = {k: v.to(d) for
+    k, v in batch.items()}``, likewise). A closure writing through its factory's alias writes
     the tensor the factory's caller passed (``mean = start`` kept by ``update``)."""
     closure = write.function.parent is alias.function
+    # the alias as it arrived in another function (``batch = self.to_device(batch)``): that function's memory
+    written = write.storages & alias.value.storages or write.storages
     for function in (write.function, alias.function) if closure else (write.function,):
-        for storage in sorted(write.storages & alias.value.storages, key=str):
-            index = parameter_index(storage, function.name)
+        for storage in sorted(written, key=str):
+            index = parameter_holding(storage, function.name)
             if index is not None and index >= function.receiver_offset and function.kept_by_callers.get(index):
                 return function.names[index], "outlives the function (a parameter, the caller's tensor)"
     return None
