@@ -33,7 +33,8 @@ class GraphKeptAcrossIterations(Rule):
     iterations (`total += loss`, `total = total + loss`, a smoothed `0.9 * smooth + 0.1 * loss`,
     `losses.append(loss)`) where the loop
     itself runs `backward()` or an optimizer step (whatever is done with the total later), or
-    where the total is later read as a number (`float(total)`) and never handed on as a
+    where the total is later read as a number (`float(total)`), or computed into values that
+    keep no graph (`torch.cat(preds).argmax(-1)`, `.tolist()`), and never handed on as a
     tensor, or handed back (`return total / len(loader)`) to callers of the file that all read
     only its value (`.item()`, `float()`, printing) where grad is recorded. An accumulator the
     object or a caller holds (`self.losses`, a `history` list passed in) outlives the loop that
@@ -128,9 +129,11 @@ class GraphKeptAcrossIterations(Rule):
         if not any(other.kind in ("backward", "step") for other in same) and _returned_for_its_value(
                 model, event, root, later):
             return True  # ``return total / len(loader)`` to callers that read only its value
+        held = _derived(later, held)  # ``torch.cat(outputs)``: the kept graphs live on in what is computed of them
         return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
-                    and storages_held(other.value) & held for other in later)
-                and not any(_kept_as_tensor(model, other, held) or other.kind == "backward" for other in later))
+                    and storages_held(other.value) & held or _spent(later, other, held) for other in later)
+                and not any(_kept_as_tensor(model, other, held) and not _torch_operation(later, other)
+                            or other.kind == "backward" for other in later))
 
     def _kept_across_calls(self, model, event, same: list) -> bool:
         """An accumulator on the method's own object (``self.total += loss``): each call of the
@@ -294,6 +297,46 @@ def _proved_graph(event, same: list) -> bool:
         if other.kind == "backward":
             return True
     return False
+
+
+def _receiver_of(later: list, call):
+    """The read of the tensor a method call is made on (``stacked`` of ``stacked.argmax(-1)``)."""
+    if type(call.node) is not ast.Call or type(call.node.func) is not ast.Attribute:
+        return None
+    receiver = call.node.func.value
+    return next((other for other in later if other.kind == "read" and other.node is receiver
+                 and other.detail.get("value_read") == "tensor_method"), None)
+
+
+def _torch_operation(later: list, call) -> bool:
+    """A call of a torch function or of a tensor's method: what it returns is all it keeps."""
+    return call.kind == "call" and (str(call.detail.get("callee")).startswith("torch.")
+                                    or _receiver_of(later, call) is not None)
+
+
+def _computed_of(later: list, call, held: frozenset) -> bool:
+    """Whether a torch operation is given, or called on, what ``held`` names."""
+    receiver = _receiver_of(later, call)
+    return _torch_operation(later, call) and (_holds_any(call, held) or receiver is not None and bool(
+        storages_held(receiver.value) & held))
+
+
+def _derived(later: list, held: frozenset) -> frozenset:
+    """``held`` and what torch operations compute of it, in order, keeping a graph
+    (``torch.cat(all_logits)``, ``stacked.mean(0)``): the graphs the accumulator kept live on there."""
+    for other in later:
+        if other.kind == "call" and other.value is not None and other.value.graph and _computed_of(later, other, held):
+            held = held | other.value.storages
+    return held
+
+
+def _spent(later: list, call, held: frozenset) -> bool:
+    """A torch operation on what the accumulator holds whose result keeps no graph
+    (``stacked.argmax(-1)``, ``torch.cat(outputs).tolist()``): only the values were wanted. Not
+    ``torch.tensor(outputs)``, which TEN106 reports: a graph dropped there was likely wanted."""
+    return call.kind == "call" and call.value is not None and not call.value.graph \
+        and not holds_a_graph(call.value) and _computed_of(later, call, held) \
+        and "constructs" not in k.role_of("function", str(call.detail.get("callee")))
 
 
 def _holds_any(call, held: frozenset) -> bool:
