@@ -20,6 +20,13 @@ def data_aliases(model, value) -> list:
     return [where for where, operation in model.alias_steps(value) if operation == ".data"]
 
 
+def _written_through_data(model, write) -> list:
+    """The ``.data`` reads a write goes through: the written value's own, or, for a call of a
+    helper of the file writing what it was handed (``clamp_all(model)``), the helper's."""
+    made = frozenset().union(*write.detail.get("through", ()))
+    return data_aliases(model, write.value._replace(made=write.value.made | made) if made else write.value)
+
+
 def detached_fix(site, node: cst.Attribute, assigned: bool):
     """(the ``x.detach()`` replacement, its fix or None where ``x.data`` is assigned to)."""
     detached = chain(bare(node.value), "detach")
@@ -89,9 +96,11 @@ class DataAttribute(Rule):
         found: Dict[int, tuple] = {}
         for write in model.events.find("write"):
             hazard = _write_hazard(model, write) if write.detail["grad_mode"] else None
-            for where in data_aliases(model, write.value) if hazard else ():
+            for where in _written_through_data(model, write) if hazard else ():
                 attribute = reads.get(where)
                 if attribute is not None:
+                    if attribute.function is not write.function:  # a helper's write, at the call that runs it
+                        hazard = hazard.replace(" in place ", f" in place by the call on line {write.line} ", 1)
                     found.setdefault(id(attribute.node), (attribute, hazard, _assigned_through(write, attribute)))
         for mix in model.events.find("graph_mix"):
             for where in sorted(mix.detail["dropped"]):
