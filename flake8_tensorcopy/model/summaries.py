@@ -46,6 +46,8 @@ class Summary(NamedTuple):
     attribute_writes: frozenset = frozenset()
 
 
+_ARRAYS = frozenset(("tensor", "ndarray"))
+_PYTHON_DATA = frozenset(("list", "tuple", "number", "int", "bool", "str"))  # no memory a tensor can be
 CAST_TO = "cast_to:"  # a fact: a cast to this dtype of what a caller passes (``t.float()``), the tensor itself or a copy
 
 
@@ -171,6 +173,16 @@ class Instantiation:
         dtypes = {_dtype(self.actual(index)) for index in indices}
         return "" not in dtypes and casts[0] not in dtypes
 
+    def converts(self, value: Value) -> bool:
+        """Whether a tensor or array the callee made of a parameter's memory (``torch.as_tensor(v)``)
+        is new memory at this call: what it passes there is surely no tensor nor array (a list,
+        a number), so nothing of it can be the result's memory."""
+        if not value.kinds or not value.kinds <= _ARRAYS:
+            return False
+        indices = {parameter_index(storage, self.function) for storage in value.storages} - {None}
+        return bool(indices) and all(
+            self.actual(index).kinds and self.actual(index).kinds <= _PYTHON_DATA for index in indices)
+
     def per_call(self, storage):
         """An allocation site inside the callee, named by this call (``("call", site, storage)``);
         so is what a call inside the callee made (its own ``("call", ...)`` storage), so that a
@@ -223,7 +235,7 @@ class Instantiation:
             grad = grad or actual.grad or "module" in actual.kinds
             graph = graph or actual.grad or "module" in actual.kinds
         storages, made = value.storages, value.made
-        if self.cast_copies(value):  # ``t.float()`` of a float64 tensor the call site passes: a copy
+        if self.cast_copies(value) or self.converts(value):  # a copy of what the call site passes
             storages = frozenset(storage for storage in storages if self.parameter_of(storage) is None)
             made = frozenset()
         result = value._replace(
