@@ -270,6 +270,10 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             arrived = write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
             if arrived and events.after_unless(arrival, write, _allocated_for(model, write, arrived)):
                 reached |= arrived
+        if not reached and _closure_after(alias, write.function):  # the factory made it before the closure runs
+            arrived = write.storages & storages
+            if arrived and events.entered_unless(write, _allocated_for(model, write, arrived)):
+                reached = arrived
         if not reached:
             if held_by_object is None:
                 held_by_object = _held_by_its_object(alias)
@@ -320,6 +324,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 observed = None
         if observed is None and not through_alias and write.function is alias.function:
             observed = _collected_from_generator(model, alias)
+        if observed is None and not through_alias and _closure_after(alias, write.function):
+            observed = _read_by_a_closure(model, alias, name)
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     # a write by the alias's own class first (``self.snaps`` in ``__init__``, a step in ``train_step``)
@@ -654,6 +660,25 @@ def _storages_made(value, made) -> frozenset:
     for _, item in value.items or ():
         found |= _storages_made(item, made)
     return found
+
+
+def _closure_after(alias, function) -> bool:
+    """Whether ``function`` is a closure defined in the alias's function after the alias was
+    made (``initial = copy.copy(state)``, then ``def step(): state.add_(dx)``): at each call it
+    finds the alias already made, under the names it captures."""
+    return function.parent is alias.function and function.node.lineno > alias.line
+
+
+def _read_by_a_closure(model, alias, name: Optional[str]) -> Optional[tuple]:
+    """The alias kept under a name the factory's closures capture, read by one of them
+    (``reset()`` reading ``initial`` that ``step()`` changed through ``state``): the closures
+    outlive the factory and run in any order."""
+    if name is None or not name.isidentifier():
+        return None
+    for read in model.events.find("read"):
+        if read.place == name and read.function.parent is alias.function and read.function is not alias.function:
+            return name, f"is read by {read.function.node.name}() on line {read.line} (the closures share it)"
+    return None
 
 
 def _arrivals(model, made, function) -> list:
