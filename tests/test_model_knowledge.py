@@ -251,6 +251,11 @@ def check_grad_switch(model, example):
     check_grad_off(model, example)
 
 
+def check_grad_on(model, example):
+    assert model.events.find("save")  # the sigmoid saves its output again where grad is on
+    assert not build_model(ast.parse(example.replace("with torch.enable_grad():", "if True:"))).events.find("save")
+
+
 def _facts(model, example, prefix):
     return [fact for fact in _value_after(model, example, "r").facts if fact.startswith(prefix)]
 

@@ -54,7 +54,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   for backward and returns a graph tensor.
 - ``grad_off`` / ``grad_switch``: a context (or decorator, ``grad_off_decorator``) under which
   nothing is recorded for backward and what is computed requires no grad (``torch.no_grad()``;
-  ``torch.set_grad_enabled(False)``); the context ends with its block;
+  ``torch.set_grad_enabled(False)``); the context ends with its block; ``grad_on``: a context
+  under which grad is recorded again (``torch.enable_grad()``, ``torch.set_grad_enabled(True)``),
+  also on a path a test of grad mode took as inference (``if not torch.is_grad_enabled():``);
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written
   (``w.chunk(2)``; iterating over a tensor unbinds it);
@@ -215,6 +217,11 @@ RESULT_DTYPE_UNLESS: Dict[str, Tuple[str, int]] = {
 # NumPy constructors whose arrays are float64 unless ``dtype=`` says otherwise
 FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
                             "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.linspace"))
+# NumPy random draws that make an array only where a size is given (the positional index of the
+# size, or of the first dimension; ``size=`` too): without one they draw a Python float
+# (``numpy.random.uniform(0.8, 1.2)``, ``rng.random()``)
+RANDOM_DRAW_SIZE_AT = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.random": 0,
+                       "numpy.random.standard_normal": 0, "numpy.random.normal": 2, "numpy.random.uniform": 2}
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -384,6 +391,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.autograd.no_grad", "function", "grad_off", _W + "with torch.autograd.no_grad():\n    r = torch.sigmoid(w)"),
     Entry("torch.set_grad_enabled", "function", "grad_switch",
           _W + "with torch.set_grad_enabled(False):\n    r = torch.sigmoid(w)"),
+    Entry("torch.enable_grad", "function", "grad_on",
+          _W + "if not torch.is_grad_enabled():\n    with torch.enable_grad():\n        r = torch.sigmoid(w)"),
     Entry("expand", "method", "overlapping", _W + "r = w.expand(3, 2)"),
     Entry("expand_as", "method", "overlapping", _W + "r = w.expand_as(torch.ones(3, 2))"),
     Entry("torch.broadcast_to", "function", "overlapping", _W + "r = torch.broadcast_to(w, (3, 2))"),

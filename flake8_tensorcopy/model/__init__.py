@@ -25,8 +25,8 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    HANDED, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer, grad_disabled_by,
-    is_none, private,
+    HANDED, HELD_WRITTEN_THROUGH, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
+    grad_disabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
@@ -87,6 +87,7 @@ class FunctionInfo:
         self.copied_parameters: set = set()  # unknown parameters some path deep-copies
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
+        self.runs_a_backward: Optional[bool] = None  # calls backward() or autograd.grad itself (Transfer)
         # per class of the file whose instances' attributes its final solve read, those attributes
         # then: a construction solved later (a dataclass's fields) may have changed them since
         self.attributes_seen: Dict[str, dict] = {}
@@ -578,6 +579,7 @@ class Model:
             stepped=exit_state.get("!stepped", EMPTY),
             written_through=_written_through(exit_state.get(WRITTEN_THROUGH, EMPTY)),
             writes_held=exit_state.get("!writes_held", EMPTY),
+            held_written_through=exit_state.get(HELD_WRITTEN_THROUGH, EMPTY),
             reads_held=exit_state.get("!reads_held", EMPTY),
             closure_stores=_closure_stores(function, exit_state),
             parameter_stores=_parameter_stores(function, exit_state),

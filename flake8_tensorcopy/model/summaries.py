@@ -33,6 +33,7 @@ class Summary(NamedTuple):
     # parameter index -> the items it put in the container a caller handed it (``store["w"] = w.detach()``)
     parameter_stores: Dict[int, Value] = {}
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
+    held_written_through: frozenset = frozenset()  # the aliases those writes went through (``w.data``)
     reads_held: frozenset = frozenset()  # storages made elsewhere (``self.state`` from ``__init__``) whose values it reads
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
     items_written: frozenset = frozenset()  # parameter indices whose items it writes in place (a loop over ``ts``)

@@ -95,6 +95,8 @@ class Transfer:
         self.indexed: Optional[tuple] = None  # (the value of the subscript being evaluated, its part)
         self.metadata_of = None  # the object of ``x.shape`` being evaluated
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
+        self.replacing: frozenset = EMPTY  # the places it binds, names, items and attributes
+        self.comprehensions: Optional[list] = None  # the function's comprehensions, found once
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
         self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
@@ -150,8 +152,11 @@ class Transfer:
 
     def stmt_Assign(self, node, state):
         self.rebinding = frozenset(target.id for target in node.targets if type(target) is ast.Name)
+        # the places the statement binds (``d[key] = pad(d[key])``): what a call there is given from them is replaced
+        self.replacing = frozenset(place_of(target) for outer in node.targets for target in (
+            outer.elts if type(outer) in (ast.Tuple, ast.List) else [outer]) if place_of(target) is not None)
         value = self.evaluate(node.value, state)
-        self.rebinding = EMPTY
+        self.rebinding = self.replacing = EMPTY
         value = self.assigned(node.value, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
@@ -353,6 +358,8 @@ class Transfer:
         value = self.evaluate(item.context_expr, state)
         if grad_disabled_by(self.model, item.context_expr):
             state[NO_GRAD] = state.get(NO_GRAD, EMPTY) | {_site(item.context_expr)}
+        elif grad_enabled_by(self.model, item.context_expr):
+            state.pop(INFERENCE, None)  # ``with torch.enable_grad():`` in an inference branch records again
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, state, item.context_expr)
 
@@ -570,10 +577,31 @@ class Transfer:
                        if place[:1] != "!"} - self.rebinding
             if value.storages and not holders:  # ``f(ds[0])``: held by the object it was read out of
                 holders = self.object_read_out_of(expression, state)
-            dropped = value.fresh or temporary or bool(value.storages) and not holders
+            replaced = expression is not None and place_of(expression) in self.replacing  # ``x[k] = f(x[k])``
+            holders -= self.comprehension_names(node)  # gone once the comprehension is done
+            dropped = value.fresh or temporary or replaced or bool(value.storages) and not holders \
+                or self.parameters_let_go(holders)
             names = holders if value.storages else {place_of(expression)} if expression is not None else {None}
             kept[index] = not (dropped or self.handed_over(names, node)) or self.items_kept(value, state, node)
         return kept
+
+    def comprehension_names(self, node) -> set:
+        """The names the comprehensions around ``node`` bind (``single`` of ``[f(single) for
+        single in items]``)."""
+        if self.comprehensions is None:
+            self.comprehensions = [outer for outer in descendants(self.function.node) if type(outer) in (
+                ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)]
+        return {target.id for outer in self.comprehensions if inside(node, outer)
+                for generator in outer.generators for target in ast.walk(generator.target) if type(target) is ast.Name}
+
+    def parameters_let_go(self, holders: set) -> bool:
+        """Whether the caller holds the argument only under its own parameters, and every call
+        of the file passing those lets them go (``d[k] = self.pad(d[k])``): none reads it again."""
+        function = self.function
+        kept = function.kept_by_callers
+        if not holders or not kept or not holders <= set(function.names[function.receiver_offset:]):
+            return False
+        return not any(kept.get(function.names.index(name), True) for name in holders)
 
     def object_read_out_of(self, expression, state: dict) -> set:
         """``f(ds[0])``, ``f(store.latest)``: the name of the caller holding the object of the
@@ -593,19 +621,22 @@ class Transfer:
         if item is None or not item.is_tensor or not item.storages:
             return False
         holders = {place for storage in item.storages for place in self.store.holders(storage, state)
-                   if place[:1] != "!"} - self.rebinding
-        return bool(holders) and not self.handed_over(holders, node)
+                   if place[:1] != "!"} - self.rebinding - self.comprehension_names(node)
+        return bool(holders) and not self.handed_over(holders, node) and not self.parameters_let_go(holders)
 
     def handed_over(self, names, call) -> bool:
         """Whether the caller holds the argument only under local names it uses nowhere but in
         this call (``maps = aggregate(); top = peak(maps)``, ``maps`` never read again, by no
-        closure, outside any loop): the callee may do what it likes with it."""
+        closure, outside any loop but one rebinding them at each pass: ``for batch in loader:
+        step(batch)``): the callee may do what it likes with it."""
         function = self.function
         if function is self.model.module or type(call) is not ast.Call or not all(
                 name is not None and name.isidentifier() and name not in function.names for name in names):
             return False
         uses = self.name_uses()
-        if any(inside(call, loop) for loop in uses.get(None, ())):
+        loops = [loop for loop in uses.get(None, ()) if inside(call, loop)]
+        innermost = max(loops, key=lambda loop: (loop.lineno, loop.col_offset)) if loops else None
+        if innermost is not None and not _rebinds_each_pass(innermost, names):
             return False  # the next iteration may pass or read it again
         return all(name in uses and all(load is not None and inside(load, call) for load in uses[name])
                    for name in names)
@@ -644,6 +675,9 @@ class Transfer:
             held = made_elsewhere(value.storages, self.function.node) if not value.pinned else EMPTY
             if held:
                 state["!writes_held"] = state.get("!writes_held", EMPTY) | held
+                # the aliases those writes went through (``w.data`` of ``w = self.model[2].weight``)
+                state[HELD_WRITTEN_THROUGH] = state.get(HELD_WRITTEN_THROUGH, EMPTY) | value.made | _written_name(
+                    target, state).made
             for storage in value.storages:
                 index = parameter_index(storage, self.function.name)
                 if index is None and type(storage) is tuple and len(storage) == 2 and storage[0] == "item":
@@ -1274,10 +1308,18 @@ class Transfer:
     def iterated(self, iterable, value: Value, state) -> Value:
         """What iterating ``value`` yields where the code iterates it (a loop, ``enumerate(x)``,
         ``zip(x, y)``): each row of a tensor is a view of it, a part as ``x[i]`` is."""
+        value = self.iterator_of(value, iterable, state)
         element = self.element(value)
         if value.is_tensor and "multi_output_view" in k.role_of("syntax", "iteration"):
             element = self.aliased(iterable, iterable, element, "partial_view", "iteration", state)
         return element
+
+    def iterator_of(self, value: Value, node, state) -> Value:
+        """An object of a class of the file with its own ``__iter__``: what that method returns
+        (a generator's items) is what iterating the object yields (``list(loader)``)."""
+        if not any(self.model.method_of(name, "__iter__") for name in _classes_of(value)):
+            return value
+        return self.method_call(value, "__iter__", node, [], {}, node, state)
 
     def element(self, value: Value) -> Value:
         """What iterating ``value`` yields."""
@@ -1319,7 +1361,8 @@ class Transfer:
             return
         elif kind is ast.Attribute and test.attr == "training" and not truth \
                 and "module" in self.evaluate(test.value, state).kinds:
-            inference_only(state)  # ``if not self.training:``: the module's eval branch
+            # ``if not self.training:``: the module's eval branch, inference where the function runs no backward
+            inference_only(state) if not _runs_a_backward(self.function) else eval_branch(state)
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
             self.event_absent(test, state)
         elif kind is ast.Call:
@@ -1620,6 +1663,8 @@ class Transfer:
             return
         if module.storages:
             add_saved(module.storages, state)
+            if module.items is None:  # layers it holds that the model does not know one by one (``model[2]``)
+                add_saved(frozenset(held_within("item", storage) for storage in module.storages), state)
         if "module_chain" in k.role_of("function", module.qual):
             for _, layer in module.items or ():
                 if "module" in layer.kinds and "parameter_free" not in layer.facts:
@@ -1922,6 +1967,8 @@ class Transfer:
         elif name in ("str", "repr", "format"):
             result = STRING
         elif name in ("list", "tuple", "set", "sorted", "reversed", "iter", "frozenset"):
+            if arguments and node.args:
+                first = self.iterator_of(first, node.args[0], state)
             in_order = name in ("list", "tuple") and _positional_items(first)
             result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
                            storages=frozenset((_site(node),)), fresh=True,
@@ -2550,7 +2597,8 @@ class Transfer:
             writes_held = frozenset(storage for storage in writes_held if not (
                 storage[:1] == ("attribute",) and storage[2] in k.RUNNING_STATISTICS))
         if writes_held:
-            self.write(node, Value(kinds("?"), storages=instance.storages(writes_held)), state, node)
+            self.write(node, Value(kinds("?"), storages=instance.storages(writes_held)), state, node,
+                       through=frozenset((summary.held_written_through,)))
         if summary.reads_held:
             called = place_of(node.func) if type(node) is ast.Call else None
             self.record("read", node, None, Value(kinds("?"), storages=instance.storages(summary.reads_held)), state,
@@ -2891,6 +2939,9 @@ class Transfer:
             return out._replace(fresh=False)
         if "array_constructor" not in roles:
             return None
+        size_at = k.RANDOM_DRAW_SIZE_AT.get(qual)
+        if size_at is not None and len(node.args) <= size_at and _keyword(node, "size") is None:
+            return NUMBER  # ``numpy.random.uniform(0.8, 1.2)``: one number drawn
         given = _keyword(node, "dtype")
         if given is None:
             dtype = "float64" if qual in k.FLOAT64_ARRAYS else ""
@@ -3158,9 +3209,26 @@ _GRAD_MODE_TESTS = {True: "torch.is_inference_mode_enabled", False: "torch.is_gr
 
 
 def inference_only(state: dict) -> None:
-    """A path no backward follows (the module's eval branch, grad mode off): what was saved
+    """A path where grad mode is off (``if not torch.is_grad_enabled():``): what was saved
     before is saved for no backward that runs here, and nothing computed here is kept."""
     state[INFERENCE] = frozenset(("inference",))  # a set, as the other state keys hold
+    eval_branch(state)
+
+
+def _runs_a_backward(function) -> bool:
+    """Whether ``function`` calls ``backward()`` or ``torch.autograd.grad`` itself (test-time
+    adaptation in an eval branch): there what the branch computes is recorded for it."""
+    if function.runs_a_backward is None:
+        function.runs_a_backward = any(
+            type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in ("backward", "grad")
+            for node in descendants(function.node))
+    return function.runs_a_backward
+
+
+def eval_branch(state: dict) -> None:
+    """A path the module takes only in eval mode (``if not self.training:``): code written for
+    inference, so what was saved before it is taken as saved for no backward (a convention:
+    eval-mode backward, as with frozen norms or saliency maps, is not checked there)."""
     state.pop(SAVED, None)
     state.pop(UNSAVED_HOLDERS, None)
 
@@ -3684,11 +3752,12 @@ def _built_dtype(node) -> frozenset:
 
 def made_elsewhere(storages: frozenset, function_node) -> frozenset:
     """The storages allocated at a site of the file outside ``function_node`` (not a parameter's),
-    or held by an object made there (``self.bn.running_mean`` of the layer ``__init__`` built)."""
+    what an object was handed when it was built (``self.model`` of ``__init__(self, model)``), or
+    held by either (``self.bn.running_mean`` of the layer ``__init__`` built, ``self.model[2]``)."""
     first, last = getattr(function_node, "lineno", 0), getattr(function_node, "end_lineno", 0)
     return frozenset(storage for storage in storages if type(storage) is tuple and (
-        type(storage[0]) is int and not first <= storage[0] <= last
-        or storage[0] == "attribute" and made_elsewhere(frozenset((storage[1],)), function_node)))
+        type(storage[0]) is int and not first <= storage[0] <= last or storage[0] == HANDED
+        or storage[0] in ("attribute", "item") and made_elsewhere(frozenset((storage[1],)), function_node)))
 
 
 def _constant_dtype(node) -> str:
@@ -4059,6 +4128,14 @@ def _note_kept(function, still_held: dict) -> None:
         function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or held
 
 
+def _rebinds_each_pass(loop, names) -> bool:
+    """Whether a ``for`` loop binds every one of ``names`` anew at each pass (its targets)."""
+    if type(loop) not in (ast.For, ast.AsyncFor):
+        return False
+    bound = {node.id for node in ast.walk(loop.target) if type(node) is ast.Name}
+    return bool(names) and all(name in bound for name in names)
+
+
 def _name_uses(function_node) -> dict:
     """Per name, its loads in the function and the functions nested in it (None for a
     ``global``/``nonlocal`` declaration of it); under the key None, the function's loops."""
@@ -4284,6 +4361,15 @@ def view_facts(roles: frozenset, name: str, shown: str) -> frozenset:
     return EMPTY
 
 
+def grad_enabled_by(model, context) -> bool:
+    """Whether a ``with`` context turns recording for backward on: ``torch.enable_grad()``,
+    ``torch.set_grad_enabled(True)``."""
+    func = context.func if type(context) is ast.Call else context
+    roles = k.role_of("function", model.qualify(place_of(func) or ""))
+    arguments = context.args if type(context) is ast.Call else []
+    return "grad_on" in roles or "grad_switch" in roles and bool(arguments) and _constant(arguments[0]) is True
+
+
 def grad_disabled_by(model, context) -> bool:
     """Whether a ``with`` context (or a decorator) turns recording for backward off:
     ``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``."""
@@ -4303,9 +4389,11 @@ def grad_disabled_by(model, context) -> bool:
 CALLED_MODULES = "!called_modules"
 # state key, in a summary: (parameter index, the aliases a write of it went through) pairs
 WRITTEN_THROUGH = "!written_through"
+# state key, in a summary: the aliases its writes of memory made elsewhere went through
+HELD_WRITTEN_THROUGH = "!held_written_through"
 # state keys a summary is made of that grow along the function, whatever block adds to them
 _SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
-                    "!reads_held", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH)
+                    "!reads_held", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH)
 BACKPROPAGATED = "!backpropagated"
 
 

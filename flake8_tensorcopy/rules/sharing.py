@@ -21,10 +21,11 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.places import inside, place_of, split_items
-from flake8_tensorcopy.model.summaries import parameter_holding, parameter_index
+from flake8_tensorcopy.model.summaries import allocated_in, parameter_holding, parameter_index
 from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, FIELDS, HANDED, ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
+from flake8_tensorcopy.scan import descendants
 
 _CROSSING = ("numpy", "from_numpy")  # a chain that crosses libraries is decided by the crossing
 
@@ -253,6 +254,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     for write in events.find("write"):
         if _another_parameter(model, alias, write):
             continue
+        if _visited_item_written_before(model, alias, write):
+            continue  # ``for k, v in sd.items(): v.mul_(a); out[k] = v``: the next pass writes another item
         if _through_receiver(alias, write) or root_causes and (
                 _through_reported(model, write, alias) or _through_reported_argument(model, write, alias)):
             continue
@@ -309,6 +312,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             else:
                 observed = (read.place or "it", f"read on line {read.line}{later}")
             break
+        if observed is None and through_alias and write.function is alias.function \
+                and _made_before_its_loop(model, alias):  # ``batch = self.buffer; batch.copy_(...); yield batch``
+            observed = _collected_from_generator(model, alias)
         if observed is None:
             observed = _held(model, write, through_alias, made, name, alias)
         if observed is None and through_alias:
@@ -662,6 +668,29 @@ def _storages_made(value, made) -> frozenset:
     return found
 
 
+def _visited_item_written_before(model, alias, write) -> bool:
+    """A write, in a ``for`` loop's pass, of the item the pass visits, before the alias of it is
+    taken in the same pass (``v.mul_(a); out[k] = v``): the items of a container are one memory
+    to the model, but the next pass's write is of the next item, not of the one kept."""
+    if write.function is not alias.function or write.block != alias.block or write.order > alias.order:
+        return False
+    loop = model.events.innermost_loop(alias)
+    if not loop or not write.storages or not all(type(storage) is tuple and storage[:1] == ("item",)
+                                                 for storage in write.storages):
+        return False
+    return any(inside(alias.node, node) and any(
+        type(target) is ast.Name and target.id in (write.place, alias.place) for target in ast.walk(node.target))
+        for node in _for_loops(model, alias.function))
+
+
+def _for_loops(model, function) -> list:
+    """The ``for`` loops of a function, found once per model."""
+    key = ("for loops", id(function))
+    if key not in model.answers:
+        model.answers[key] = [node for node in descendants(function.node) if type(node) in (ast.For, ast.AsyncFor)]
+    return model.answers[key]
+
+
 def _closure_after(alias, function) -> bool:
     """Whether ``function`` is a closure defined in the alias's function after the alias was
     made (``initial = copy.copy(state)``, then ``def step(): state.add_(dx)``): at each call it
@@ -673,12 +702,23 @@ def _read_by_a_closure(model, alias, name: Optional[str]) -> Optional[tuple]:
     """The alias kept under a name the factory's closures capture, read by one of them
     (``reset()`` reading ``initial`` that ``step()`` changed through ``state``): the closures
     outlive the factory and run in any order."""
-    if name is None or not name.isidentifier():
+    if name is None or not name.isidentifier() or _rebound_in(alias.function, name, alias.line):
         return None
     for read in model.events.find("read"):
-        if read.place == name and read.function.parent is alias.function and read.function is not alias.function:
-            return name, f"is read by {read.function.node.name}() on line {read.line} (the closures share it)"
+        if read.place == name and read.function.parent is alias.function and read.function is not alias.function \
+                and read.value is not None and storages_held(read.value) & alias.value.storages:
+            reader = f"{read.function.node.name}()" if hasattr(read.function.node, "name") else "a lambda"
+            return name, f"is read by {reader} on line {read.line} (the closures share it)"
     return None
+
+
+def _rebound_in(function, name: str, line: int) -> bool:
+    """Whether ``function`` itself binds ``name`` again after ``line`` on every path (a statement
+    of its own body, not in a branch or a nested function): its closures read that last binding."""
+    return any(type(statement) in (ast.Assign, ast.AnnAssign) and statement.lineno > line and any(
+        type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Store
+        for target in getattr(statement, "targets", [getattr(statement, "target", None)]) for node in ast.walk(target))
+        for statement in function.node.body)
 
 
 def _arrivals(model, made, function) -> list:
@@ -963,6 +1003,20 @@ def _attribute_of_another_object(write, alias) -> Optional[tuple]:
                 and not _allocated_within(storage[1], node.lineno, node.end_lineno):
             return f"<object>.{storage[2]}", "outlives the function (an attribute of an object another function made)"
     return None
+
+
+def _made_before_its_loop(model, alias) -> bool:
+    """Whether the memory an alias made in a loop names was made before that loop (``batch =
+    self.buffer`` each pass): every pass names one object, so a write through the alias in the
+    next pass writes what the last pass handed out."""
+    loop = model.events.innermost_loop(alias)
+    if not loop:
+        return False
+    node = alias.function.node
+    first = min((event.line for event in model.events.of_function(alias.function) if event.block in loop),
+                default=alias.line)
+    return bool(alias.value.storages) and all(
+        not allocated_in(storage, (first, node.end_lineno)) for storage in alias.value.storages)
 
 
 def _collected_from_generator(model, alias) -> Optional[tuple]:

@@ -6,8 +6,6 @@ from typing import Optional
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, method
-from flake8_tensorcopy.scan import descendants
-from flake8_tensorcopy.model.places import inside
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
     AliasRule, Sharing, alias_place, held_by_receiver, of_its_own_object, parameter_attribute, returned_side,
@@ -77,7 +75,7 @@ class AssignmentShares(AliasRule):
             return False
         if _named_before(model, alias) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
             return False
-        if writes_arguments(alias.function) or _tied(model, alias) or _visited_item(alias, sharing):
+        if writes_arguments(alias.function) or _tied(model, alias):
             return False
         if not sharing.written_alias:
             return True
@@ -100,21 +98,6 @@ def _partial(write) -> bool:
         return True
     method = str(write.detail.get("method", ""))
     return method.startswith(("index_", "scatter", "masked_scatter")) or method == "put_"
-
-
-def _visited_item(alias, sharing: Sharing) -> bool:
-    """A second name for the item a loop visits (``for key, value in boxes.items(): scaled =
-    value; scaled *= r``), written in the same pass and observed through the container: the
-    write updates the visited item as a write through the loop's own name would; the second
-    name adds no sharing."""
-    source, write = alias.place, sharing.write
-    if source is None or not source.isidentifier() or sharing.observed == source:
-        return False
-    if write.function is not alias.function or write.block != alias.block or write.order < alias.order:
-        return False  # written in another pass (``total = g`` then ``total.add_(g)``): the first item summed into
-    return any(type(loop) in (ast.For, ast.AsyncFor) and inside(alias.node, loop) and any(
-        type(target) is ast.Name and target.id == source for target in ast.walk(loop.target))
-        for loop in descendants(alias.function.node))
 
 
 def _tied(model, alias) -> bool:

@@ -13,17 +13,21 @@ def _alias_between(model, left, right) -> Optional[str]:
     """The operation that made one of two values from the other: they share memory, and one
     is an alias the other is not (different objects). A move (``x.to(d)``, ``x.float()``) is
     no such operation: it hands back the tensor itself or a copy, so identity tells sharing. Nor
-    two calls of one helper handing back what the same operation of it made (``a1 =
-    gen.anchors(f); a2 = gen.anchors(f)``): a helper that caches returns one object twice."""
+    two calls of one helper handing back what the same operation of it made of memory it holds
+    (``a1 = gen.anchors(f); a2 = gen.anchors(f)``): a helper that caches returns one object twice
+    (a view of its argument, ``first_rows(x)`` twice, is two objects)."""
     if not (left.storages & right.storages):
         return None
     mine, theirs = (model.alias_operations(value._replace(made=frozenset(
         made for made in value.made if made[2] != "move"))) for value in (left, right))
     different = [mine[where] for where in mine.keys() - theirs.keys()] + [
         theirs[where] for where in theirs.keys() - mine.keys()]
-    # what two calls of one helper hand back, made by one operation of it, may be one cached object
+    # what two calls of one helper hand back, made by one operation of it on memory the helper
+    # holds (not on the argument), may be one cached object
     by_name = (Counter(mine.values()) - Counter(theirs.values())) + (Counter(theirs.values()) - Counter(mine.values()))
-    named = sorted((op for op in different if op in by_name or " in " not in op), key=lambda op: (" in " in op, op))
+    held = {model.alias_makers[made][1] for made in left.made | right.made
+            if made in model.alias_makers and " in " in model.alias_makers[made][1] and model.alias_makers[made][2] is None}
+    named = sorted((op for op in different if op in by_name or op not in held), key=lambda op: (" in " in op, op))
     return named[0] if named else None
 
 

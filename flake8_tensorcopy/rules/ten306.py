@@ -4,6 +4,7 @@ import ast
 import builtins
 
 from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.knowledge.conventions import loss_named
 from flake8_tensorcopy.fixes import Fix, method
 from flake8_tensorcopy.model.places import place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in
@@ -129,6 +130,8 @@ class GraphKeptAcrossIterations(Rule):
         if not any(other.kind in ("backward", "step") for other in same) and _returned_for_its_value(
                 model, event, root, later):
             return True  # ``return total / len(loader)`` to callers that read only its value
+        if _only_called_without_grad(model, event.function):
+            return False  # ``evaluate()`` calls it under ``torch.no_grad()``: the loop builds no graph
         held = _derived(later, held)  # ``torch.cat(outputs)``: the kept graphs live on in what is computed of them
         return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
                     and storages_held(other.value) & held or _spent(later, other, held) for other in later)
@@ -186,10 +189,26 @@ class GraphKeptAcrossIterations(Rule):
         # fixed on all that is added (the whole conditional)
         shown = site.node_of(event.detail.get("shown") or event.detail["added"]) or value
         item, detached = (suggestion(site, method(shown, name), shown) for name in ("item", "detach"))
+        advice = f"accumulate {item} (or {detached})" if _scalar(event.detail.get("shown") or event.detail["added"]) \
+            else f"keep {detached}"
         site.report(self.code, statement,
                     f"'{event.place}' keeps {short_source(site, shown)} and its whole autograd graph alive across "
-                    f"{span}; accumulate {item} (or {detached})",
+                    f"{span}; {advice}",
                     Fix(statement.deep_replace(value, method(value, "detach")), safe=False))
+
+
+def _scalar(node) -> bool:
+    """Whether what is added is a single number's tensor, so ``.item()`` can take it: a loss or a
+    full reduction (``loss``, ``F.mse_loss(...)``, ``out.sum()``), not a batch of outputs (``model(x)``)."""
+    while type(node) in (ast.BinOp, ast.UnaryOp):  # ``0.1 * loss``, ``-loss``: the tensor operand's shape
+        node = node.right if type(node) is ast.BinOp and type(node.left) is ast.Constant else getattr(
+            node, "left", getattr(node, "operand", None))
+    if type(node) is ast.Call:
+        if type(node.func) is ast.Attribute and "full_reduction" in k.role_of("method", node.func.attr):
+            return not node.args and not node.keywords
+        node = node.func
+    name = place_of(node) or ""
+    return loss_named(name.rpartition(".")[2]) or "loss" in k.role_of("function", name)
 
 
 def _span(model, event) -> str:
@@ -246,6 +265,12 @@ def _callers_backpropagate_nothing(model, function) -> bool:
     calls = [call for call in events.find("call") if call.detail.get("callee") == function.name]
     return bool(calls) and not any(backward.function is call.function and events.after(call, backward)
                                    for call in calls for backward in events.find("backward"))
+
+
+def _only_called_without_grad(model, function) -> bool:
+    """Whether the file calls ``function`` and every call runs where grad is off."""
+    calls = [call for call in model.events.find("call") if call.detail.get("callee") == function.name]
+    return bool(calls) and not any(call.detail.get("grad_mode", True) for call in calls)
 
 
 def _called_in_a_training_loop(model, function) -> bool:

@@ -30,10 +30,13 @@ class WriteToSavedTensor(Rule):
     that input does not require grad. Reported when the write comes before a backward in the
     same function or the function returns the graph to its caller; a `forward`'s output kept on
     `self` (a non-leaf, not a parameter or buffer) that it saved counts as saved in the object's
-    other methods, a subclass's included, where they hand back a graph or run a backward. Not on
-    a path only inference takes (the module's eval branch: `if not self.training:`, the rest of
-    a method after `if self.training: return ...`; `if not torch.is_grad_enabled():`): code
-    written for inference, where no backward follows.
+    other methods, a subclass's included, where they hand back a graph or run a backward. Not
+    where grad mode is off by a test (`if not torch.is_grad_enabled():`, until a
+    `torch.enable_grad()` block), nor, by convention, on a path the module takes only in eval
+    mode (`if not self.training:`, the rest of a method after `if self.training: return ...`):
+    code written for inference. A backward through a module in eval mode (frozen norms,
+    saliency maps) is not checked there; a method that runs a backward itself (test-time
+    adaptation) is, for what its eval path computes.
 
     ## Example
     ```python
