@@ -88,6 +88,7 @@ class FunctionInfo:
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
         self.runs_a_backward: Optional[bool] = None  # calls backward() or autograd.grad itself (Transfer)
+        self.comprehensions: Optional[list] = None  # its comprehensions, found once (Transfer)
         # per class of the file whose instances' attributes its final solve read, those attributes
         # then: a construction solved later (a dataclass's fields) may have changed them since
         self.attributes_seen: Dict[str, dict] = {}

@@ -95,8 +95,7 @@ class Transfer:
         self.indexed: Optional[tuple] = None  # (the value of the subscript being evaluated, its part)
         self.metadata_of = None  # the object of ``x.shape`` being evaluated
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
-        self.replacing: frozenset = EMPTY  # the places it binds, names, items and attributes
-        self.comprehensions: Optional[list] = None  # the function's comprehensions, found once
+        self.assigning: Optional[ast.Assign] = None  # that assignment
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
         self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
@@ -152,11 +151,9 @@ class Transfer:
 
     def stmt_Assign(self, node, state):
         self.rebinding = frozenset(target.id for target in node.targets if type(target) is ast.Name)
-        # the places the statement binds (``d[key] = pad(d[key])``): what a call there is given from them is replaced
-        self.replacing = frozenset(place_of(target) for outer in node.targets for target in (
-            outer.elts if type(outer) in (ast.Tuple, ast.List) else [outer]) if place_of(target) is not None)
+        self.assigning = node
         value = self.evaluate(node.value, state)
-        self.rebinding = self.replacing = EMPTY
+        self.rebinding, self.assigning = EMPTY, None
         value = self.assigned(node.value, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
@@ -577,7 +574,7 @@ class Transfer:
                        if place[:1] != "!"} - self.rebinding
             if value.storages and not holders:  # ``f(ds[0])``: held by the object it was read out of
                 holders = self.object_read_out_of(expression, state)
-            replaced = expression is not None and place_of(expression) in self.replacing  # ``x[k] = f(x[k])``
+            replaced = expression is not None and place_of(expression) in self.replaced_places()  # ``x[k] = f(x[k])``
             holders -= self.comprehension_names(node)  # gone once the comprehension is done
             dropped = value.fresh or temporary or replaced or bool(value.storages) and not holders \
                 or self.parameters_let_go(holders)
@@ -588,11 +585,21 @@ class Transfer:
     def comprehension_names(self, node) -> set:
         """The names the comprehensions around ``node`` bind (``single`` of ``[f(single) for
         single in items]``)."""
-        if self.comprehensions is None:
-            self.comprehensions = [outer for outer in descendants(self.function.node) if type(outer) in (
+        function = self.function
+        if function.comprehensions is None:
+            function.comprehensions = [outer for outer in descendants(function.node) if type(outer) in (
                 ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)]
-        return {target.id for outer in self.comprehensions if inside(node, outer)
+        return {target.id for outer in function.comprehensions if inside(node, outer)
                 for generator in outer.generators for target in ast.walk(generator.target) if type(target) is ast.Name}
+
+    def replaced_places(self) -> frozenset:
+        """The places the assignment being evaluated binds (``d[key] = pad(d[key])``): what a
+        call there is given from one of them, it replaces."""
+        node = self.assigning
+        if node is None:
+            return EMPTY
+        return frozenset(place_of(target) for outer in node.targets for target in (
+            outer.elts if type(outer) in (ast.Tuple, ast.List) else [outer]) if place_of(target) is not None)
 
     def parameters_let_go(self, holders: set) -> bool:
         """Whether the caller holds the argument only under its own parameters, and every call
