@@ -574,10 +574,14 @@ class Transfer:
                        if place[:1] != "!"} - self.rebinding
             if value.storages and not holders:  # ``f(ds[0])``: held by the object it was read out of
                 holders = self.object_read_out_of(expression, state)
-            replaced = expression is not None and place_of(expression) in self.replaced_places()  # ``x[k] = f(x[k])``
-            holders -= self.comprehension_names(node)  # gone once the comprehension is done
-            dropped = value.fresh or temporary or replaced or bool(value.storages) and not holders \
-                or self.parameters_let_go(holders)
+            # gone once the comprehension is done, or replaced by the statement (``x[k] = f(x[k])``: ``x`` no
+            # longer holds what it passes, another name may)
+            holders -= self.comprehension_names(node)
+            passed = place_of(expression) if expression is not None else None
+            if passed is not None and not passed.isidentifier() and passed in self.replaced_places():
+                holders.discard(passed.split(".", 1)[0].split("[", 1)[0])
+            dropped = value.fresh or temporary or bool(value.storages) and not holders \
+                or self.parameters_let_go(holders, node)
             names = holders if value.storages else {place_of(expression)} if expression is not None else {None}
             kept[index] = not (dropped or self.handed_over(names, node)) or self.items_kept(value, state, node)
         return kept
@@ -593,21 +597,29 @@ class Transfer:
                 for generator in outer.generators for target in ast.walk(generator.target) if type(target) is ast.Name}
 
     def replaced_places(self) -> frozenset:
-        """The places the assignment being evaluated binds (``d[key] = pad(d[key])``): what a
-        call there is given from one of them, it replaces."""
+        """The places the assignment being evaluated binds (``d[key] = pad(d[key])``): the item or
+        attribute a call there is given from one of them, it replaces."""
         node = self.assigning
         if node is None:
             return EMPTY
         return frozenset(place_of(target) for outer in node.targets for target in (
             outer.elts if type(outer) in (ast.Tuple, ast.List) else [outer]) if place_of(target) is not None)
 
-    def parameters_let_go(self, holders: set) -> bool:
-        """Whether the caller holds the argument only under its own parameters, and every call
-        of the file passing those lets them go (``d[k] = self.pad(d[k])``): none reads it again."""
+    def parameters_let_go(self, holders: set, call) -> bool:
+        """Whether the caller holds the argument only under its own parameters, reads none of
+        them after the call, and every call of the file passing those lets them go (``d[k] =
+        self.pad(d[k])``): none reads it again."""
         function = self.function
         kept = function.kept_by_callers
         if not holders or not kept or not holders <= set(function.names[function.receiver_offset:]):
             return False
+        uses = self.name_uses()
+        loops = [loop for loop in uses.get(None, ()) if inside(call, loop)]
+        for name in holders:
+            rebound = _rebound_after(function.node, call, name)
+            if any(load is None or not (inside(load, call) or _before(load, call, loops) or load.lineno > rebound)
+                   for load in uses.get(name, ())):
+                return False  # ``center(data)`` then ``data.mean(0)``: this function reads it again
         return not any(kept.get(function.names.index(name), True) for name in holders)
 
     def object_read_out_of(self, expression, state: dict) -> set:
@@ -629,7 +641,7 @@ class Transfer:
             return False
         holders = {place for storage in item.storages for place in self.store.holders(storage, state)
                    if place[:1] != "!"} - self.rebinding - self.comprehension_names(node)
-        return bool(holders) and not self.handed_over(holders, node) and not self.parameters_let_go(holders)
+        return bool(holders) and not self.handed_over(holders, node) and not self.parameters_let_go(holders, node)
 
     def handed_over(self, names, call) -> bool:
         """Whether the caller holds the argument only under local names it uses nowhere but in
@@ -643,10 +655,11 @@ class Transfer:
         uses = self.name_uses()
         loops = [loop for loop in uses.get(None, ()) if inside(call, loop)]
         innermost = max(loops, key=lambda loop: (loop.lineno, loop.col_offset)) if loops else None
-        if innermost is not None and not _rebinds_each_pass(innermost, names):
+        if innermost is not None and not _rebinds_each_pass(innermost, names) and any(
+                load is None or inside(load, innermost) for name in names for load in uses.get(name, ())):
             return False  # the next iteration may pass or read it again
-        return all(name in uses and all(load is not None and inside(load, call) for load in uses[name])
-                   for name in names)
+        return all(name in uses and all(load is not None and (inside(load, call) or _before(load, call, loops))
+                                        for load in uses[name]) for name in names)
 
     def bind_place(self, place: str, value: Value, state: dict) -> bool:
         """Bind ``value`` to ``place``; an item (``d['a']``, ``d['a'][*]``) is put back into
@@ -1316,6 +1329,8 @@ class Transfer:
         """What iterating ``value`` yields where the code iterates it (a loop, ``enumerate(x)``,
         ``zip(x, y)``): each row of a tensor is a view of it, a part as ``x[i]`` is."""
         value = self.iterator_of(value, iterable, state)
+        if value.kinds == _DICT:
+            return UNKNOWN  # ``for key in stats:`` visits its keys (``.values()`` and ``.items()`` its values)
         element = self.element(value)
         if value.is_tensor and "multi_output_view" in k.role_of("syntax", "iteration"):
             element = self.aliased(iterable, iterable, element, "partial_view", "iteration", state)
@@ -1976,6 +1991,8 @@ class Transfer:
         elif name in ("list", "tuple", "set", "sorted", "reversed", "iter", "frozenset"):
             if arguments and node.args:
                 first = self.iterator_of(first, node.args[0], state)
+                if first.kinds == _DICT:  # ``list(stats)``: its keys
+                    first = Value(kinds("list"), items=(("*", UNKNOWN),))
             in_order = name in ("list", "tuple") and _positional_items(first)
             result = Value(kinds(name if name in ("list", "tuple", "set") else "list"),
                            storages=frozenset((_site(node),)), fresh=True,
@@ -3858,6 +3875,7 @@ def _iteration_of(method: str, element: Value) -> Value:
 
 
 _MAPPINGS = kinds("dict", "?")  # what ``items()``/``values()`` may iterate the items of
+_DICT = kinds("dict")
 
 
 def _filled_elsewhere(container: Value, place: Optional[str]) -> Value:
@@ -4133,6 +4151,29 @@ def _note_kept(function, still_held: dict) -> None:
     """A call site still holds these arguments after the call (``Transfer.kept_arguments``)."""
     for index, held in still_held.items():
         function.kept_by_callers[index] = function.kept_by_callers.get(index, False) or held
+
+
+def _rebound_after(function_node, call, name: str) -> float:
+    """The last line of the first statement after the one making ``call``, in the same block,
+    that binds ``name`` anew (``annotation = annotations[0]``): later uses read the new value."""
+    innermost = None  # the statement list closest around the call, and where the call is in it
+    for holder in [function_node, *descendants(function_node)]:
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(holder, field, None)
+            for index, statement in enumerate(statements if type(statements) is list else ()):
+                if inside(call, statement):
+                    innermost = statements, index
+    if innermost is None:
+        return float("inf")
+    statements, index = innermost
+    return next((later.end_lineno for later in statements[index + 1:] if type(later) is ast.Assign and any(
+        type(target) is ast.Name and target.id == name for target in later.targets)), float("inf"))
+
+
+def _before(load, call, loops) -> bool:
+    """Whether a use of a name runs only before a call: on an earlier line, in no loop around both
+    (``for g in groups: stacked = ...`` then, in a later loop, ``pad(grouped[key])``)."""
+    return load.lineno < call.lineno and not any(inside(load, loop) and inside(call, loop) for loop in loops)
 
 
 def _rebinds_each_pass(loop, names) -> bool:
