@@ -616,9 +616,9 @@ class Transfer:
         uses = self.name_uses()
         loops = [loop for loop in uses.get(None, ()) if inside(call, loop)]
         for name in holders:
-            rebound = _rebound_after(function.node, call, name)
-            if any(load is None or not (inside(load, call) or _before(load, call, loops) or load.lineno > rebound)
-                   for load in uses.get(name, ())):
+            later = [load for load in uses.get(name, ())
+                     if load is None or not (inside(load, call) or _before(load, call, loops))]
+            if later and (None in later or min(load.lineno for load in later) <= _rebound_after(function.node, call, name)):
                 return False  # ``center(data)`` then ``data.mean(0)``: this function reads it again
         return not any(kept.get(function.names.index(name), True) for name in holders)
 
