@@ -251,6 +251,16 @@ def check_grad_switch(model, example):
     check_grad_off(model, example)
 
 
+def check_grad_mode_test(model, example):
+    assert not model.events.find("save")  # the branch where grad is off records nothing for backward
+    assert build_model(ast.parse(example.replace("if not ", "if "))).events.find("save")
+
+
+def check_inference_mode_test(model, example):
+    assert not model.events.find("save")
+    assert build_model(ast.parse(example.replace("if torch.", "if not torch."))).events.find("save")
+
+
 def check_grad_on(model, example):
     assert model.events.find("save")  # the sigmoid saves its output again where grad is on
     assert not build_model(ast.parse(example.replace("with torch.enable_grad():", "if True:"))).events.find("save")

@@ -56,7 +56,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   nothing is recorded for backward and what is computed requires no grad (``torch.no_grad()``;
   ``torch.set_grad_enabled(False)``); the context ends with its block; ``grad_on``: a context
   under which grad is recorded again (``torch.enable_grad()``, ``torch.set_grad_enabled(True)``),
-  also on a path a test of grad mode took as inference (``if not torch.is_grad_enabled():``);
+  also on a path a test of grad mode took as inference; ``grad_mode_test`` /
+  ``inference_mode_test``: a test whose False / True branch runs with grad off
+  (``if not torch.is_grad_enabled():``, ``if torch.is_inference_mode_enabled():``);
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written
   (``w.chunk(2)``; iterating over a tensor unbinds it);
@@ -391,6 +393,10 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.autograd.no_grad", "function", "grad_off", _W + "with torch.autograd.no_grad():\n    r = torch.sigmoid(w)"),
     Entry("torch.set_grad_enabled", "function", "grad_switch",
           _W + "with torch.set_grad_enabled(False):\n    r = torch.sigmoid(w)"),
+    Entry("torch.is_grad_enabled", "function", "grad_mode_test",
+          _W + "if not torch.is_grad_enabled():\n    r = torch.sigmoid(w)"),
+    Entry("torch.is_inference_mode_enabled", "function", "inference_mode_test",
+          _W + "if torch.is_inference_mode_enabled():\n    r = torch.sigmoid(w)"),
     Entry("torch.enable_grad", "function", "grad_on",
           _W + "if not torch.is_grad_enabled():\n    with torch.enable_grad():\n        r = torch.sigmoid(w)"),
     Entry("expand", "method", "overlapping", _W + "r = w.expand(3, 2)"),

@@ -142,6 +142,8 @@ class Model:
         self.alias_makers: Dict[tuple, tuple] = {}
         self.view_parts: Dict[tuple, frozenset] = {}  # a view's alias id -> the first-dimension positions it spans
         self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
+        # (made id, spelling) of aliases a call hands back of memory its callee holds, no argument's (a cache's)
+        self.held_by_callee: set = set()
         self.answers: dict = {}  # what queries work out once per file and several rules ask (rules/sharing.py)
         # functions and classes registered, closures a summary set: what a block run earlier may
         # not have seen (``solve_function`` then records its blocks again)

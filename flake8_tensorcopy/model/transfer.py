@@ -1384,14 +1384,15 @@ class Transfer:
         elif kind is ast.Attribute and test.attr == "training" and not truth \
                 and "module" in self.evaluate(test.value, state).kinds:
             # ``if not self.training:``: the module's eval branch, inference where the function runs no backward
-            inference_only(state) if not _runs_a_backward(self.function) else eval_branch(state)
+            inference_only(state) if not _runs_a_backward(self.model, self.function) else eval_branch(state)
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
             self.event_absent(test, state)
         elif kind is ast.Call:
             self.narrow_floating(test, truth, state)
             self.narrow_pinned(test, truth, state)
-            if self.evaluate(test.func, state).qual == _GRAD_MODE_TESTS.get(truth):
-                inference_only(state)
+            roles = k.role_of("function", self.evaluate(test.func, state).qual)
+            if "grad_mode_test" in roles and not truth or "inference_mode_test" in roles and truth:
+                inference_only(state)  # ``if not torch.is_grad_enabled():``: grad mode is off there
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -2843,8 +2844,11 @@ class Transfer:
         else:
             kind, op, source = "assignment", f"{_called_name(function, node)}() returning its argument", function.names[
                 passed[0]]
-        return self.aliased(node, node, value, kind, op, state,
-                            source_place=_in_caller(function, node, bound, source), in_container=container)
+        value = self.aliased(node, node, value, kind, op, state,
+                             source_place=_in_caller(function, node, bound, source), in_container=container)
+        if self.model.alias_makers.get((node.lineno, node.col_offset, kind), (None, None, ""))[2] is None:
+            self.model.held_by_callee.add(((node.lineno, node.col_offset, kind), op))
+        return value
 
     def handed_back_items(self, function, bound: int, returned: Value, result: Value, node, state: dict) -> Value:
         """The items of a container a call returns where one operation made the container and
@@ -3228,10 +3232,6 @@ def _kept_for_backward(state: dict) -> bool:
     return not state.get(NO_GRAD) and not state.get(INFERENCE)
 
 
-# the grad-mode tests whose outcome (True, False) leaves a path only inference takes
-_GRAD_MODE_TESTS = {True: "torch.is_inference_mode_enabled", False: "torch.is_grad_enabled"}
-
-
 def inference_only(state: dict) -> None:
     """A path where grad mode is off (``if not torch.is_grad_enabled():``): what was saved
     before is saved for no backward that runs here, and nothing computed here is kept."""
@@ -3239,13 +3239,14 @@ def inference_only(state: dict) -> None:
     eval_branch(state)
 
 
-def _runs_a_backward(function) -> bool:
-    """Whether ``function`` calls ``backward()`` or ``torch.autograd.grad`` itself (test-time
-    adaptation in an eval branch): there what the branch computes is recorded for it."""
+def _runs_a_backward(model, function) -> bool:
+    """Whether ``function`` runs a backward itself (``loss.backward()``, ``torch.autograd.grad``:
+    role ``backward``; test-time adaptation in an eval branch): there what the branch computes is
+    recorded for it."""
     if function.runs_a_backward is None:
-        function.runs_a_backward = any(
-            type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in ("backward", "grad")
-            for node in descendants(function.node))
+        function.runs_a_backward = any(type(node) is ast.Call and "backward" in (
+            k.role_of("method", node.func.attr) if type(node.func) is ast.Attribute else frozenset())
+            | k.role_of("function", model.qualify(place_of(node.func) or "")) for node in descendants(function.node))
     return function.runs_a_backward
 
 

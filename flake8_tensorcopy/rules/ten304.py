@@ -25,9 +25,8 @@ def _alias_between(model, left, right) -> Optional[str]:
     # what two calls of one helper hand back, made by one operation of it on memory the helper
     # holds (not on the argument), may be one cached object
     by_name = (Counter(mine.values()) - Counter(theirs.values())) + (Counter(theirs.values()) - Counter(mine.values()))
-    held = {model.alias_makers[made][1] for made in left.made | right.made
-            if made in model.alias_makers and " in " in model.alias_makers[made][1] and model.alias_makers[made][2] is None}
-    named = sorted((op for op in different if op in by_name or op not in held), key=lambda op: (" in " in op, op))
+    held = {op for made, op in model.held_by_callee if made in left.made | right.made}
+    named = sorted((op for op in different if op in by_name or op not in held), key=lambda op: (op in held, op))
     return named[0] if named else None
 
 
