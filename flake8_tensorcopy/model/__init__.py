@@ -87,6 +87,8 @@ class FunctionInfo:
         self.copied_parameters: set = set()  # unknown parameters some path deep-copies
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
+        # None: no call site of the file seen; False: every one runs with grad off (``torch.no_grad()``)
+        self.grad_at_calls: Optional[bool] = None
         self.runs_a_backward: Optional[bool] = None  # calls backward() or autograd.grad itself (Transfer)
         self.comprehensions: Optional[list] = None  # its comprehensions, found once (Transfer)
         # per class of the file whose instances' attributes its final solve read, those attributes
@@ -434,7 +436,9 @@ class Model:
             if disputed:
                 annotation = None
             tensor_annotation = annotation in ("torch.Tensor", "Tensor")
-            if tensor_annotation and not symbolic:
+            # every caller of the file passes a tensor it knows (``torch.zeros(4)``): that, not the annotation
+            callers_know = value.kinds == TENSOR and value.evidence("kind") is Evidence.CALLERS
+            if tensor_annotation and not symbolic and not callers_know:
                 value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
                     pair for pair in value.why if pair[0] != "kind"))  # undisputed: callers elsewhere rely on it too
             elif tensor_annotation and "?" in value.kinds:
@@ -458,6 +462,8 @@ class Model:
             state[parameter.arg] = value
         if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
             state[NO_GRAD] = frozenset(("decorator",))
+        elif not symbolic and function.grad_at_calls is False:  # every caller of the file turned grad off
+            state[NO_GRAD] = frozenset(("callers",))
         if not symbolic and function.owner is not None and function.receiver_offset:  # a write under no_grad counts too
             kept = self.saved_by_forward(function)
             if kept:
@@ -598,7 +604,7 @@ class Model:
     # ----- the final solve
     def solve_function(self, function: FunctionInfo) -> None:
         transfer = Transfer(self, function, summary_mode=False)
-        function.solved_with = list(function.passed) if function.passed else None
+        function.solved_with = (list(function.passed) if function.passed else None, function.grad_at_calls)
         function.attributes_seen = {}
         used = set(function.used_as_tensor), set(function.backpropagated), function.trained_parameters
         changes = self.changes
@@ -643,7 +649,7 @@ class Model:
                 self.module_state = self.module.states[1] or {}
                 record(self.module.graph, transfer, self.module.states)
             pending = [info for info in reversed(list(self.functions.values()))
-                       if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != info.passed
+                       if type(info) is FunctionInfo and (id(info) not in done or info.solved_with != (info.passed, info.grad_at_calls)
                                                           or info.owner in refolded or self.saw_other_attributes(info))]
             # a nested function after the function enclosing it: it reads its outer names from the
             # state that function's final solve leaves (what its callers pass), not its summary's

@@ -13,7 +13,7 @@ graph's, and a recursive call meets an unknown result.
 
 from typing import Dict, NamedTuple, Optional, Sequence
 
-from flake8_tensorcopy.model.values import UNKNOWN, Evidence, Value, held_within, items_join, join
+from flake8_tensorcopy.model.values import EMPTY, FIELDS, UNKNOWN, Evidence, Value, held_within, items_join, join
 
 
 class Summary(NamedTuple):
@@ -202,6 +202,13 @@ class Instantiation:
             return None
         return self.actual(kind_from[0]).items
 
+    def inherited_fields(self, kind_from) -> frozenset:
+        """A named tuple passed on as it is keeps its field names (``batch.targets`` of what
+        ``mask_(batch)`` returns)."""
+        if len(kind_from) != 1:
+            return EMPTY
+        return frozenset(fact for fact in self.actual(kind_from[0]).facts if fact.startswith(FIELDS))
+
     def element_passed(self, value: Value) -> Optional[Value]:
         """An item of a container a parameter holds, where the summary knows no more of it
         (``list(params)``, ``for p in params``): what the call site passes holds its items."""
@@ -245,6 +252,7 @@ class Instantiation:
             why=why if why else ((("kind", Evidence.SUMMARY),) if "tensor" in kinds else ()),
             items=self.inherited_items(kind_from) if value.items is None else tuple(
                 (key, self.value(item)) for key, item in value.items),
+            facts=value.facts | self.inherited_fields(kind_from) if value.items is None else value.facts,
         )
         for index in called:
             made = self.call_value(self.actual(index))

@@ -18,7 +18,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain
 from flake8_tensorcopy.model.values import (
-    ASSUMED, DEAD, EMPTY, ENTRY, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    ASSUMED, DEAD, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -509,10 +509,12 @@ class Transfer:
         if self.bind_place(place, with_item(container, key_of(target.slice), value), state):
             self.record("bind", target, place_of(target), value, state)
 
-    def attributes_written(self, function, summary, node, receiver_place: Optional[str], state: dict) -> None:
+    def attributes_written(self, function, summary, node, receiver_place: Optional[str], state: dict,
+                           instance) -> None:
         """The callee's writes of an attribute of an object the caller passes (``normalize(s)``
         writing ``s.image``): a write of what the caller's ``s.image`` holds, through the aliases
-        that holds (the array ``raw.numpy()`` put in the record)."""
+        that holds (the array ``raw.numpy()`` put in the record); of an object no place holds
+        (``mask_(make_batch(t))``), what the value passed holds in that field."""
         if not summary.attribute_writes or type(node) is not ast.Call:
             return
         places = self.argument_places(function, node)
@@ -523,9 +525,23 @@ class Transfer:
             if self.summary_mode and owner is not None:  # ``enhance(frame)`` calling ``brighten(frame)``: its own
                 self.parameter_place_written(f"{owner}.{path}", state, only_of_arrays)  # caller's object is written
             written = self.held_by_this_object(owner, path, state) if owner is not None else None
+            if written is None and not _has_fields(state.get(owner)):  # not one whose fields this caller knows
+                written = _field_held(instance.actual(index), path) or self.passed_field(instance.actual(index), path)
             if written is not None and written.storages and not written.pinned and (
                     _array_only(written) or not only_of_arrays and not written.kinds <= _PLAIN_DATA):
                 self.write(node, written, state, node, through=frozenset((written.made,)), temporaries=EMPTY)
+
+    def passed_field(self, value: Value, path: str) -> Optional[Value]:
+        """What a dataclass's constructions pass into the field ``path`` of an object of it this
+        caller got from elsewhere (``random_flip_(ds[0])`` of a ``Sample(torch.from_numpy(a))``):
+        its generated ``__init__`` keeps what it was given, so the field holds one of them."""
+        classes = [self.model.classes[name] for name in _classes_of(value) if name in self.model.classes]
+        if len(classes) != 1 or "." in path or path not in classes[0].passed_fields:
+            return None
+        post_init = self.model.method_of(classes[0].name, "__post_init__")
+        if post_init is not None and path in (getattr(self.model.summary(post_init), "stores", None) or {}):
+            return None  # ``self.image = np.array(self.image)``: the object keeps its own
+        return self.model.instance_attribute(classes[0].name, path)
 
     @staticmethod
     def held_by_this_object(owner: str, path: str, state: dict) -> Optional[Value]:
@@ -892,6 +908,9 @@ class Transfer:
         self.metadata_of = outer
         value = self.attribute_of(base, node.attr, node, state)
         value = value._replace(fresh=False) if value.fresh else value  # the object holds it
+        if value.storages and base.items and self.recording and _named_field(base, node.attr) is not None:
+            # ``batch.targets``: a read of that field, not of the tuple's other items
+            self.record("read", node, place_of(node), value, state, field=True)
         if value.pending and not self.summary_mode:
             self.left_by_earlier_calls(base, value, state)
         return self.tensor_attribute(node, base, value, state)
@@ -1067,7 +1086,9 @@ class Transfer:
         index = self.evaluate(node.slice, state)
         getters = [found for class_name in _classes_of(base)
                    for found in [self.model.method_of(class_name, "__getitem__")] if found is not None]
-        if getters and base.items is None:  # ``ds[i]`` of a class of the file: its ``__getitem__``
+        # ``ds[i]`` of a class of the file: its ``__getitem__`` (the items of an object built here are
+        # the fields its constructor kept, not what indexing returns)
+        if getters and (base.items is None or _has_fields(base)):
             return join_all([self.apply(found, [base, index], {}, node, state, place_of(node.value))
                              for found in getters])
         if base.items is not None:
@@ -2575,6 +2596,8 @@ class Transfer:
             self.effect(partial(self.model.passed_to, function, self.model.with_defaults(function, actuals, node)))
             self.effect(partial(self.model.note_disputes, function, self.function, node, arguments, keywords))
             self.effect(partial(_note_kept, function, still_held))
+            # grad mode at the call; a module called as one (``model(x)``) is taken to be trained somewhere
+            self.effect(partial(_note_grad_at_call, function, module_call or not state.get(NO_GRAD)))
         summary = self.model.summary(function)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
@@ -2615,7 +2638,7 @@ class Transfer:
                 # an alias no place holds, handed straight to a helper that writes it, as for a plain parameter
                 self.write(node, items, state, node, through=frozenset((items.made,)),
                            temporaries=_made_by_arguments(node, items) if node is self.discarded else EMPTY)
-        self.attributes_written(function, summary, node, receiver_place, state)
+        self.attributes_written(function, summary, node, receiver_place, state, instance)
         writes_held = summary.writes_held
         if writes_held and function.receiver_offset and IN_EVAL in instance.actual(0).facts:
             # a module put in eval mode: its layers' running statistics stay as they are
@@ -2716,6 +2739,8 @@ class Transfer:
                 for storage in stored.storages - mine:  # what the class allocates: what this instance's attribute holds
                     mapping.setdefault(storage, set()).update(mine)
                     by_name.setdefault(name, set()).add(storage)
+                for storage, held in _handed_to_this_instance(receiver, name, stored).items():
+                    mapping.setdefault(storage, set()).update(held)
         rebound = {name: state[f"{receiver_place}.{name}"] for name in by_name
                    if receiver_place is not None and type(state.get(f"{receiver_place}.{name}")) is Value}
         for name, value in rebound.items():
@@ -2820,6 +2845,13 @@ class Transfer:
         if not (result.is_tensor or "ndarray" in result.kinds):
             return self.handed_back_items(function, bound, returned, result, node, state)
         makers = [self.model.alias_makers[made] + (made,) for made in returned.made if made in self.model.alias_makers]
+        # an alias another function made, that the callee reaches through its object (``return
+        # self.power`` of ``self.power = t.numpy()`` in ``attach``): the same alias, not one more
+        elsewhere = frozenset(maker[3] for maker in makers if not inside(maker[0], function.node))
+        if elsewhere:
+            makers = [maker for maker in makers if maker[3] not in elsewhere]
+            result = result._replace(made=result.made | elsewhere)
+            returned = returned._replace(made=returned.made - elsewhere)
         # an argument handed back as it is, unless it was a temporary no one else holds (``fresh``)
         passed = [index for index in map(lambda storage: parameter_index(storage, function.name), returned.storages)
                   if index is not None and not container and index not in fresh]
@@ -3023,7 +3055,7 @@ class Transfer:
         """``opt.step()`` writes in place the parameters the optimizer was built from."""
         parameters = optimizer.all_items() if "optimizer" in optimizer.kinds else None
         if parameters is not None and parameters.storages:
-            self.write(node, parameters, state, node)
+            self.write(node, parameters, state, node, step=True)
 
     def module_storages(self, module: Value) -> frozenset:
         """The storages of a module's tensors: its own, and those of the submodules and
@@ -3495,7 +3527,21 @@ def _tested_places(test) -> Optional[list]:
 
 
 METADATA = frozenset(("metadata",))  # a read's part: only the tensor's metadata (``x.shape``)
-FIELDS = "fields:"  # a fact: a named tuple's field names, in order (``|``-joined)
+
+
+def _has_fields(value) -> bool:
+    """Whether ``value`` is an object whose fields are known where it is (a named tuple, an
+    object built here)."""
+    return type(value) is Value and any(fact.startswith(FIELDS) for fact in value.facts)
+
+
+def _field_held(value: Value, path: str) -> Optional[Value]:
+    """What a named tuple holds at a dotted field path (``inputs``, ``batch.inputs``), else None."""
+    for name in path.split("."):
+        value = _named_field(value, name)
+        if value is None:
+            return None
+    return value
 
 
 def _named_field(value: Value, name: str) -> Optional[Value]:
@@ -3917,6 +3963,21 @@ def _as_passed(given, value: Value) -> Value:
     return result if index is None else result._replace(made=result.made | given.actual(index).made)
 
 
+def _handed_to_this_instance(instance: Value, name: str, stored: Value) -> dict:
+    """What the constructor was handed and keeps in ``self.<name>`` (``self.arrays = arrays``),
+    as the instance built here holds it in that field: the caller's list, and its items."""
+    field = _named_field(instance, name)
+    if field is None or not field.storages:
+        return {}
+    mapping = {}
+    for storage in stored.storages:
+        if type(storage) is tuple and storage[:1] == (HANDED,) and storage[2].endswith("__init__"):
+            mapping[storage] = field.storages
+            mapping[held_within("item", storage)] = items_join(field).storages if field.items else frozenset(
+                held_within("item", passed) for passed in field.storages)
+    return mapping
+
+
 def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
     """``teacher.fc`` where ``teacher = TinyNet()``: what the class allocates for each instance
     (``self.fc = nn.Linear(...)`` in a method) belongs to the instance: a storage per
@@ -4146,6 +4207,11 @@ def _classes_of(value: Value) -> List[str]:
     """The classes of the file ``value`` may be an instance of, by name (in one order, so that a
     call on a value of several classes is solved alike on every run)."""
     return sorted(kind[7:] for kind in value.kinds if kind.startswith("object:"))
+
+
+def _note_grad_at_call(function, may_record: bool) -> None:
+    """A call site of the file, where grad may be recorded (``may_record``) or is surely off."""
+    function.grad_at_calls = may_record or bool(function.grad_at_calls)
 
 
 def _note_kept(function, still_held: dict) -> None:

@@ -45,6 +45,7 @@ import enum
 from typing import Dict, NamedTuple, Optional, Tuple
 
 EMPTY: frozenset = frozenset()
+FIELDS = "fields:"  # a fact: a named tuple's field names, in order (``|``-joined)
 IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
 SAVED = "!saved"  # state key: frozenset of storage ids saved for backward

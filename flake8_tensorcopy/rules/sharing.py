@@ -22,8 +22,8 @@ from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_name
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in, parameter_holding, parameter_index
-from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, FIELDS, HANDED, ITEM_OF, METADATA
-from flake8_tensorcopy.model.values import EMPTY, containers_of, kinds, storages_held
+from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, HANDED, ITEM_OF, METADATA
+from flake8_tensorcopy.model.values import EMPTY, FIELDS, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 from flake8_tensorcopy.scan import descendants
 
@@ -48,6 +48,14 @@ def _side(value, storages: frozenset, made) -> Optional[bool]:
         if found is not None:
             return found
     return None
+
+
+def _sides(value, storages: frozenset, made) -> frozenset:
+    """Every way ``value`` holds one of ``storages``: as the alias (True), as the source (False);
+    an object may hold both (a tracker keeping a live tensor and a snapshot of it)."""
+    if value.storages & (storages | containers_of(storages)):
+        return frozenset((made in value.made,))
+    return frozenset().union(*(_sides(item, storages, made) for _, item in value.items or ()))
 
 
 def chains(model) -> List[tuple]:
@@ -259,7 +267,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if _through_receiver(alias, write) or root_causes and (
                 _through_reported(model, write, alias) or _through_reported_argument(model, write, alias)):
             continue
-        through_alias = made in write.value.made
+        # a write by a callee of the memory it holds through the alias (``self.store.mul_()`` in ``update``)
+        through_alias = made in write.value.made or any(made in way for way in write.detail.get("through") or ())
         if through_alias and _kept_by_its_object(alias, name, write):
             continue  # ``self.shadow = shadow`` written through ``self.shadow`` by the object's own use of it
         part = model.view_parts.get(made, EMPTY)
@@ -290,7 +299,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         observed = None
         for read in events.find("read"):
-            if read.value is None or not events.after_unless(write, read, _made_anew(model, alias, read)):
+            if read.value is None or not events.after_unless(write, read, [
+                    kill for kill in _made_anew(model, alias, read) if kill.node is not write.node]):
                 continue
             if inside(read.node, write.node) and inside(alias.node, write.node):
                 continue  # ``torch.add(p.data, u, out=p.data)``: its operands are read before it writes, each run anew
@@ -300,8 +310,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if _other_attribute_of_module(model, read, alias):
                 continue  # ``w = m.weight.data; w.fill_(1); b = m.bias.data``: ``m`` read for its bias
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
-            side = _side(value, reached, made)
-            if side is None or side == through_alias or side and _made_again(alias, write, read) \
+            side = not through_alias  # the side the read must observe: the one the write did not go through
+            if side not in _sides(value, reached, made) or side and _made_again(alias, write, read) \
                     or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
@@ -399,9 +409,16 @@ def _made_anew(model, alias, read) -> list:
         # cache.update(...)``) reads the one that run made
         return [event for event in _arrivals(model, made, read.function)
                 if event.kind in ("bind", "call") and type(event.node) is ast.Call and event.line != read.line
-                and (read.place is not None or event.detail.get("callee") == alias.function.name)]
+                and (read.place is not None and (event.kind == "call" or _same_holder(event.place, read.place))
+                     or event.detail.get("callee") == alias.function.name)]
     return [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == read.place
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
+
+
+def _same_holder(bound: Optional[str], read: str) -> bool:
+    """Whether a binding reaches what a name read holds: the same variable, or an attribute or
+    item of it (``s.buf`` bound by ``s.scale()`` changes nothing ``x`` holds)."""
+    return bound is None or split_items(bound)[0].split(".")[0] == split_items(read)[0].split(".")[0]
 
 
 def _through_other_parts(model, event, alias, part: frozenset) -> bool:
@@ -732,10 +749,11 @@ def _arrivals(model, made, function) -> list:
 
 
 def _indexed_containers(model) -> set:
-    """The ids of the containers read to take one item (``out["a"]``): not a read of the others."""
+    """The ids of the containers read to take one item (``out["a"]``, ``batch.targets``): not a
+    read of the others."""
     if "indexed" not in model.answers:
         model.answers["indexed"] = {id(event.node.value) for event in model.events.find("read")
-                                    if type(event.node) is ast.Subscript}
+                                    if type(event.node) is ast.Subscript or event.detail.get("field")}
     return model.answers["indexed"]
 
 

@@ -8,8 +8,7 @@ import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, detached_copy, keep_parentheses
 from flake8_tensorcopy.model.places import place_of
-from flake8_tensorcopy.model.transfer import FIELDS
-from flake8_tensorcopy.model.values import FORWARDED, Evidence, Value, kinds
+from flake8_tensorcopy.model.values import FIELDS, FORWARDED, Evidence, Value, kinds
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 _ADVICE = "; store .detach() there or copy before running it"

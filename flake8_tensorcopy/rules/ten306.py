@@ -130,8 +130,6 @@ class GraphKeptAcrossIterations(Rule):
         if not any(other.kind in ("backward", "step") for other in same) and _returned_for_its_value(
                 model, event, root, later):
             return True  # ``return total / len(loader)`` to callers that read only its value
-        if _only_called_without_grad(model, event.function):
-            return False  # ``evaluate()`` calls it under ``torch.no_grad()``: the loop builds no graph
         held = _derived(later, held)  # ``torch.cat(outputs)``: the kept graphs live on in what is computed of them
         return (any(other.kind == "read" and _converts(str(other.detail.get("value_read")))
                     and storages_held(other.value) & held or _spent(later, other, held) for other in later)
@@ -265,12 +263,6 @@ def _callers_backpropagate_nothing(model, function) -> bool:
     calls = [call for call in events.find("call") if call.detail.get("callee") == function.name]
     return bool(calls) and not any(backward.function is call.function and events.after(call, backward)
                                    for call in calls for backward in events.find("backward"))
-
-
-def _only_called_without_grad(model, function) -> bool:
-    """Whether the file calls ``function`` and every call runs where grad is off."""
-    calls = [call for call in model.events.find("call") if call.detail.get("callee") == function.name]
-    return bool(calls) and not any(call.detail.get("grad_mode", True) for call in calls)
 
 
 def _called_in_a_training_loop(model, function) -> bool:

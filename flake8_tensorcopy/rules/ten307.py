@@ -27,12 +27,16 @@ class WriteToSavedTensor(Rule):
     by an inplace operation", also when the write ran under `torch.no_grad()` (measured);
     through `.data` it does not raise and computes **wrong gradients**. The saving operation
     only has to be recorded: `nn.Conv1d` saves its input for the weight's gradient even when
-    that input does not require grad. Reported when the write comes before a backward in the
+    that input does not require grad. A method of the file writing what its object's `forward`
+    kept on `self` (`model.drop_padding(mask)` between the forward and its backward) is reported
+    at its call. Reported when the write comes before a backward in the
     same function or the function returns the graph to its caller; a `forward`'s output kept on
     `self` (a non-leaf, not a parameter or buffer) that it saved counts as saved in the object's
     other methods, a subclass's included, where they hand back a graph or run a backward. Not
     where grad mode is off by a test (`if not torch.is_grad_enabled():`, until a
-    `torch.enable_grad()` block), nor, by convention, on a path the module takes only in eval
+    `torch.enable_grad()` block) or in a function every caller of the file runs with grad off
+    (a cached decoding step called from an `@torch.inference_mode()` generate loop), nor, by
+    convention, on a path the module takes only in eval
     mode (`if not self.training:`, the rest of a method after `if self.training: return ...`):
     code written for inference. A backward through a module in eval mode (frozen norms,
     saliency maps) is not checked there; a method that runs a backward itself (test-time
@@ -69,6 +73,7 @@ class WriteToSavedTensor(Rule):
     summary = "in-place write to a tensor saved for backward: backward raises (through `.data`: wrong gradients)"
     calls = tuple(sorted(k.INPLACE_METHODS | k.METADATA_INPLACE)) + ("backward", "grad")
     events = ("in-place write",)
+    reads = ("callers",)  # a method of the file writing what its object's forward saved, called before the backward
     # a write through ``.data`` that TEN301 reports, a write that raises at once (TEN209): their codes for that site
     yields_to = ("TEN209", "TEN301")
 
@@ -102,7 +107,7 @@ class WriteToSavedTensor(Rule):
         shown = _operation(site, saving)
         if root is None or shown is None:
             return
-        name = short_source(site, root)
+        name = where.held or short_source(site, root)
         through_data = "unversioned" in write.value.facts
         by_helper = type(write.node) is ast.Call and not where.method  # a function of the file writes it
         fix, code = (None, "") if through_data or by_helper else out_of_place_fix(where.node, write.value)

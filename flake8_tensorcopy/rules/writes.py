@@ -45,6 +45,7 @@ class WriteSite(NamedTuple):
     node: cst.CSTNode
     written: ast.expr
     method: str
+    held: Optional[str] = None  # what a method wrote of its own object (``model.inputs``), where no argument holds it
 
 
 def write_site(site, event, helpers: bool = False) -> Optional[WriteSite]:
@@ -55,8 +56,11 @@ def write_site(site, event, helpers: bool = False) -> Optional[WriteSite]:
     method = event.detail.get("method", "")
     if type(node) is ast.Call and not method and helpers and "through" in event.detail:
         written = _handed_written(node, event)
+        held = _held_by_receiver(node, event) if written is None else None
+        written = node.func.value if held is not None else written
         statement = site.statement_of(node)
         found = site.node_of(statement if statement is not None else node) if written is not None else None
+        return WriteSite(found, written, method, held) if found is not None else None
     elif type(node) is ast.Call and method:
         statement = site.statement_of(node)
         found = site.node_of(statement if statement is not None else node)
@@ -84,6 +88,15 @@ def _handed_written(call: ast.Call, event) -> Optional[ast.expr]:
         if place_of(memory_of(argument)) in holders:  # ``zero_first_(gates[1:])``: a part of what it holds
             return argument
     return None
+
+
+def _held_by_receiver(call: ast.Call, event) -> Optional[str]:
+    """The attribute of a method's own object that holds what it wrote (``model.inputs`` of
+    ``model.drop_padding(m)``, where ``forward`` kept its input), else None."""
+    receiver = place_of(call.func.value) if type(call.func) is ast.Attribute else None
+    if receiver is None:
+        return None
+    return next((holder for holder in sorted(event.detail.get("holders", ())) if holder.startswith(receiver + ".")), None)
 
 
 def memory_of(written: ast.expr) -> ast.expr:
