@@ -467,3 +467,18 @@ def test_an_enclosing_tensor_a_nested_function_rebinds_is_weak(declared, safe):
     )
     fixed = source.replace("torch.tensor(state)", "state.detach().clone()")
     assert fix_source(source).source == (fixed if safe else source)
+
+
+def test_a_tensor_annotation_stays_weak_evidence_where_every_caller_of_the_file_passes_a_tensor():
+    """Callers in other modules may pass a list where the file's own pass tensors: TEN101's fix
+    (``.detach().clone()``) stays unsafe, applied only with --unsafe-fixes."""
+    source = (
+        "import torch\n"
+        "from torch import Tensor\n\n\n"
+        "def as_float(values: Tensor):\n"
+        "    return torch.tensor(values, dtype=torch.float32)\n\n\n"
+        "def caller(x: Tensor):\n"
+        "    return as_float(x.detach())\n"
+    )
+    assert fix_source(source).source == source
+    assert "values.detach().clone()" in fix_source(source, unsafe=True).source

@@ -26,7 +26,7 @@ from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solv
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
     HANDED, HELD_WRITTEN_THROUGH, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
-    grad_disabled_by, is_none, private,
+    grad_disabled_by, grad_enabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
@@ -436,9 +436,11 @@ class Model:
             if disputed:
                 annotation = None
             tensor_annotation = annotation in ("torch.Tensor", "Tensor")
-            # every caller of the file passes a tensor it knows (``torch.zeros(4)``): that, not the annotation
-            callers_know = value.kinds == TENSOR and value.evidence("kind") is Evidence.CALLERS
-            if tensor_annotation and not symbolic and not callers_know:
+            if value.kinds == TENSOR and value.evidence("kind") is Evidence.CALLERS and value.evidence("grad") is None:
+                # every caller of the file passes a tensor it knows (``torch.zeros(4)``): its grad is theirs;
+                # its kind stays as weakly known as the annotation says (other modules may pass a list)
+                value = value._replace(why=value.why + (("grad", Evidence.CALLERS),))
+            if tensor_annotation and not symbolic:
                 value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
                     pair for pair in value.why if pair[0] != "kind"))  # undisputed: callers elsewhere rely on it too
             elif tensor_annotation and "?" in value.kinds:
@@ -462,7 +464,10 @@ class Model:
             state[parameter.arg] = value
         if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
             state[NO_GRAD] = frozenset(("decorator",))
-        elif not symbolic and function.grad_at_calls is False:  # every caller of the file turned grad off
+        elif not symbolic and function.grad_at_calls is False and (private(function) or function.owner is not None) \
+                and not any(grad_enabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
+            # every caller of the file turned grad off, and no other module is expected to call it (not a
+            # public module-level function) nor it turns grad on itself (``@torch.enable_grad()``)
             state[NO_GRAD] = frozenset(("callers",))
         if not symbolic and function.owner is not None and function.receiver_offset:  # a write under no_grad counts too
             kept = self.saved_by_forward(function)

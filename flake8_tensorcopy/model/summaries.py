@@ -106,13 +106,14 @@ class Instantiation:
     """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
 
     def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value, call_site=None, lines=None,
-                 per_instance: Optional[Dict] = None):
+                 per_instance: Optional[Dict] = None, instance_dtypes: Optional[Dict] = None):
         self.function = function
         self.actuals = actuals
         self.call_value = call_value  # calls an actual argument (for ``called``)
         # a method called on an instance the file builds: what its class allocates for each
         # instance (``self.w`` made in ``__init__``) is that instance's, as ``obj.w`` reads it
         self.per_instance = per_instance or {}
+        self.instance_dtypes = instance_dtypes or {}  # the dtype of what the instance's constructor kept
         # what the callee allocates (a site within ``lines``) is new at each call: named by the
         # call site too, so two calls of one helper hand back two tensors, not one
         self.call_site = call_site
@@ -165,13 +166,15 @@ class Instantiation:
         return parameter_index(_held_through(storage), self.function)
 
     def cast_copies(self, value: Value) -> bool:
-        """Whether a cast the callee made of a parameter (``CAST_TO``) copies at this call: every
-        tensor passed there surely has another dtype."""
+        """Whether a cast the callee made of a parameter (``CAST_TO``), or of what its object's
+        constructor kept, copies at this call: every tensor passed there surely has another dtype."""
         casts = [fact[len(CAST_TO):] for fact in value.facts if fact.startswith(CAST_TO)]
         indices = {self.parameter_of(storage) for storage in value.storages} - {None}
-        if len(casts) != 1 or not indices:
+        # or of what the receiver's constructor kept (``self.images[i]``), as this instance holds it
+        kept = [self.instance_dtypes[storage] for storage in value.storages if storage in self.instance_dtypes]
+        if len(casts) != 1 or not indices and not kept:
             return False
-        dtypes = {_dtype(self.actual(index)) for index in indices}
+        dtypes = {_dtype(self.actual(index)) for index in indices} | set(kept)
         return "" not in dtypes and casts[0] not in dtypes
 
     def converts(self, value: Value) -> bool:
@@ -244,7 +247,8 @@ class Instantiation:
             graph = graph or actual.grad or "module" in actual.kinds
         storages, made = value.storages, value.made
         if self.cast_copies(value) or self.converts(value):  # a copy of what the call site passes
-            storages = frozenset(storage for storage in storages if self.parameter_of(storage) is None)
+            storages = frozenset(storage for storage in storages
+                                 if self.parameter_of(storage) is None and storage not in self.instance_dtypes)
             made = frozenset()
         result = value._replace(
             kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device, made=made,

@@ -1516,13 +1516,17 @@ class Transfer:
         return True
 
     def narrow_identity(self, test, truth: bool, state: dict) -> bool:
-        """``y is x`` failed (or ``y is not x`` held) where ``y`` is a move of ``x`` (``x.to(d)``,
-        ``x.float()``): a move hands back the tensor itself or a copy, so there ``y`` is a copy."""
-        if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Is, ast.IsNot) \
-                or (type(test.ops[0]) is ast.IsNot) != truth:
+        """``y is x`` failed (or ``y is not x`` held; so ``y.data_ptr() != x.data_ptr()``) where
+        ``y`` is a move of ``x`` (``x.to(d)``, ``x.float()``): a move hands back the tensor
+        itself or a copy, so there ``y`` is a copy."""
+        compared = _identity_compared(test)
+        if compared is None:
+            return False
+        left, right, same = compared
+        if same == truth:
             return False
         narrowed = False
-        for moved, source in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        for moved, source in ((left, right), (right, left)):
             place, other = place_of(moved), place_of(source)
             value, held = state.get(place), state.get(other)
             if type(value) is not Value or type(held) is not Value or not held.storages:
@@ -2605,7 +2609,8 @@ class Transfer:
             actuals = self.retained_by_callee(function, summary.retained, actuals, node, state)
         instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)),
-                                 self.instance_storages(function, actuals, receiver_place, state))
+                                 self.instance_storages(function, actuals, receiver_place, state),
+                                 self.handed_dtypes(function, actuals))
         if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
             state[FORWARDED] = state.get(FORWARDED, EMPTY) | instance.storages(summary.forwarded)
         for index in summary.reads:  # read on the host before any sync in the callee
@@ -2741,12 +2746,31 @@ class Transfer:
                     by_name.setdefault(name, set()).add(storage)
                 for storage, held in _handed_to_this_instance(receiver, name, stored).items():
                     mapping.setdefault(storage, set()).update(held)
+                # what a method was handed and keeps there (``self.power = power.numpy()`` in ``attach``):
+                # where this caller bound the attribute, what it bound
+                by_name.setdefault(name, set()).update(
+                    storage for storage in stored.storages if type(storage) is tuple and storage[:1] == (HANDED,))
         rebound = {name: state[f"{receiver_place}.{name}"] for name in by_name
                    if receiver_place is not None and type(state.get(f"{receiver_place}.{name}")) is Value}
         for name, value in rebound.items():
             for storage in by_name[name]:
-                mapping[storage] = value.storages or mapping[storage]
+                mapping[storage] = value.storages or mapping.get(storage, {storage})
         return {storage: frozenset(held) for storage, held in mapping.items()}
+
+    def handed_dtypes(self, function, actuals) -> dict:
+        """Per storage of what the receiver's constructor was handed and keeps (and its items),
+        the dtype this instance's field surely has (``np.uint8`` images): a cast of it in the
+        method (``torch.from_numpy(self.images[i]).float()``) copies there for another dtype."""
+        receiver = actuals[0] if function.receiver_offset and actuals and actuals[0] is not None else None
+        if receiver is None or function.owner is None or not _has_fields(receiver):
+            return {}
+        dtypes = {}
+        for owner in function.owner.lineage(self.model.classes):
+            for name, stored in owner.attributes.items():
+                for storage, held in _handed_to_this_instance(receiver, name, stored).items():
+                    field = _named_field(receiver, name)
+                    dtypes[storage] = _dtype_of(field if storage[:1] == (HANDED,) else items_join(field))
+        return dtypes
 
     def forward_hook(self, module: Value, hook: Value, module_node, node, state: dict) -> Value:
         """``m.register_forward_hook(hook)``: each call of ``m`` runs ``hook(m, inputs, output)``
@@ -3055,7 +3079,7 @@ class Transfer:
         """``opt.step()`` writes in place the parameters the optimizer was built from."""
         parameters = optimizer.all_items() if "optimizer" in optimizer.kinds else None
         if parameters is not None and parameters.storages:
-            self.write(node, parameters, state, node, step=True)
+            self.write(node, parameters, state, node)
 
     def module_storages(self, module: Value) -> frozenset:
         """The storages of a module's tensors: its own, and those of the submodules and
@@ -3529,6 +3553,22 @@ def _tested_places(test) -> Optional[list]:
 METADATA = frozenset(("metadata",))  # a read's part: only the tensor's metadata (``x.shape``)
 
 
+def _identity_compared(test) -> Optional[tuple]:
+    """(left, right, whether the test says "the same") of ``a is b``, ``a is not b``, and of
+    ``a.data_ptr() == b.data_ptr()`` (or ``!=``): where a move is compared with its source, the
+    same memory means the same tensor; else None."""
+    if type(test) is not ast.Compare or len(test.ops) != 1:
+        return None
+    op, left, right = type(test.ops[0]), test.left, test.comparators[0]
+    if op in (ast.Is, ast.IsNot):
+        return left, right, op is ast.Is
+    pointers = [node.func.value for node in (left, right) if type(node) is ast.Call and not node.args
+                and type(node.func) is ast.Attribute and node.func.attr == "data_ptr"]
+    if op in (ast.Eq, ast.NotEq) and len(pointers) == 2:
+        return pointers[0], pointers[1], op is ast.Eq
+    return None
+
+
 def _has_fields(value) -> bool:
     """Whether ``value`` is an object whose fields are known where it is (a named tuple, an
     object built here)."""
@@ -3961,6 +4001,11 @@ def _as_passed(given, value: Value) -> Value:
     result = given.value(value)
     index = parameter_index(next(iter(value.storages)), given.function) if len(value.storages) == 1 else None
     return result if index is None else result._replace(made=result.made | given.actual(index).made)
+
+
+def _dtype_of(value: Optional[Value]) -> str:
+    found = [fact[6:] for fact in (value.facts if value is not None else ()) if fact.startswith("dtype:")]
+    return found[0] if len(found) == 1 else ""
 
 
 def _handed_to_this_instance(instance: Value, name: str, stored: Value) -> dict:

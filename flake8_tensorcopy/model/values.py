@@ -203,7 +203,7 @@ def join(a: Value, b: Value) -> Value:
         a.called | b.called,
         _join_items(a.items, b.items),
         a.qual if a.qual == b.qual else "",
-        a.facts & b.facts,
+        b.facts if a.kinds == NONE.kinds else a.facts if b.kinds == NONE.kinds else a.facts & b.facts,
         a.pinned and b.pinned,
         a.made | b.made,
     )
@@ -218,8 +218,8 @@ def join_all(values) -> Value:
 
 
 def _join_why_beside_none(a: Value, b: Value) -> tuple:
-    """A value that may be None keeps the evidence of what it is otherwise: a rule asks for a
-    kind only once ``is not None`` narrowed the None away."""
+    """A value that may be None keeps the evidence (and the facts, ``join``) of what it is
+    otherwise: a rule asks for a kind only once ``is not None`` narrowed the None away."""
     if a.kinds == NONE.kinds:
         return b.why
     if b.kinds == NONE.kinds:

@@ -8,6 +8,7 @@ import libcst as cst
 from flake8_tensorcopy.fixes import Fix, detached, detached_copy, keep_parentheses, positional
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.transfer import like_fact
+from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
@@ -38,7 +39,7 @@ def _surely_without_grad(value) -> bool:
     """A tensor known for sure (made by torch, or by what every caller of the file passes) to
     require no grad (``torch.randn(3)``); not one known only by an annotation or a name."""
     known = value.evidence("kind")
-    return not value.grad and known is not None and known.strong
+    return not value.grad and (known is not None and known.strong or value.evidence("grad") is Evidence.CALLERS)
 
 
 def _source_written_since_allocation(model, copy, source, allocations) -> bool:

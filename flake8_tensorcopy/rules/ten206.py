@@ -21,9 +21,10 @@ class AssignmentShares(AliasRule):
     (`dec.weight = enc.weight`: weights tied on purpose). A method returning its object's tensor
     as it is (`return self.state`) hands out the tensor itself: reported where the caller keeps
     it under a name that says snapshot (`prev = env.current()`, then `env.step()` writes it);
-    under another name it is a handle (`keys = cache.current()`). Likewise an object keeping the
-    parameter it is handed (`self.weight = weight`) and reading it while an optimizer updates it
-    watches it live, unless the name says snapshot (`self.initial = weight`).
+    under another name it is a handle (`keys = cache.current()`). An object keeping a model's
+    parameter it is handed under the parameter's own name (`self.weight = weight`) and reading it
+    while training updates it (an optimizer's step) watches it live; under another name
+    (`self.shadow = weight`, `self.anchor = weight`) it was meant to differ.
 
     ## Why is this bad?
     Assignment never copies: both names are one tensor, and `y += 1` changes `x` too.
@@ -80,9 +81,8 @@ class AssignmentShares(AliasRule):
         if writes_arguments(alias.function) or _tied(model, alias):
             return False
         if not sharing.written_alias:  # the source is written and the second name read: unless the object
-            # keeps the parameter it was handed to watch an optimizer update it (``self.weight = weight``)
-            return not (_kept_as_handed(model, alias) and sharing.write.detail.get("step")) or snapshot_named(
-                alias_place(model, alias) or "")
+            # keeps a model's parameter it was handed by its own name, to watch training update it
+            return not (_kept_as_handed(model, alias) and _a_parameter(sharing.write.value))
         return not (source_written_itself(model, alias) or undone(model, sharing.write)
                     or written_for_its_source(model, alias, sharing)
                     or held_by_receiver(alias, sharing, read_back=True) and (
@@ -112,13 +112,19 @@ def _tied(model, alias) -> bool:
     return "module_parameter" in k.role_of("attribute", name.rpartition(".")[2]) and parameter_attribute(model, alias)
 
 
+def _a_parameter(value) -> bool:
+    """A leaf that requires grad (``model.weight``, what an optimizer steps)."""
+    return value.grad and not value.graph
+
+
 def _kept_as_handed(model, alias) -> bool:
-    """``self.weight = weight``: a method storing on its object a parameter it was handed, as it
-    is; an object keeping a handle on what it watches."""
+    """``self.weight = weight``: a method storing on its object, under the parameter's own name,
+    a parameter it was handed; an object keeping a handle on what it watches. Kept under another
+    name (``self.shadow = weight``, ``self.anchor = weight``) it is meant to differ from it."""
     function = alias.function
     offset = getattr(function, "receiver_offset", 0)
-    name = alias_place(model, alias) or ""
-    return bool(offset) and name.startswith(function.names[0] + ".") and alias.place in function.names[offset:]
+    return bool(offset) and alias.place in function.names[offset:] and \
+        alias_place(model, alias) == f"{function.names[0]}.{alias.place}"
 
 
 def _named_before(model, alias) -> bool:

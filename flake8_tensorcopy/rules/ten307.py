@@ -87,16 +87,18 @@ class WriteToSavedTensor(Rule):
         # (not a generator's own backward between two items: it never sees the graphs the loop body builds)
         backwards = [event for event in events.find("backward") if not event.detail.get("resumed")]
         returns = [event for event in events.find("return") if carries_graph(event.value)]
+        reported = set()
         for write in innermost(writes):
             saving = _saving(model, write, saves)
-            if saving is None:
-                continue
+            if saving is None or id(write.node) in reported:
+                continue  # (a call writing two of its object's tensors that are one memory: one finding)
             # what an earlier forward saved is needed by a backward this method runs, or by the
             # backward of a graph it hands back (not of ``return self.weight``, a parameter)
             handed = returns if saving.function is write.function else [
                 event for event in returns if holds_a_graph(event.value)]
             if not any(events.after(write, later) for later in backwards + handed):
                 continue  # no backward that needs it follows, and no graph goes back to a caller
+            reported.add(id(write.node))
             self._report(site, write, saving)
 
     def _report(self, site, write, saving) -> None:
