@@ -120,6 +120,9 @@ FINDINGS_SHARING_TESTS = frozenset({
     "test_fixes.py::test_every_fix_has_its_rule_safety",
     "test_messages.py::test_every_suggestion_is_the_code_the_fix_writes",
     "test_gate.py::test_every_finding_of_a_rules_fixture_lies_where_the_gate_is_open",
+    "test_engine.py::test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding",
+    "test_engine.py::test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding_for_any_rule_alone",
+    "test_incremental.py::test_an_edit_in_a_function_body_parses_one_chunk_again_and_finds_what_a_whole_lint_finds",
 })
 _SHARING_NODEID = re.compile(r"(?:.*/)?(?P<test>test_\w+\.py::\w+)\[(?P<code>TEN\d{3})\]")
 
