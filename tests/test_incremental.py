@@ -107,7 +107,7 @@ def parses(source: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("edits", [pytest.param(20, id="default"),
+@pytest.mark.parametrize("edits", [pytest.param(10, id="default"),
                                    pytest.param(600, id="many", marks=pytest.mark.slow)])
 def test_random_edits_give_the_whole_parse_and_its_findings(edits):
     """Chains of random line edits of the fixtures, each version parsed with the cache its
