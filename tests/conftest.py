@@ -112,6 +112,58 @@ def by_weight(values, code=lambda value: value):
     return params
 
 
+# The tests that ask ``fixture_findings`` for the fixture their parameter names: under
+# pytest-xdist they are scheduled by fixture (``pytest_xdist_make_scheduler`` below), so that one
+# worker lints each fixture once, instead of each worker linting it again.
+FINDINGS_SHARING_TESTS = frozenset({
+    "test_fixtures.py::test_findings_match_markers",
+    "test_fixes.py::test_every_fix_has_its_rule_safety",
+    "test_messages.py::test_every_suggestion_is_the_code_the_fix_writes",
+    "test_gate.py::test_every_finding_of_a_rules_fixture_lies_where_the_gate_is_open",
+    "test_engine.py::test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding",
+    "test_engine.py::test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding_for_any_rule_alone",
+    "test_incremental.py::test_an_edit_in_a_function_body_parses_one_chunk_again_and_finds_what_a_whole_lint_finds",
+})
+_SHARING_NODEID = re.compile(r"(?:.*/)?(?P<test>test_\w+\.py::\w+)\[(?P<code>TEN\d{3})\]")
+
+
+def fixture_scope(nodeid: str) -> str:
+    """The unit of work a test is scheduled in: ``fixture-TENnnn`` for the tests of
+    ``FINDINGS_SHARING_TESTS`` (all of one fixture's go to one worker), else the test alone."""
+    match = _SHARING_NODEID.fullmatch(nodeid)
+    if match and match.group("test") in FINDINGS_SHARING_TESTS:
+        return "fixture-" + match.group("code")
+    return nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``-n`` with the default ``--dist load``: pytest-xdist's scheduling by units of work
+    (``--dist loadscope``'s) with each test a unit of its own, except that the tests sharing a
+    fixture's findings are one unit per fixture (``fixture_scope``). (pytest-xdist's own
+    ``--dist loadgroup`` does not group on pytest 9: it renames ``item._nodeid``, which pytest
+    no longer reads.) Any other ``--dist`` is pytest-xdist's."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFixture(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return fixture_scope(nodeid)
+
+    return ByFixture(config, log)
+
+
+def per_fixture(values, code=lambda value: value, slow=()):
+    """``values`` as pytest params named by their fixture's ``code``; those whose code is in
+    ``slow`` marked slow."""
+    params = []
+    for value in values:
+        name = code(value)
+        params.append(pytest.param(*(value if type(value) is tuple else (value,)), id=name,
+                                   marks=pytest.mark.slow if name in slow else ()))
+    return params
+
+
 @functools.lru_cache(maxsize=None)
 def fixture_findings(path: Path):
     """The engine's findings for a fixture file, linted once per session (several tests ask)."""

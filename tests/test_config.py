@@ -1,5 +1,6 @@
 """Strict ``[tool.tensorcopy]``: a typo, an unknown table, a wrong type or an unreadable file
-is one line on stderr naming the file and the key, and exit 2 (the real script, in subprocesses)."""
+is one line on stderr naming the file and the key, and exit 2 (the real script: in this process as
+the shell would run it, and in a subprocess with ``tomllib`` hidden)."""
 
 import os
 import subprocess
@@ -7,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import TENSORCOPY_FIX, checkout_env
+from conftest import TENSORCOPY_FIX, checkout_env, run_tensorcopy_fix
 from test_cli import SAFE, tensorcopy_fix
 
 from flake8_tensorcopy.config import ConfigError, load_config
@@ -18,6 +19,8 @@ WITHOUT_TOMLLIB = [sys.executable, "-c", "import sys; sys.modules['tomllib'] = N
 
 
 def _run(command, tmp_path, *args):
+    if command == TENSORCOPY_FIX:  # no other interpreter's modules needed: run in this process
+        return run_tensorcopy_fix(["--no-cache", *args], tmp_path)
     return subprocess.run([*command, "--no-cache", *args], cwd=tmp_path, capture_output=True, text=True, timeout=60,
                           env=checkout_env())
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import MARKER, rule_fixtures
+from conftest import MARKER, rule_fixtures, run_tensorcopy_fix
 from flake8_tensorcopy.knowledge import conventions
 from flake8_tensorcopy.knowledge.conventions import Conventions, configure, snapshot_named, words
 from flake8_tensorcopy.engine import lint_source
@@ -223,9 +223,8 @@ def test_cli_reads_the_tables_from_pyproject(tmp_path):
     path = tmp_path / "snippet.py"
     path.write_text(SNAPSHOT.format(name="ckpt_w"))
 
-    def run():
-        result = subprocess.run([sys.executable, "-m", "flake8_tensorcopy", "--no-fix", str(path)],
-                                capture_output=True, text=True, cwd=tmp_path)
+    def run():  # tensorcopy-fix as the shell runs it, in this process
+        result = run_tensorcopy_fix(["--no-fix", str(path)], tmp_path)
         return re.findall(r":(\d+):\d+: (TEN\d+)", result.stdout)
 
     assert run() == []

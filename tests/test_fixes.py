@@ -9,7 +9,7 @@
 
 import pytest
 
-from conftest import FIXTURES, fixture_findings, rule_fixtures
+from conftest import FIXTURES, fixture_findings, per_fixture, rule_fixtures
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source
 from flake8_tensorcopy.rules import ALL_RULES, RULES_BY_CODE
@@ -48,7 +48,7 @@ def test_rules_without_a_fix_have_no_golden_file():
     assert {path.name.split(".")[0] for path in FIXTURES.glob("*.fixed.py")} == {rule.code for rule in FIXABLE}
 
 
-@pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", per_fixture(rule_fixtures(), code=lambda path: path.stem))
 def test_every_fix_has_its_rule_safety(path):
     """A "safe" rule's fix is unsafe only where its message says the evidence is weak; an
     "unsafe" rule's fix is never safe."""

@@ -2,11 +2,11 @@
 
 import pytest
 
-from conftest import FIXTURES, expectations, expected_findings, fixture_findings, mismatches, rule_fixtures
+from conftest import FIXTURES, expectations, expected_findings, fixture_findings, mismatches, per_fixture, rule_fixtures
 from flake8_tensorcopy.rules import ALL_RULES
 
 
-@pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", per_fixture(rule_fixtures(), code=lambda path: path.stem))
 def test_findings_match_markers(path):
     text = path.read_text(encoding="utf-8")
     found = [(finding.line, finding.code, finding.col + 1, finding.message) for finding in fixture_findings(path)]

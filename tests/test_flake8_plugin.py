@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-from conftest import FIXTURES, TENSORCOPY_FIX, checkout_env, expectations, mismatches, rule_fixtures
+from conftest import DEFAULT_RUN_FIXTURES, FIXTURES, expectations, mismatches, rule_fixtures, run_tensorcopy_fix
 
 
 def flake8(*args, cwd=None):
@@ -33,31 +33,41 @@ FLAKE8_WATCHING_IMPORTS = (
 )
 
 
-def check_fixtures(jobs: str) -> None:
-    """flake8 over every fixture reports exactly the marked findings: lines, codes, columns and
+def check_fixtures(jobs: str, fixtures) -> None:
+    """flake8 over the fixtures reports exactly the marked findings: lines, codes, columns and
     messages as it prints them; and neither that lint (in this process with ``-j 1``) nor the
     fixer's whole parse of a fixture imported torch or numpy (the linter never does: they are
     the extras of ``premises/`` and the monitor)."""
     result = subprocess.run([sys.executable, "-c", FLAKE8_WATCHING_IMPORTS, "--select", "TEN,TEN9", "-j", jobs,
-                             *map(str, rule_fixtures()), str(FIXTURES / "TEN207.py")], capture_output=True, text=True)
+                             *map(str, fixtures), str(FIXTURES / "TEN207.py")], capture_output=True, text=True)
     assert result.stderr.splitlines()[-1:] == ["imported torch, numpy: False False"], result.stderr
-    found = {str(path): [] for path in rule_fixtures()}
+    found = {str(path): [] for path in fixtures}
     for row in result.stdout.splitlines():
         path, line, column, message = row.split(":", 3)
         code, text = message.split(maxsplit=1)
         found[path].append((int(line), code, int(column), text))
-    for path in rule_fixtures():
+    for path in fixtures:
         assert mismatches(found[str(path)], expectations(path.read_text(encoding="utf-8"))) == [], path.name
     assert result.returncode == 1
 
 
-def test_fixtures_report_exactly_the_marked_findings():
-    check_fixtures(jobs="1")
+# The engine's findings on every fixture are test_fixtures' (in-process, the same lint_source
+# call the plugin makes); through flake8, the default run takes the whole-fixture sample
+# (DEFAULT_RUN_FIXTURES), TEN207 (the fixtures' only ``# noqa`` lines) and the opinions (TEN9xx,
+# selected with --select TEN9); -m slow every fixture.
+FLAKE8_DEFAULT_FIXTURES = sorted(path for path in rule_fixtures()
+                                 if path.stem in DEFAULT_RUN_FIXTURES | {"TEN207"} or path.stem.startswith("TEN9"))
+
+
+@pytest.mark.parametrize("fixtures", [pytest.param(FLAKE8_DEFAULT_FIXTURES, id="sample"),
+                                      pytest.param(rule_fixtures(), id="every", marks=pytest.mark.slow)])
+def test_fixtures_report_exactly_the_marked_findings(fixtures):
+    check_fixtures("1", fixtures)
 
 
 @pytest.mark.slow  # a parallel or subprocess-heavy run: left out of the default suite (< 3 min)
 def test_parallel_jobs_report_the_same_marked_findings():
-    check_fixtures(jobs="2")
+    check_fixtures("2", rule_fixtures())
 
 
 def test_output_format_and_noqa(tmp_path):
@@ -188,8 +198,8 @@ def test_one_file_gets_one_answer_from_both_faces(tmp_path):
     (tmp_path / "no_import.py").write_text(NO_IMPORT)
     (tmp_path / "fixture.py").write_text(rule_fixtures()[0].read_text(encoding="utf-8"))
     by_flake8 = flake8("--select", "TEN,TEN9", "no_import.py", "fixture.py", cwd=tmp_path).stdout
-    by_cli = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "--select", "TEN,TEN9", "no_import.py",
-                             "fixture.py"], cwd=tmp_path, capture_output=True, text=True, env=checkout_env()).stdout
+    by_cli = run_tensorcopy_fix(["--no-fix", "--no-cache", "--select", "TEN,TEN9", "no_import.py", "fixture.py"],
+                                tmp_path).stdout
     pattern = re.compile(r"^(\S+?):(\d+):(\d+): (TEN\d+) ", re.M)
     assert [(path, line, column, code) for path, line, column, code in pattern.findall(by_flake8)
             if path == "no_import.py"] == [("no_import.py", "3", "12", "TEN901")]
@@ -206,11 +216,9 @@ def test_opinionated_codes_are_off_by_default(tmp_path):
     assert flake8(str(path)).stdout == ""
     extended = flake8("--extend-select", "TEN9", str(path)).stdout
     assert [row.split(":")[1:4] for row in extended.splitlines()] == [["5", "5", " TEN901 p.data is a legacy spelling whose writes autograd's version counter never sees; write under torch.no_grad() on the tensor itself"]]
-    by_cli = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", str(path)], capture_output=True, text=True,
-                            env=checkout_env())
+    by_cli = run_tensorcopy_fix(["--no-fix", "--no-cache", str(path)], tmp_path)
     assert (by_cli.returncode, by_cli.stdout) == (0, "")
-    selected = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "--select", "TEN9", str(path)],
-                              capture_output=True, text=True, env=checkout_env())
+    selected = run_tensorcopy_fix(["--no-fix", "--no-cache", "--select", "TEN9", str(path)], tmp_path)
     assert selected.returncode == 1
     assert selected.stdout.startswith(f"{path}:5:5: TEN901 p.data is a legacy spelling")
 
@@ -248,6 +256,5 @@ def test_an_opinion_shows_only_where_a_selection_names_it(tmp_path, options, cod
 ])
 def test_tensorcopy_fix_selects_opinions_as_flake8_does(tmp_path, select, codes):
     (tmp_path / "snippet.py").write_text(HAZARD_AND_OPINIONS)
-    result = subprocess.run([*TENSORCOPY_FIX, "--no-fix", "--no-cache", "-q", "--select", select, "snippet.py"],
-                            cwd=tmp_path, capture_output=True, text=True, env=checkout_env())
+    result = run_tensorcopy_fix(["--no-fix", "--no-cache", "-q", "--select", select, "snippet.py"], tmp_path)
     assert [row.split(":")[3].split()[0] for row in result.stdout.splitlines()] == codes

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, fixture_findings
+from conftest import DEFAULT_RUN_FIXTURES, FIXTURES, fixture_findings, per_fixture
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.model import build_model
@@ -100,7 +100,10 @@ def test_every_call_and_attribute_a_rule_subscribes_to_opens_the_gate(rule):
         assert rule.wants(scanned.file) and rule.wants(scanned.statements[-1]), source
 
 
-@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
+# a whole-fixture property (conftest.DEFAULT_RUN_FIXTURES): those three rules' fixtures in the default
+# run, beside the generated programs below (every event, at least ten rules); every rule's under -m slow
+@pytest.mark.parametrize("rule", per_fixture(ALL_RULES, code=lambda rule: rule.code,
+                                             slow={rule.code for rule in ALL_RULES} - DEFAULT_RUN_FIXTURES))
 def test_every_finding_of_a_rules_fixture_lies_where_the_gate_is_open(rule):
     """The rule's own fixture, with the gate forced open: each finding is in a body the gate
     keeps for the rule, and the gated engine finds the same."""

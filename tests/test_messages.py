@@ -6,7 +6,7 @@ import re
 import libcst as cst
 import pytest
 
-from conftest import fixture_findings, rule_fixtures
+from conftest import fixture_findings, per_fixture, rule_fixtures
 from flake8_tensorcopy.engine import lint_source
 from flake8_tensorcopy.fixer import fix_source
 from flake8_tensorcopy.fixes import bare, without_repeated_copies
@@ -20,7 +20,7 @@ def _written(finding) -> str:
     return cst.Module([]).code_for_node(without_repeated_copies(bare(finding.fix.replacement)))
 
 
-@pytest.mark.parametrize("path", rule_fixtures(), ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", per_fixture(rule_fixtures(), code=lambda path: path.stem))
 def test_every_suggestion_is_the_code_the_fix_writes(path):
     checked = 0
     for finding in fixture_findings(path):

@@ -4,6 +4,8 @@ SARIF (helpUri, fixes, paths under a uriBaseId), GitHub annotations, --statistic
 
 import json
 
+import pytest
+
 from conftest import ROOT
 from test_cli import SAFE, SAFE_MESSAGE, copy_fixture, fixture_text, tensorcopy_fix
 from flake8_tensorcopy import __version__
@@ -44,13 +46,20 @@ ONE_PASS = ["TEN104", "TEN201", "TEN202", "TEN204", "TEN205", "TEN206", "TEN207"
             "TEN304", "TEN305", "TEN306"]
 
 
-def test_json_edits_applied_give_what_the_fixer_writes(tmp_path):
-    for code in ONE_PASS:
+# By default those of the whole-fixture sample (conftest.DEFAULT_RUN_FIXTURES) and the small ones
+# (test_fixes checks every golden file against the fixer); every one under -m slow.
+ONE_PASS_SAMPLE = ["TEN104", "TEN205", "TEN207", "TEN208", "TEN301", "TEN304"]
+
+
+@pytest.mark.parametrize("codes", [pytest.param(ONE_PASS_SAMPLE, id="sample"),
+                                   pytest.param(ONE_PASS, id="every", marks=pytest.mark.slow)])
+def test_json_edits_applied_give_what_the_fixer_writes(tmp_path, codes):
+    for code in codes:
         copy_fixture(code, tmp_path)
     run = tensorcopy_fix("--no-fix", "--unsafe-fixes", "--select", "TEN,TEN9", "--output-format", "json",
-                         *[f"{c}.py" for c in ONE_PASS], cwd=tmp_path)  # the goldens hold every rule's fixes
+                         *[f"{c}.py" for c in codes], cwd=tmp_path)  # the goldens hold every rule's fixes
     findings = json.loads(run.stdout)["findings"]
-    for code in ONE_PASS:
+    for code in codes:
         rows = [row for row in findings if row["path"] == f"{code}.py"]
         assert rows, code
         assert apply_edits(fixture_text(f"{code}.py"), rows) == fixture_text(f"{code}.fixed.py"), code

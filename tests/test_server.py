@@ -12,7 +12,7 @@ import time
 import libcst as cst
 import pytest
 
-from conftest import FIXTURES, TENSORCOPY_FIX, checkout_env, expectations, mismatches
+from conftest import FIXTURES, checkout_env, expectations, mismatches, run_tensorcopy_fix
 from flake8_tensorcopy import server
 from flake8_tensorcopy.engine import SourceError
 from flake8_tensorcopy.output import rule_url
@@ -399,8 +399,7 @@ def test_diagnostics_and_quick_fixes_of_edited_versions_are_what_tensorcopy_fix_
             published = client.diagnostics(path.as_uri())
             assert published["version"] == version
         (tmp_path / "same.py").write_text(source, encoding="utf-8")
-        run = subprocess.run([*TENSORCOPY_FIX, "--no-cache", "--no-fix", "--output-format", "json", "same.py"],
-                             cwd=tmp_path, capture_output=True, text=True, env=checkout_env())
+        run = run_tensorcopy_fix(["--no-cache", "--no-fix", "--output-format", "json", "same.py"], tmp_path)
         if version == 3:  # nothing published: the editor keeps version 2's
             assert run.returncode == 2 and published["version"] == 2 and client.code_actions(path, 0, 400) == []
             continue
