@@ -464,10 +464,12 @@ class Model:
             state[parameter.arg] = value
         if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
             state[NO_GRAD] = frozenset(("decorator",))
-        elif not symbolic and function.grad_at_calls is False and (private(function) or function.owner is not None) \
+        elif not symbolic and function.grad_at_calls is False \
+                and not (function.owner is not None and getattr(function.node, "name", "") == "forward") \
                 and not any(grad_enabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
-            # every caller of the file turned grad off, and no other module is expected to call it (not a
-            # public module-level function) nor it turns grad on itself (``@torch.enable_grad()``)
+            # every caller of the file turned grad off (the file's callers decide, as for what they pass),
+            # unless it is a module's ``forward``, which ``model(x)`` runs wherever the model is trained,
+            # or it turns grad on itself (``@torch.enable_grad()``)
             state[NO_GRAD] = frozenset(("callers",))
         if not symbolic and function.owner is not None and function.receiver_offset:  # a write under no_grad counts too
             kept = self.saved_by_forward(function)

@@ -1534,7 +1534,8 @@ class Transfer:
             moves = frozenset(made for made in value.made if made[2] == "move"  # a move of ``source`` itself
                               and self.model.alias_makers.get(made, (None, None, None))[2] == other)
             if moves and held.storages < value.storages:
-                state[place] = value._replace(storages=value.storages - held.storages, made=value.made - moves)
+                # the copy's own memory, still the move's result: a write there goes through ``y``, not ``x``
+                state[place] = value._replace(storages=value.storages - held.storages)
                 narrowed = True
         return narrowed
 

@@ -50,14 +50,6 @@ def _side(value, storages: frozenset, made) -> Optional[bool]:
     return None
 
 
-def _sides(value, storages: frozenset, made) -> frozenset:
-    """Every way ``value`` holds one of ``storages``: as the alias (True), as the source (False);
-    an object may hold both (a tracker keeping a live tensor and a snapshot of it)."""
-    if value.storages & (storages | containers_of(storages)):
-        return frozenset((made in value.made,))
-    return frozenset().union(*(_sides(item, storages, made) for _, item in value.items or ()))
-
-
 def chains(model) -> List[tuple]:
     """(outermost alias event, deciding kind) for every alias-making chain of the file, worked
     out once per model."""
@@ -310,8 +302,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if _other_attribute_of_module(model, read, alias):
                 continue  # ``w = m.weight.data; w.fill_(1); b = m.bias.data``: ``m`` read for its bias
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
-            side = not through_alias  # the side the read must observe: the one the write did not go through
-            if side not in _sides(value, reached, made) or side and _made_again(alias, write, read) \
+            side = _side(value, reached, made)
+            if side is None or side == through_alias or side and _made_again(alias, write, read) \
                     or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""

@@ -82,7 +82,9 @@ class AssignmentShares(AliasRule):
             return False
         if not sharing.written_alias:  # the source is written and the second name read: unless the object
             # keeps a model's parameter it was handed by its own name, to watch training update it
-            return not (_kept_as_handed(model, alias) and _a_parameter(sharing.write.value))
+            # (not where the caller keeps the object under a snapshot name: ``best = Weights(model.weight)``)
+            return not (_kept_as_handed(model, alias) and _a_parameter(sharing.write.value)
+                        and not any(snapshot_named(part) for part in (sharing.observed or "").split(".")))
         return not (source_written_itself(model, alias) or undone(model, sharing.write)
                     or written_for_its_source(model, alias, sharing)
                     or held_by_receiver(alias, sharing, read_back=True) and (

@@ -96,7 +96,9 @@ class WriteToSavedTensor(Rule):
             # backward of a graph it hands back (not of ``return self.weight``, a parameter)
             handed = returns if saving.function is write.function else [
                 event for event in returns if holds_a_graph(event.value)]
-            if not any(events.after(write, later) for later in backwards + handed):
+            # (a call that both writes and backpropagates, ``self._train_batch()``: its backward is of
+            # the graph it builds itself, not one an earlier call saved)
+            if not any(events.after(write, later) and later.node is not write.node for later in backwards + handed):
                 continue  # no backward that needs it follows, and no graph goes back to a caller
             reported.add(id(write.node))
             self._report(site, write, saving)
