@@ -357,12 +357,17 @@ class Transfer:
             state[NO_GRAD] = state.get(NO_GRAD, EMPTY) | {_site(item.context_expr)}
         elif grad_enabled_by(self.model, item.context_expr):
             state.pop(INFERENCE, None)  # ``with torch.enable_grad():`` in an inference branch records again
+            off = state.pop(NO_GRAD, None)  # and under ``no_grad`` (a decorator, an outer block) too, until it ends
+            if off:
+                state[GRAD_OFF_AROUND + repr(_site(item.context_expr))] = off
         if item.optional_vars is not None:
             self.assign(item.optional_vars, value, state, item.context_expr)
 
     def op_with_end(self, op, state):
-        """Leaving a ``with`` block normally: a context it entered that turned grad off ends."""
-        left = state.get(NO_GRAD, EMPTY) - {_site(op[1].context_expr)}
+        """Leaving a ``with`` block normally: a context it entered that turned grad off ends, and
+        one that turned it on hands back the grad mode around it."""
+        site = _site(op[1].context_expr)
+        left = state.get(NO_GRAD, EMPTY) - {site} | state.pop(GRAD_OFF_AROUND + repr(site), EMPTY)
         if left:
             state[NO_GRAD] = left
         else:
@@ -4040,6 +4045,7 @@ def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
     return stored._replace(storages=kept | {("attribute", storage, name) for storage in built})
 
 
+GRAD_OFF_AROUND = "!grad_off_around:"  # state key prefix, per ``enable_grad()`` block: the grad-off contexts it suspends
 WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: a call writes its input
 BOUND_ARGUMENTS = "bound_arguments"  # a fact of a ``functools.partial``: its items are the arguments it binds
 UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call in training mode writes its statistics

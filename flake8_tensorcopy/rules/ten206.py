@@ -23,7 +23,8 @@ class AssignmentShares(AliasRule):
     it under a name that says snapshot (`prev = env.current()`, then `env.step()` writes it);
     under another name it is a handle (`keys = cache.current()`). An object keeping a model's
     parameter it is handed under the parameter's own name (`self.weight = weight`) and reading it
-    while training updates it (an optimizer's step) watches it live; under another name
+    while training updates it (an optimizer's step) watches it live, unless the caller keeps the
+    object under a snapshot name (`best = Weights(model.weight)`); under another name
     (`self.shadow = weight`, `self.anchor = weight`) it was meant to differ.
 
     ## Why is this bad?
