@@ -531,22 +531,10 @@ class Transfer:
                 self.parameter_place_written(f"{owner}.{path}", state, only_of_arrays)  # caller's object is written
             written = self.held_by_this_object(owner, path, state) if owner is not None else None
             if written is None and not _has_fields(state.get(owner)):  # not one whose fields this caller knows
-                written = _field_held(instance.actual(index), path) or self.passed_field(instance.actual(index), path)
+                written = _field_held(instance.actual(index), path)
             if written is not None and written.storages and not written.pinned and (
                     _array_only(written) or not only_of_arrays and not written.kinds <= _PLAIN_DATA):
                 self.write(node, written, state, node, through=frozenset((written.made,)), temporaries=EMPTY)
-
-    def passed_field(self, value: Value, path: str) -> Optional[Value]:
-        """What a dataclass's constructions pass into the field ``path`` of an object of it this
-        caller got from elsewhere (``random_flip_(ds[0])`` of a ``Sample(torch.from_numpy(a))``):
-        its generated ``__init__`` keeps what it was given, so the field holds one of them."""
-        classes = [self.model.classes[name] for name in _classes_of(value) if name in self.model.classes]
-        if len(classes) != 1 or "." in path or path not in classes[0].passed_fields:
-            return None
-        post_init = self.model.method_of(classes[0].name, "__post_init__")
-        if post_init is not None and path in (getattr(self.model.summary(post_init), "stores", None) or {}):
-            return None  # ``self.image = np.array(self.image)``: the object keeps its own
-        return self.model.instance_attribute(classes[0].name, path)
 
     @staticmethod
     def held_by_this_object(owner: str, path: str, state: dict) -> Optional[Value]:
