@@ -52,7 +52,7 @@ _PYTHON_DATA = frozenset(("list", "tuple", "number", "int", "bool", "str"))  # n
 CAST_TO = "cast_to:"  # a fact: a cast to this dtype of what a caller passes (``t.float()``), the tensor itself or a copy
 
 
-def _dtype(value: Value) -> str:
+def surely_dtype(value: Value) -> str:
     """The dtype a value surely has (its ``dtype:`` fact), else empty."""
     found = [fact[6:] for fact in value.facts if fact.startswith("dtype:")]
     return found[0] if len(found) == 1 else ""
@@ -174,7 +174,7 @@ class Instantiation:
         kept = [self.instance_dtypes[storage] for storage in value.storages if storage in self.instance_dtypes]
         if len(casts) != 1 or not indices and not kept:
             return False
-        dtypes = {_dtype(self.actual(index)) for index in indices} | set(kept)
+        dtypes = {surely_dtype(self.actual(index)) for index in indices} | set(kept)
         return "" not in dtypes and casts[0] not in dtypes
 
     def converts(self, value: Value) -> bool:

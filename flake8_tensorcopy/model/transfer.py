@@ -16,7 +16,7 @@ from typing import List, Optional, Tuple
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
-from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain
+from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain, surely_dtype
 from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
@@ -2761,9 +2761,14 @@ class Transfer:
         dtypes = {}
         for owner in function.owner.lineage(self.model.classes):
             for name, stored in owner.attributes.items():
-                for storage, held in _handed_to_this_instance(receiver, name, stored).items():
-                    field = _named_field(receiver, name)
-                    dtypes[storage] = _dtype_of(field if storage[:1] == (HANDED,) else items_join(field))
+                handed = _handed_to_this_instance(receiver, name, stored)
+                if not handed:
+                    continue
+                field = _named_field(receiver, name)
+                items = items_join(field)
+                for storage in handed:
+                    kept = field if storage[:1] == (HANDED,) else items
+                    dtypes[storage] = surely_dtype(kept) if kept is not None else ""
         return dtypes
 
     def forward_hook(self, module: Value, hook: Value, module_node, node, state: dict) -> Value:
@@ -3995,11 +4000,6 @@ def _as_passed(given, value: Value) -> Value:
     result = given.value(value)
     index = parameter_index(next(iter(value.storages)), given.function) if len(value.storages) == 1 else None
     return result if index is None else result._replace(made=result.made | given.actual(index).made)
-
-
-def _dtype_of(value: Optional[Value]) -> str:
-    found = [fact[6:] for fact in (value.facts if value is not None else ()) if fact.startswith("dtype:")]
-    return found[0] if len(found) == 1 else ""
 
 
 def _handed_to_this_instance(instance: Value, name: str, stored: Value) -> dict:
