@@ -165,15 +165,18 @@ def _kept(features, file_features, rules) -> bool:
 
 
 def returns_from_parameters(function: ast.AST) -> bool:
-    """Whether a ``return`` of ``function`` may hand back memory of one of its parameters
-    (``return x``, ``return x.t()``, ``return self.buf[:n]``, ``return np.asarray(a)``): what
-    its summary would say at call sites."""
+    """Whether a ``return`` (or a ``yield``) of ``function`` may hand back memory of one of its
+    parameters (``return x``, ``return x.t()``, ``return self.buf[:n]``, ``return
+    np.asarray(a)``, ``yield torch.from_numpy(a[i:j])``): what its summary would say at call sites."""
     arguments = function.args
     names = {arg.arg for arg in arguments.posonlyargs + arguments.args}
     for node in descendants(function):
-        if type(node) is ast.Return and node.value is not None and _memory_roots(node.value) & names:
+        if type(node) in _HANDING_BACK and node.value is not None and _memory_roots(node.value) & names:
             return True
     return False
+
+
+_HANDING_BACK = (ast.Return, ast.Yield, ast.YieldFrom)
 
 
 def _memory_roots(node: ast.AST) -> set:

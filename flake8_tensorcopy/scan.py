@@ -52,7 +52,8 @@ EVENTS = {
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
     "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` (``0.9 * acc + 0.1 "
-                    "* v`` too) or ``acc.append(v)``; "
+                    "* v`` too) or ``acc.append(v)``; a list comprehension bound to a name (``losses = [step(b) "
+                    "for b in batches]``); "
                     "in a method, the same into its own object (``self.total += v``: each call an iteration)",
     "in-place write": "a statement that writes in place: ``a[i] = v``, ``a op= v`` (or a call with "
                       "``out=``/``inplace=``); in-place methods are subscribed to as ``calls``",
@@ -197,6 +198,8 @@ class _Collector:
                     self.writes = any(type(target) is ast.Subscript for target in node.targets)
                 if not self.accumulates:
                     self.accumulates = _accumulates(node)
+                if type(node.value) is ast.ListComp and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                    self.loops = self.accumulates = True  # ``losses = [step(b) for b in batches]``: a loop appending
             elif node_type in _LOOPS:
                 self.loops = True
             elif node_type is ast.ImportFrom:

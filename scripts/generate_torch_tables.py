@@ -516,6 +516,8 @@ _FUNCTIONAL = {
     "conv3d": ((1, 2, 4, 4, 4), (3, 2, 3, 3, 3)), "conv_transpose2d": ((1, 2, 4, 4), (2, 3, 3, 3)),
     "layer_norm": ((3, 4),), "group_norm": ((2, 4, 3),), "instance_norm": ((2, 3, 5),),
     "batch_norm": ((4, 3),), "mse_loss": ((3, 4), (3, 4)), "cross_entropy": ((3, 4),),
+    "binary_cross_entropy_with_logits": ((3, 4), (3, 4)), "l1_loss": ((3, 4), (3, 4)),
+    "smooth_l1_loss": ((3, 4), (3, 4)), "huber_loss": ((3, 4), (3, 4)), "kl_div": ((3, 4), (3, 4)),
     "hardswish": ((3, 4),), "hardsigmoid": ((3, 4),), "cosine_similarity": ((3, 4), (3, 4)),
     "max_pool1d": ((1, 2, 6),), "avg_pool1d": ((1, 2, 6),), "max_pool2d": ((1, 2, 4, 4),),
     "avg_pool2d": ((1, 2, 4, 4),), "interpolate": ((1, 2, 4),),

@@ -297,3 +297,12 @@ def test_an_overwriting_write_sets_every_element_whatever_they_held(entry):
             "requires_grad=True)", "requires_grad=True))", 1), scope)
         results.append(scope["r"].clone())
     assert torch.equal(results[0], results[1]), entry.name
+
+
+@pytest.mark.parametrize("entry", _distribution_entries("new_leaf"), ids=lambda entry: entry.name)
+def test_a_new_leaf_factory_requires_grad_only_where_asked_whatever_its_argument_requires(entry):
+    made = {}
+    exec(entry.example, made)
+    assert made["w"].requires_grad and not made["r"].requires_grad and made["r"].grad_fn is None
+    exec(entry.example[:-1] + ", requires_grad=True)", made)
+    assert made["r"].requires_grad and made["r"].grad_fn is None

@@ -318,6 +318,13 @@ def check_index_result(model, example):
     assert result.is_tensor and not result.grad and _value_after(model, example, "w").grad
 
 
+def check_new_leaf(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and not result.grad and not result.graph and _value_after(model, example, "w").grad
+    asked = build_model(ast.parse(example[:-1] + ", requires_grad=True)")).exit_state()["r"]  # ``randn_like(w, requires_grad=True)``
+    assert asked.grad and not asked.graph
+
+
 def check_values_indices(model, example):
     result = _value_after(model, example, "r")
     values = build_model(ast.parse(example + ".values\n")).exit_state()["r"]

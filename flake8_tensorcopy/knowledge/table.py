@@ -73,6 +73,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
 - ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
 - ``index_result``: a tensor of indices, never in a graph (``w.argmax()``);
+- ``new_leaf``: a new tensor shaped on its argument, requiring grad only with ``requires_grad=True``
+  whatever its argument requires (``torch.randn_like(w)``);
 - ``values_indices``: a named tuple of a new tensor of values, in the graph where the operand
   is, and a tensor of indices (``w.sort()``, ``torch.topk(w, 1)``: ``.values``/``[0]``,
   ``.indices``/``[1]``); ``values_indices_with_dim``: the same where a dim is given
@@ -223,7 +225,8 @@ FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.e
 # size, or of the first dimension; ``size=`` too): without one they draw a Python float
 # (``numpy.random.uniform(0.8, 1.2)``, ``rng.random()``)
 RANDOM_DRAW_SIZE_AT = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.random": 0,
-                       "numpy.random.standard_normal": 0, "numpy.random.normal": 2, "numpy.random.uniform": 2}
+                       "numpy.random.standard_normal": 0, "numpy.random.normal": 2, "numpy.random.uniform": 2,
+                       "numpy.random.randint": 2, "numpy.random.integers": 2, "numpy.random.choice": 1}
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -271,6 +274,11 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.empty_like", "function", "like_buffer", _W + "r = torch.empty_like(w)"),
     Entry("torch.zeros_like", "function", "like_buffer", _W + "r = torch.zeros_like(w)"),
     Entry("torch.ones_like", "function", "like_buffer", _W + "r = torch.ones_like(w)"),
+) + tuple(
+    Entry("torch." + name, "function", "new_leaf", _W + "r = torch.%s(w%s)" % (name, extra))
+    for name, extra in (("empty_like", ""), ("zeros_like", ""), ("ones_like", ""), ("full_like", ", 2.0"),
+                        ("rand_like", ""), ("randn_like", ""), ("randint_like", ", 5"))
+) + (
     Entry("weight", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.weight"),
     Entry("bias", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.bias"),
     Entry("running_mean", "attribute", "module_buffer", _W + "m = torch.nn.BatchNorm1d(2)\nr = m.running_mean"),
@@ -479,7 +487,12 @@ HAND_TABLE: Tuple[Entry, ...] = (
                             ("empty_like", "numpy.ones(3)"), ("full_like", "numpy.ones(3), 2.0"),
                             ("random.rand", "3"), ("random.randn", "3"), ("random.random", "3"),
                             ("random.normal", "0.0, 1.0, 3"), ("random.uniform", "0.0, 1.0, 3"),
-                            ("random.standard_normal", "3"), ("random.permutation", "3"))
+                            ("random.standard_normal", "3"), ("random.permutation", "3"), ("random.randint", "0, 3, 3"),
+                            ("random.choice", "3, 2"))
+) + (
+    # a method only ``numpy.random.default_rng()`` generators have: integer draws (indices)
+    Entry("numpy.random.integers", "function", "array_constructor",
+          "import numpy\ng = numpy.random.default_rng(0)\nr = g.integers(0, 3, 3)"),
 ) + tuple(
     Entry("numpy.random." + name, "function", "random_generator",
           "import numpy\ng = numpy.random.%s(0)\nr = g.random(3)" % name)

@@ -25,7 +25,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    HANDED, HELD_WRITTEN_THROUGH, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
+    FROZEN, HANDED, HELD_WRITTEN_THROUGH, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
     grad_disabled_by, grad_enabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
@@ -52,7 +52,10 @@ _SCALAR_ANNOTATIONS = {spelling: kind for name, kind in (("int", "int"), ("float
 # the facts of a dtype (narrowed or made), which a caller's value carries into the parameter
 _DTYPE_FACTS = ("dtype:", "dtypes:", "!dtypes:")
 # what a layer is, made so at its construction, and its mode where every caller set it (``.eval()``)
-_OBJECT_FACTS = frozenset(("parameter_free", WRITES_INPUT, UPDATES_RUNNING_STATS, IN_EVAL))
+_OBJECT_FACTS = frozenset(("parameter_free", WRITES_INPUT, UPDATES_RUNNING_STATS, IN_EVAL, FROZEN))
+# packages none of whose classes is an ``nn.Module`` (``typing.NamedTuple``, ``abc.ABC``); a base
+# of no package (``object``, ``dict``) is a builtin
+_NOT_MODULE_PACKAGES = frozenset(("builtins", "typing", "abc", "enum", "collections", "dataclasses", "numpy"))
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
@@ -204,6 +207,19 @@ class Model:
                 return True
             local = self.classes.get(base[6:]) if base.startswith("class:") else None
             if local is not None and local is not info and local not in seen and self.class_is_module(local, seen + (info,)):
+                return True
+        return False
+
+    def may_be_module(self, value: Value) -> bool:
+        """A module, or an object of a class of the file built on a class imported from elsewhere,
+        which the model cannot see (``class VAE(AutoEncoder)``): its ``training`` may be a
+        module's mode."""
+        if "module" in value.kinds:
+            return True
+        for kind in value.kinds:
+            info = self.classes.get(kind[7:]) if kind.startswith("object:") else None
+            if info is not None and any("." in base and base.split(".")[0] not in _NOT_MODULE_PACKAGES
+                                        for holder in info.lineage(self.classes) for base in holder.bases):
                 return True
         return False
 

@@ -18,7 +18,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain, surely_dtype
 from flake8_tensorcopy.model.values import (
-    ASSUMED, DEAD, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -308,6 +308,9 @@ class Transfer:
         leaves the items later passes visit as they were: each pass walks the container as it began."""
         node = op[1]
         iterated = self.evaluate(node.iter, state)
+        frozen = _frozen_by_loop(node)
+        if frozen is not None and type(state.get(frozen)) is Value and "module" in state[frozen].kinds:
+            state[frozen] = state[frozen]._replace(facts=state[frozen].facts | {FROZEN})
         container = _rebinds_only_visited_items(node)
         if container is not None and (not _iterates_the_container(node.iter) or iterated.kinds == frozenset(("dict",))):
             state[_at_start(node)] = frozenset(((container, state.get(container)),))
@@ -928,7 +931,7 @@ class Transfer:
             return value
         if "detach" in k.role_of("attribute", node.attr) and base.grad:  # its gradient stops here: what
             # is computed from it carries the fact
-            value = value._replace(facts=value.facts | {f"dropped@{node.lineno}:{node.col_offset}"})
+            value = value._replace(facts=value.facts | {f"{DROPPED}{node.lineno}:{node.col_offset}"})
         self.record("attribute", node, place_of(node), value, state, base=base, attribute=node.attr, store=False)
         return value
 
@@ -937,7 +940,7 @@ class Transfer:
         ``dropped@`` fact, up to the operation that puts it in a graph: a ``graph_mix`` event
         there (that graph gets no gradient for the detached tensor)."""
         dropped = frozenset(fact for operand in operands if operand is not None and operand.facts
-                            for fact in operand.facts if fact.startswith("dropped@"))
+                            for fact in operand.facts if fact.startswith(DROPPED))
         if not dropped:
             return result
         reached = frozenset().union(*(operand.storages for operand in operands if operand is not None and operand.grad))
@@ -1197,6 +1200,12 @@ class Transfer:
         else:
             element = self.evaluate(node.elt, inner)
             kind = "list" if type(node) is not ast.GeneratorExp else "generator"
+        assigning = self.assigning
+        if kind == "list" and assigning is not None and assigning.value is node and len(assigning.targets) == 1 \
+                and type(assigning.targets[0]) is ast.Name:
+            # ``losses = [step(b) for b in batches]``: each pass appends its element to the list the name binds
+            self.record("accumulate", node, assigning.targets[0].id, element, inner, old=Value(kinds("list")),
+                        added=node.elt, comprehension=node)
         if IN_FLIGHT in inner:
             state[IN_FLIGHT] = inner[IN_FLIGHT]
         if inner.get(SAVED, EMPTY) != state.get(SAVED, EMPTY):  # what its operations saved for backward
@@ -1396,7 +1405,7 @@ class Transfer:
         elif kind is ast.Name and self.narrow_named_test(test, truth, state):
             return
         elif kind is ast.Attribute and test.attr == "training" and not truth \
-                and "module" in self.evaluate(test.value, state).kinds:
+                and self.model.may_be_module(self.evaluate(test.value, state)):
             # ``if not self.training:``: the module's eval branch, inference where the function runs no backward
             inference_only(state) if not _runs_a_backward(self.model, self.function) else eval_branch(state)
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
@@ -1765,9 +1774,11 @@ class Transfer:
             self.save(module.qual, arguments, written, state, node)
             self.record("call", node, None, written, state, callee="module", arguments=tuple(arguments))
             return written._replace(fresh=False)
-        if "parameter_free" in module.facts:  # its output requires grad where its input does
-            result = self.module_output(arguments, node, state, module.qual, grad=any(value.grad for value in arguments),
-                                        chained=chain_saves(module))
+        if "parameter_free" in module.facts or FROZEN in module.facts:  # its output requires grad where its input does
+            input_grad = any(value.grad for value in arguments)
+            if FROZEN in module.facts and input_grad:
+                self.save_parameters(module, state)  # the input's gradient needs them
+            result = self.module_output(arguments, node, state, module.qual, grad=input_grad, chained=chain_saves(module))
         else:
             self.save_parameters(module, state)
             result = self.module_output(arguments, node, state, module.qual, chained=chain_saves(module))
@@ -1987,6 +1998,8 @@ class Transfer:
         )
         if "index_result" in k.role_of("function", qual):
             result = result._replace(grad=False, graph=False, grad_from=EMPTY)
+        elif "new_leaf" in k.role_of("function", qual):
+            result = result._replace(grad=leaf_grad, graph=False, grad_from=EMPTY)
         self.save(qual, arguments, result, state, node)
         return self.carry_dropped(result, arguments, node, state)
 
@@ -2270,6 +2283,13 @@ class Transfer:
                 evaluating = method == "eval" or mode is not None and _constant(mode) is False
                 receiver = receiver._replace(facts=receiver.facts | {IN_EVAL} if evaluating else receiver.facts - {IN_EVAL})
                 if place is not None and "[" not in place:  # ``bn.eval()``, ``self.bn.eval()``
+                    state[place] = receiver
+            if method == "requires_grad_" and "module" in receiver.kinds:
+                # ``backbone.requires_grad_(False)``: none of its parameters requires grad from now on
+                flag = node.args[0] if node.args else _keyword(node, "requires_grad")
+                freezing = flag is not None and _constant(flag) is False
+                receiver = receiver._replace(facts=receiver.facts | {FROZEN} if freezing else receiver.facts - {FROZEN})
+                if place is not None and "[" not in place:
                     state[place] = receiver
             if dtype_facts(receiver) and method not in ("cuda", "cpu", "train", "eval", "requires_grad_"):
                 receiver = receiver._replace(facts=receiver.facts - dtype_facts(receiver))  # cast in place
@@ -3194,7 +3214,8 @@ def _module_tensors(module: Value, method: str) -> Value:
     storages = module.storages
     if not any(type(storage[0]) is int for storage in storages):  # not built in the file
         storages = storages | {CALLERS_PARAMETERS}
-    weight = Value(TENSOR, grad=method.endswith("parameters"), storages=storages, why=_why(Evidence.MODULE_CALL, "kind"),
+    weight = Value(TENSOR, grad=method.endswith("parameters") and FROZEN not in module.facts, storages=storages,
+                   why=_why(Evidence.MODULE_CALL, "kind"),
                    facts=dtype_facts(module))
     if method.startswith("named_"):
         weight = Value(kinds("tuple"), items=(("0", STRING), ("1", weight)))
@@ -4038,6 +4059,7 @@ WRITES_INPUT = "writes_input"  # a fact of a layer built with ``inplace=True``: 
 BOUND_ARGUMENTS = "bound_arguments"  # a fact of a ``functools.partial``: its items are the arguments it binds
 UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call in training mode writes its statistics
 IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was called on
+FROZEN = "frozen"  # a fact of a module ``.requires_grad_(False)`` was called on: no parameter of it requires grad
 RETAINS_GRAD = "retains_grad"  # a fact: ``retain_grad()`` was called on the tensor, backward fills its ``.grad``
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
@@ -4281,6 +4303,33 @@ def _before(load, call, loops) -> bool:
     """Whether a use of a name runs only before a call: on an earlier line, in no loop around both
     (``for g in groups: stacked = ...`` then, in a later loop, ``pad(grouped[key])``)."""
     return load.lineno < call.lineno and not any(inside(load, loop) and inside(call, loop) for loop in loops)
+
+
+def _frozen_by_loop(loop) -> Optional[str]:
+    """The module a loop freezes (``for p in m.parameters(): p.requires_grad = False``, or
+    ``p.requires_grad_(False)``, ``named_parameters()`` too), where the body does so for every
+    parameter it visits (a statement of its own, no condition): the place of ``m``."""
+    iterable, target = loop.iter, loop.target
+    if type(iterable) is not ast.Call or type(iterable.func) is not ast.Attribute \
+            or iterable.func.attr not in ("parameters", "named_parameters"):
+        return None
+    if iterable.func.attr == "named_parameters":
+        target = target.elts[-1] if type(target) is ast.Tuple and len(target.elts) == 2 else None
+    if type(target) is not ast.Name:
+        return None
+    for statement in loop.body:
+        if type(statement) is ast.Assign and len(statement.targets) == 1:
+            written, flag = statement.targets[0], statement.value
+            if type(written) is ast.Attribute and written.attr == "requires_grad" \
+                    and type(written.value) is ast.Name and written.value.id == target.id and _constant(flag) is False:
+                return place_of(iterable.func.value)
+        elif type(statement) is ast.Expr and type(statement.value) is ast.Call:
+            call = statement.value
+            flag = call.args[0] if call.args else _keyword(call, "requires_grad")
+            if type(call.func) is ast.Attribute and call.func.attr == "requires_grad_" and flag is not None \
+                    and type(call.func.value) is ast.Name and call.func.value.id == target.id and _constant(flag) is False:
+                return place_of(iterable.func.value)
+    return None
 
 
 def _rebinds_each_pass(loop, names) -> bool:

@@ -45,6 +45,7 @@ import enum
 from typing import Dict, NamedTuple, Optional, Tuple
 
 EMPTY: frozenset = frozenset()
+DROPPED = "dropped@"  # a fact: computed from the detached read (``x.data``) at ``line:col`` of a tensor requiring grad
 FIELDS = "fields:"  # a fact: a named tuple's field names, in order (``|``-joined)
 IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
@@ -203,10 +204,18 @@ def join(a: Value, b: Value) -> Value:
         a.called | b.called,
         _join_items(a.items, b.items),
         a.qual if a.qual == b.qual else "",
-        b.facts if a.kinds == NONE.kinds else a.facts if b.kinds == NONE.kinds else a.facts & b.facts,
+        b.facts if a.kinds == NONE.kinds else a.facts if b.kinds == NONE.kinds
+        else a.facts & b.facts | _may_facts(a.facts) | _may_facts(b.facts),
         a.pinned and b.pinned,
         a.made | b.made,
     )
+
+
+def _may_facts(facts: frozenset) -> frozenset:
+    """The facts of what a value may be made of, kept from either side of a join (``dropped@``:
+    computed from a detached read of a tensor requiring grad, ``reg = reg + p.data.sum()``);
+    every other fact holds only where both sides have it."""
+    return frozenset(fact for fact in facts if fact.startswith(DROPPED)) if facts else EMPTY
 
 
 def join_all(values) -> Value:
@@ -247,7 +256,7 @@ def widen(old: Value, new: Value) -> Value:
     joined = join(old, new)
     if joined == old:
         return old
-    return joined._replace(items=_join_items(joined.items, None, widen=True), facts=EMPTY)
+    return joined._replace(items=_join_items(joined.items, None, widen=True), facts=_may_facts(joined.facts))
 
 
 def join_states(a: dict, b: dict, merge=join) -> dict:

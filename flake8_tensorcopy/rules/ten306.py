@@ -6,7 +6,7 @@ import builtins
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import loss_named
 from flake8_tensorcopy.fixes import Fix, method
-from flake8_tensorcopy.model.places import place_of, split_items
+from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in
 from flake8_tensorcopy.model.values import holds_a_graph, storages_held
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
@@ -103,13 +103,14 @@ class GraphKeptAcrossIterations(Rule):
         the graphs for nothing: the loop trains, or only the total's value is used later; and
         no backward runs through it."""
         events = model.events
-        loop = events.innermost_loop(event)
-        if not loop:
+        comprehension = event.detail.get("comprehension")  # ``losses = [step(b) for b in batches]``: its own loop
+        loop = events.innermost_loop(event) if comprehension is None else None
+        if comprehension is None and not loop:
             return self._kept_across_calls(model, event, same)
-        if self._kept_across_calls(model, event, same):
+        if loop and self._kept_across_calls(model, event, same):
             return True  # ``for v in metrics.values(): self.rows.append(v)``: kept across the method's calls
 
-        in_loop = [other for other in same if other.block in loop]
+        in_loop = [other for other in same if (inside(other.node, comprehension) if loop is None else other.block in loop)]
         root = split_items(event.place or "")[0]  # ``stats['loss'] += loss`` lives in ``stats``
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
         if any(bind in in_loop and not event.node.lineno <= bind.line <= event.node.end_lineno for bind in binds):
@@ -122,7 +123,7 @@ class GraphKeptAcrossIterations(Rule):
             if other.kind == "backward" and other.value is not None and storages_held(other.value) & (
                     own if other in in_loop else held):
                 return False  # backward through what it kept: on purpose
-        if any(_trains(other) and events.innermost_loop(other) == loop for other in in_loop):
+        if any(_trains(other) and (loop is None or events.innermost_loop(other) == loop) for other in in_loop):
             return True  # each iteration trains: what it keeps is spent
         later = [other for other in same if events.after(event, other)]
         if not any(bind not in in_loop for bind in binds) and not _callers_backpropagate_nothing(model, event.function):
@@ -211,7 +212,7 @@ def _scalar(node) -> bool:
 
 def _span(model, event) -> str:
     """What the accumulator outlives: a loop's iterations, or the calls of its method."""
-    if model.events.innermost_loop(event):
+    if event.detail.get("comprehension") is not None or model.events.innermost_loop(event):
         return "iterations"
     return f"calls of {event.function.node.name}()"
 
