@@ -517,3 +517,22 @@ def test_a_test_no_value_can_pass_ends_its_path():
     writes = {event.line for event in model.events.events if event.kind == "bind"}
     assert 6 not in writes  # no call of the file passes width: the branch runs for none
     assert 13 not in writes and 12 in writes  # inside ``if cast:``, ``if not cast:`` never holds
+
+
+def test_a_tuple_concatenated_with_what_a_module_returns_is_a_tuple():
+    """``(last, pooled) + encoder_outputs[1:]``: Python concatenation, which raises TypeError for a
+    tensor on either side, so the result is a tuple whatever the model took the other side for."""
+    model = build_model(ast.parse(
+        "import torch\nfrom torch import nn\n"
+        "def pooled(encoder: nn.Linear, x: torch.Tensor):\n"
+        "    encoder_outputs = encoder(x)\n"
+        "    last = encoder_outputs * 2\n"
+        "    outputs = (last, last.mean(1)) + encoder_outputs[1:]\n"
+        "    listed = [last] + list(encoder_outputs)\n"
+        "    return outputs, listed\n"))
+    assert model.value_at(8, "outputs").kinds == {"tuple"}
+    assert model.value_at(8, "listed").kinds == {"list"}
+    assert model.value_at(8, "last").kinds == {"tensor"}
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        (torch.ones(2),) + torch.ones(3)

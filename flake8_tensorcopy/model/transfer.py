@@ -103,7 +103,8 @@ class Transfer:
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
         if self.recording:
-            detail["grad_mode"] = not state.get(NO_GRAD)  # False where autograd records nothing
+            # False where autograd records nothing (``torch.no_grad()``, the false branch of ``is_grad_enabled()``)
+            detail["grad_mode"] = not state.get(NO_GRAD) and GRAD_OFF not in state.get(INFERENCE, EMPTY)
             self.order += 1
             event = Event(kind, node, place, value, self.function, self.block, self.order,
                           state.get(IN_FLIGHT, EMPTY), detail)
@@ -686,6 +687,27 @@ class Transfer:
         state[root] = _with_items(state[root], keys, value)
         return True
 
+    def root_holder(self, target, value: Value, state: dict) -> frozenset:
+        """The named place a write's target is a view or detached alias of (``self.W`` of
+        ``self.W.detach()[:, i]``), where it holds the written memory."""
+        while True:
+            if type(target) is ast.Subscript:
+                target = target.value
+            elif type(target) is ast.Attribute and "detach" in k.role_of("attribute", target.attr):
+                target = target.value
+            elif type(target) is ast.Call and type(target.func) is ast.Attribute and not target.args and (
+                    "detach" in k.role_of("method", target.func.attr) or target.func.attr in k.VIEW_METHODS):
+                target = target.func.value
+            else:
+                break
+        place = place_of(target)
+        if place is None:
+            return EMPTY
+        recording, self.recording = self.recording, False
+        held = self.evaluate(target, state)
+        self.recording = recording
+        return frozenset((place,)) if held.storages & value.storages else EMPTY
+
     def write(self, target, value: Value, state: dict, node, grad: bool = False, replaces_item: bool = False,
               kind: str = "write", **how) -> None:
         """An in-place write of ``value``'s storages, with who else holds them, what of them
@@ -697,6 +719,12 @@ class Transfer:
             holders = set()
             for storage in value.storages:
                 holders.update(self.store.holders(storage, state, excluding=(place,)))
+            if place is None and value.storages:  # ``self.W.detach()[:, i].zero_()``: ``self.W`` holds it
+                holders.update(self.root_holder(target, value, state))
+            for storage in value.storages:  # ``m.prune(0)`` writing ``W`` of ``m``: ``m.W`` holds it
+                if type(storage) is tuple and storage[:1] == ("attribute",) and len(storage) == 3:
+                    holders.update(f"{owner}.{storage[2]}" for owner in self.store.holders(storage[1], state)
+                                   if owner.isidentifier())
             # a name a nested function or ``global`` code rebinds: what it holds unsaved is not kept
             rebound = place is not None and self.model.rebound_elsewhere(self.function, place, True)
             saved = saved_through(None if rebound else place, value, state)
@@ -1108,9 +1136,9 @@ class Transfer:
             advanced = _advanced_index(node.slice, index)
             storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
-                                 items=None, facts=dtype_facts(base))  # indexing keeps the dtype, no other fact
+                                 items=None, facts=dtype_facts(base) | _repeated_part(base))  # and what it is a part of
             if advanced:
-                return item._replace(made=EMPTY)
+                return item._replace(made=EMPTY, facts=dtype_facts(base))
             view = self.aliased(node, node.value, item, "partial_view", "indexing", state)
             part = _part_indexed(node.slice, state)
             if part:
@@ -1298,6 +1326,11 @@ class Transfer:
     def arithmetic(self, op, left: Value, right: Value, node, state) -> Value:
         """``a <op> b``: a new tensor if either is one; the graph follows the operands' grad."""
         grad = left.grad or right.grad
+        sequence = next((side.kinds for side in (left, right) if side.kinds in _SEQUENCE_ONLY), None)
+        if type(op) is ast.Add and sequence is not None:
+            # ``(logits,) + outputs[2:]``: concatenation, the other side a sequence too (a tensor raises TypeError)
+            items = [self.element(side) if side.kinds in _SEQUENCE_ONLY else UNKNOWN for side in (left, right)]
+            return Value(sequence, storages=frozenset((_site(node),)), fresh=True, items=(("*", join(*items)),))
         if left.is_tensor or right.is_tensor:
             result = Value(
                 TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
@@ -1415,7 +1448,7 @@ class Transfer:
             self.narrow_pinned(test, truth, state)
             roles = k.role_of("function", self.evaluate(test.func, state).qual)
             if "grad_mode_test" in roles and not truth or "inference_mode_test" in roles and truth:
-                inference_only(state)  # ``if not torch.is_grad_enabled():``: grad mode is off there
+                inference_only(state, GRAD_OFF)  # ``if not torch.is_grad_enabled():``: grad mode is off there
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
@@ -1907,7 +1940,8 @@ class Transfer:
     def dict_made(self, node, arguments, keywords) -> Value:
         """``dict(d)``, ``dict(pairs)``, ``OrderedDict([("fc", m), ...])``: a new dict holding what
         it is given (a dict's items, or literal pairs' values under their constant keys, in
-        order) and its keywords; items unknown where what it is given is not known so."""
+        order, or the second items of the pairs it iterates, under any key) and its keywords;
+        items unknown where what it is given is not known so."""
         first = arguments[0] if arguments else None
         if first is None:
             given = ()
@@ -1915,6 +1949,9 @@ class Transfer:
             given = first.items
         else:
             given = _literal_pairs(node.args[0] if node.args else None, first)
+            pair = self.element(first) if given is None and first.items is not None else None
+            if pair is not None and pair.item("1") is not None:  # ``dict(m.named_parameters())``, ``dict(zip(ks, vs))``
+                given = (("*", pair.item("1")),)
         return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True,
                      items=None if given is None else given + tuple((repr(key), value) for key, value in keywords.items()))
 
@@ -3308,10 +3345,15 @@ def _kept_for_backward(state: dict) -> bool:
     return not state.get(NO_GRAD) and not state.get(INFERENCE)
 
 
-def inference_only(state: dict) -> None:
-    """A path where grad mode is off (``if not torch.is_grad_enabled():``): what was saved
-    before is saved for no backward that runs here, and nothing computed here is kept."""
-    state[INFERENCE] = frozenset(("inference",))  # a set, as the other state keys hold
+GRAD_OFF = "grad_off"  # in INFERENCE: grad mode is off on the path (a test of it), not only the module's eval mode
+
+
+def inference_only(state: dict, why: str = "inference") -> None:
+    """A path where grad mode is off (``if not torch.is_grad_enabled():``, ``why`` GRAD_OFF:
+    what was computed before in the function was computed so too), or the eval branch of a
+    function running no backward: what was saved before is saved for no backward that runs
+    here, and nothing computed here is kept."""
+    state[INFERENCE] = state.get(INFERENCE, EMPTY) | {why}  # a set, as the other state keys hold
     eval_branch(state)
 
 
@@ -4357,6 +4399,7 @@ def _name_uses(function_node) -> dict:
 
 
 _SCALAR_KINDS = frozenset(("bool", "int", "number", "str", "none"))
+_SEQUENCE_ONLY = (frozenset(("tuple",)), frozenset(("list",)))  # a value surely a tuple, or surely a list
 _SEQUENCE_KINDS = frozenset(("list", "tuple", "set"))
 # the kinds an ``isinstance`` test against these classes proves
 _ISINSTANCE_KINDS = {
@@ -4550,6 +4593,12 @@ _EXPRESSIONS = {
 ITERATED = frozenset(("split:unbind() (iterating over it)",)) if "multi_output_view" in k.role_of(
     "syntax", "iteration") else EMPTY
 UNVERSIONED = frozenset(("unversioned",))  # writes skip autograd's version counter (``.data``)
+
+
+def _repeated_part(base: Value) -> frozenset:
+    """``repeated:`` a part of what ``expand()`` made (``mask[b]``): other positions of the
+    expanded tensor share its memory, so a write to the part changes them too."""
+    return frozenset("repeated:" + fact.partition(":")[2] for fact in base.facts if fact.startswith("overlapping:"))
 
 
 def view_facts(roles: frozenset, name: str, shown: str) -> frozenset:

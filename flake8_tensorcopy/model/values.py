@@ -268,8 +268,12 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
             result[place] = value
         elif mine is not value:
             result[place] = mine | value if type(mine) is frozenset else merge(mine, value)
-    if INFERENCE in result and not (a.get(INFERENCE) and b.get(INFERENCE)):
-        del result[INFERENCE]  # a must-fact: inference only where both paths were
+    if INFERENCE in result:  # a must-fact: inference only where both paths were, for a reason both had
+        both = a.get(INFERENCE, EMPTY) & b.get(INFERENCE, EMPTY)
+        if both:
+            result[INFERENCE] = both
+        else:
+            del result[INFERENCE]
     if ASSUMED in result or GUARDED in result:
         _correlate(a, b, result, merge is join)
     if a.get(SAVED) != b.get(SAVED) or UNSAVED_HOLDERS in result:

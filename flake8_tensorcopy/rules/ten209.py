@@ -1,5 +1,7 @@
 """TEN209: an in-place write to a tensor that cannot be written in place."""
 
+import ast
+
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.rules.base import Rule, short_source
 from flake8_tensorcopy.rules.writes import innermost, out_of_place_fix, write_site
@@ -8,13 +10,21 @@ ITERATION = "unbind() (iterating over it)"
 
 
 def unwritable(value):
-    """("overlapping" or "split", the operation) when the model knows ``value`` is a view that
-    cannot be written in place: made by ``expand()``, or an output of ``chunk()``."""
+    """("overlapping", "repeated" or "split", the operation) when the model knows ``value`` is a
+    view that cannot be written in place: made by ``expand()``, a part of what it made (a row
+    the other rows share), or an output of ``chunk()``."""
     for fact in sorted(value.facts):
         kind, _, op = fact.partition(":")
-        if kind in ("overlapping", "split"):
+        if kind in ("overlapping", "repeated", "split"):
             return kind, op
     return None
+
+
+def _whole(index) -> bool:
+    """``x[:]``, ``x[...]``, ``x[:, :]``: an index taking every position."""
+    elements = index.elts if type(index) is ast.Tuple else [index]
+    return all(type(element) is ast.Slice and element.lower is None and element.upper is None and element.step is None
+               or type(element) is ast.Constant and element.value is Ellipsis for element in elements)
 
 
 class UnwritableView(Rule):
@@ -22,7 +32,7 @@ class UnwritableView(Rule):
     ## What it does
     Flags an in-place write to a tensor that cannot be written in place: the result of
     `expand()`/`expand_as()`/`broadcast_to()` or a grid of `torch.meshgrid()` (kept in a name,
-    an attribute or a buffer), or
+    an attribute or a buffer) or a part of one (`mask[b]`, `mask[b] = 0`), or
     an output of `chunk()`/`split()`/`unbind()` (also by iterating over the tensor) of a tensor
     in an autograd graph, written outside `torch.no_grad()`. The tensor is followed through
     aliases, containers, attributes set in another method and helpers' parameters, when a
@@ -32,7 +42,9 @@ class UnwritableView(Rule):
     An expanded tensor repeats one memory location at many positions: `add_`, `mul_`,
     `copy_`, `+=` raise "unsupported operation: more than one element of the written-to
     tensor refers to a single memory location" on CPU and CUDA, and `masked_fill_` does not
-    raise on CPU: it writes every position sharing the element (silently wrong). The outputs
+    raise on CPU: it writes every position sharing the element (silently wrong). A row of an
+    expanded tensor repeats no location itself, but the other rows share its memory: a write to
+    it changes them all (silently wrong), where it does not raise. The outputs
     of `chunk()`/`split()`/`unbind()` of a graph tensor are views autograd cannot rebase: a
     write raises "Output 1 of SplitBackward0 is a view and is being modified inplace" on both
     devices (NVIDIA H100, measured). `fill_` and `zero_` of an expanded tensor succeed and
@@ -78,10 +90,13 @@ class UnwritableView(Rule):
             found = unwritable(event.value)
             if found is None:
                 continue
-            kind, _ = found
+            kind, op = found
+            if kind == "overlapping" and type(event.node) is ast.Subscript and not _whole(event.node.slice):
+                kind = "repeated"  # ``mask[b] = 0``: a part, written as its own view is
+                found = kind, op
             method = event.detail.get("method", "")
-            if kind == "overlapping" and "uniform_write" in k.role_of("method", method):
-                continue  # one value everywhere: measured to succeed
+            if kind in ("overlapping", "repeated") and "uniform_write" in k.role_of("method", method):
+                continue  # one value everywhere: measured to succeed (on a part, where no other position shares it)
             if kind == "split" and not (event.value.grad and event.detail["grad_mode"]):
                 continue  # in no graph, or written under no_grad
             hazards[event] = found
@@ -93,16 +108,22 @@ class UnwritableView(Rule):
         written = site.node_of(where.written) if where is not None else None
         if written is None:
             return
-        subject = short_source(site, written)
+        part = site.node_of(event.node) if kind == "repeated" and type(event.node) is ast.Subscript else None
+        subject = short_source(site, part if part is not None else written)  # ``mask[b] = 0``: the part written
         # a loop variable rebound out of place no longer writes the rows it was meant to change
-        fix, code = out_of_place_fix(where.node, event.value) if op != ITERATION else (None, "")
+        # (not a part of an expanded tensor: assigned back, the part is written again)
+        fix, code = out_of_place_fix(where.node, event.value) if op != ITERATION and kind != "repeated" else (None, "")
         if fix is not None:
             use = f"use {code}"
-        elif kind == "overlapping":
+        elif kind in ("overlapping", "repeated"):
             use = "clone() it where it is made"
         else:
             use = "compute it out of place (or write the whole tensor under torch.no_grad() to initialise it)"
-        if kind == "overlapping":
+        if kind == "repeated":
+            message = (f"'{subject}' is a part of what {op} made: this in-place write raises 'more than one element "
+                       "of the written-to tensor refers to a single memory location' or, where the part repeats no "
+                       f"location, silently changes the other positions sharing its memory; {use}")
+        elif kind == "overlapping":
             if "unmasked_overlap" in k.role_of("method", where.method):
                 effect = ("does not raise on CPU: it fills every position that shares the masked element "
                           "(silently wrong)")
