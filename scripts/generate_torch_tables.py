@@ -544,6 +544,9 @@ _MODULE_INPUTS = {"Linear": ((3, 4),), "Bilinear": ((3, 4), (3, 4)), "Conv1d": (
                   "MaxPool2d": ((1, 2, 4, 4),), "AvgPool2d": ((1, 2, 4, 4),)}
 
 
+_TARGETED_LOSSES = frozenset(("binary_cross_entropy_with_logits", "kl_div", "binary_cross_entropy", "nll_loss"))
+
+
 def _saving_probes(torch: Any) -> dict:
     """Name in the table -> (call on inputs, input shapes, which inputs require grad)."""
     functional = torch.nn.functional
@@ -562,7 +565,10 @@ def _saving_probes(torch: Any) -> dict:
             call = lambda x, f=functional.cross_entropy: f(x, torch.tensor([0, 1, 3]))  # noqa: E731
         else:
             call = lambda *x, f=getattr(functional, name), k=keywords: f(*x, **k)  # noqa: E731
-        probes["torch.nn.functional." + name] = (call, shapes, None)
+        # a loss's target (argument 1) is data: it requires no grad where the loss is used (a
+        # distillation target is detached), and what the loss saves may depend on it (``kl_div``)
+        grads = (0,) if name.endswith("_loss") or name in _TARGETED_LOSSES else None
+        probes["torch.nn.functional." + name] = (call, shapes, grads)
     for name, arguments in _MODULES.items():
         torch.manual_seed(0)
         if name == "Embedding":

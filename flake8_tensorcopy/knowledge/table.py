@@ -73,8 +73,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``registers``: stores a tensor on the module under the name it is given (``register_buffer``);
 - ``rearrange``: a view of the same elements in another order (``w.t()``, ``w.mT``);
 - ``index_result``: a tensor of indices, never in a graph (``w.argmax()``);
-- ``new_leaf``: a new tensor shaped on its argument, requiring grad only with ``requires_grad=True``
-  whatever its argument requires (``torch.randn_like(w)``);
+- ``new_leaf``: a new tensor shaped on its argument (or its receiver), requiring grad only with
+  ``requires_grad=True`` whatever that requires (``torch.randn_like(w)``, ``w.new_zeros(3)``);
 - ``values_indices``: a named tuple of a new tensor of values, in the graph where the operand
   is, and a tensor of indices (``w.sort()``, ``torch.topk(w, 1)``: ``.values``/``[0]``,
   ``.indices``/``[1]``); ``values_indices_with_dim``: the same where a dim is given
@@ -222,11 +222,14 @@ RESULT_DTYPE_UNLESS: Dict[str, Tuple[str, int]] = {
 FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
                             "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.linspace"))
 # NumPy random draws that make an array only where a size is given (the positional index of the
-# size, or of the first dimension; ``size=`` too): without one they draw a Python float
-# (``numpy.random.uniform(0.8, 1.2)``, ``rng.random()``)
+# size, or of the first dimension; ``size=`` too): without one they draw a number
+# (``numpy.random.uniform(0.8, 1.2)``, ``rng.random()``, ``rng.integers(n)``); those of
+# ``RANDOM_DRAWS_FROM`` draw an item of their first argument, a number only where that is an int
+# (``rng.choice(n)``; ``rng.choice(pairs)`` of a 2-D array draws a row)
 RANDOM_DRAW_SIZE_AT = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.random": 0,
                        "numpy.random.standard_normal": 0, "numpy.random.normal": 2, "numpy.random.uniform": 2,
                        "numpy.random.randint": 2, "numpy.random.integers": 2, "numpy.random.choice": 1}
+RANDOM_DRAWS_FROM = frozenset(("numpy.random.choice",))
 
 HAND_TABLE: Tuple[Entry, ...] = (
     Entry("detach", "method", "detach", _W + "r = w.detach()"),
@@ -278,6 +281,9 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch." + name, "function", "new_leaf", _W + "r = torch.%s(w%s)" % (name, extra))
     for name, extra in (("empty_like", ""), ("zeros_like", ""), ("ones_like", ""), ("full_like", ", 2.0"),
                         ("rand_like", ""), ("randn_like", ""), ("randint_like", ", 5"))
+) + tuple(
+    Entry(name, "method", "new_leaf", _W + "r = w.%s(%s)" % (name, arguments))
+    for name, arguments in (("new_zeros", "3"), ("new_ones", "3"), ("new_empty", "3"), ("new_full", "(3,), 2.0"))
 ) + (
     Entry("weight", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.weight"),
     Entry("bias", "attribute", "module_parameter", _W + "m = torch.nn.Linear(2, 2)\nr = m.bias"),

@@ -13,6 +13,7 @@ once more the functions whose callers' join grew after they were solved.
 """
 
 import ast
+import sys
 from typing import Dict, List, Optional
 
 from flake8_tensorcopy.knowledge import DEFAULT_DTYPE, role_of
@@ -55,7 +56,21 @@ _DTYPE_FACTS = ("dtype:", "dtypes:", "!dtypes:")
 _OBJECT_FACTS = frozenset(("parameter_free", WRITES_INPUT, UPDATES_RUNNING_STATS, IN_EVAL, FROZEN))
 # packages none of whose classes is an ``nn.Module`` (``typing.NamedTuple``, ``abc.ABC``); a base
 # of no package (``object``, ``dict``) is a builtin
-_NOT_MODULE_PACKAGES = frozenset(("builtins", "typing", "abc", "enum", "collections", "dataclasses", "numpy"))
+_NOT_MODULE_PACKAGES = frozenset(("numpy",)) | frozenset(getattr(sys, "stdlib_module_names", (  # (3.10+)
+    "builtins", "typing", "abc", "enum", "collections", "dataclasses", "argparse", "types", "threading", "unittest",
+    "contextlib", "json", "pathlib", "logging", "multiprocessing", "queue", "io")))
+# torch's classes that are modules outside ``torch.nn`` (``class_is_module`` knows ``torch.nn.*``);
+# any other torch base (``torch.utils.data.Dataset``, ``torch.autograd.Function``) is no module
+_TORCH_MODULE_BASES = ("torch.optim.swa_utils.AveragedModel", "torch.jit.ScriptModule", "torch.ao.", "torch.nn.")
+
+
+def _may_be_a_module_base(base: str) -> bool:
+    """A base imported from a package the model cannot see, which may be an ``nn.Module``."""
+    if "." not in base or base.split(".")[0] in _NOT_MODULE_PACKAGES:
+        return False
+    return not base.startswith("torch.") or base.startswith(_TORCH_MODULE_BASES)
+
+
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _IN_PROGRESS = object()
 
@@ -218,7 +233,7 @@ class Model:
             return True
         for kind in value.kinds:
             info = self.classes.get(kind[7:]) if kind.startswith("object:") else None
-            if info is not None and any("." in base and base.split(".")[0] not in _NOT_MODULE_PACKAGES
+            if info is not None and any(_may_be_a_module_base(base)
                                         for holder in info.lineage(self.classes) for base in holder.bases):
                 return True
         return False

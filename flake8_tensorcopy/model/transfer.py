@@ -312,6 +312,8 @@ class Transfer:
         frozen = _frozen_by_loop(node)
         if frozen is not None and type(state.get(frozen)) is Value and "module" in state[frozen].kinds:
             state[frozen] = state[frozen]._replace(facts=state[frozen].facts | {FROZEN})
+        elif _unfreezes(node):  # ``for p in net[1].parameters(): p.requires_grad = True``
+            thaw_holders(place_of(node.iter.func.value), state)
         container = _rebinds_only_visited_items(node)
         if container is not None and (not _iterates_the_container(node.iter) or iterated.kinds == frozenset(("dict",))):
             state[_at_start(node)] = frozenset(((container, state.get(container)),))
@@ -492,6 +494,8 @@ class Transfer:
             self.assign(target.value, value, state, node)
 
     def store_item(self, target: ast.Subscript, value: Value, state: dict, statement=None) -> None:
+        if "module" in value.kinds:  # ``model[2] = nn.Linear(...)``: a new layer, its parameters require grad
+            thaw_holders(place_of(target.value) + "[*]" if place_of(target.value) else None, state)
         container = self.evaluate(target.value, state)
         self.evaluate(target.slice, state)
         # ``x[i] = v`` writes a tensor or an array in place (a parameter: what a caller passes);
@@ -503,6 +507,12 @@ class Transfer:
                 or self.summary_mode and container.kind_from and not named_field):
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
                        replaces_item=True, part=_part_indexed(target.slice, state))
+            written_place = place_of(target.value)
+            if value.grad and not container.grad and container.is_tensor and not state.get(NO_GRAD) \
+                    and written_place is not None and type(state.get(written_place)) is Value:
+                # ``out = torch.zeros_like(h); out[m] = h[m]``: the tensor is in the value's graph now (CopySlices)
+                state[written_place] = state[written_place]._replace(
+                    grad=True, graph=True, grad_from=state[written_place].grad_from | value.grad_from)
         elif self.summary_mode and not named_field and not container.kinds & PY_CONTAINERS:
             self.attribute_written(target.value, state, True, container)
             # ``for a in arrays: a[:] = v``: a write of the items the caller passes, where they are arrays
@@ -986,6 +996,8 @@ class Transfer:
         recording, self.recording = self.recording, False
         base = self.evaluate(target.value, state)
         self.recording = recording
+        if "module" in value.kinds:  # ``model.fc = nn.Linear(...)``: a new layer, its parameters require grad
+            thaw_holders(place_of(target), state)
         if base.is_tensor:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
@@ -1042,8 +1054,8 @@ class Transfer:
         if held and "module_buffer" in k.role_of("attribute", name):
             return self.module_buffer(base, name, node)
         if held and "module_parameter" in k.role_of("attribute", name):  # the module's tensors: its storages
-            return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)), device=base.device,
-                         why=_why(Evidence.MODULE_CALL, "kind"))
+            return Value(TENSOR, grad=FROZEN not in base.facts, storages=base.storages or frozenset((_site(node),)),
+                         device=base.device, why=_why(Evidence.MODULE_CALL, "kind"))  # (none of a frozen one's requires it)
         if SUBMODULE in base.facts and "module_parameter" in k.role_of("attribute", name):
             # ``model.encoder.weight``: a layer's parameter, by its name (weak), its holder's storages
             return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)),
@@ -1298,7 +1310,12 @@ class Transfer:
         return join_all([self.evaluate(operand, state) for operand in node.values])
 
     def compare(self, node, state) -> Value:
+        outer = self.metadata_of
+        looked_up = _looked_up_for_presence(node)
+        if looked_up is not None:  # ``sd.get(k) is not None``: whether it has the key, no value of it
+            self.metadata_of = looked_up
         values = [self.evaluate(node.left, state)] + [self.evaluate(item, state) for item in node.comparators]
+        self.metadata_of = outer
         if len(node.ops) == 1 and _identity_test(node):
             self.record("compare", node, None, BOOL, state, operands=tuple(values))
         if any(value.is_tensor for value in values) and not any(
@@ -1714,9 +1731,12 @@ class Transfer:
             if forward is not None]
         if forwards:
             self.feeds_gradients(callee, state)
-            return join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place,
-                                        module_call=True)
-                              for forward in forwards])
+            result = join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place,
+                                          module_call=True)
+                               for forward in forwards])
+            if FROZEN in callee.facts and result.is_tensor and not any(value.grad for value in arguments):
+                result = result._replace(grad=False, graph=False, grad_from=EMPTY)  # no parameter of it requires grad
+            return result
         if "module" in callee.kinds:
             self.feeds_gradients(callee, state)
             return self.output_of_module(callee, arguments, node, state)
@@ -2038,6 +2058,8 @@ class Transfer:
         elif "new_leaf" in k.role_of("function", qual):
             result = result._replace(grad=leaf_grad, graph=False, grad_from=EMPTY)
         self.save(qual, arguments, result, state, node)
+        if "new_leaf" in k.role_of("function", qual):
+            return result  # ``torch.randn_like(w.data)`` takes only its shape: no value of ``w`` is dropped
         return self.carry_dropped(result, arguments, node, state)
 
     def builtin(self, name: str, arguments, keywords, node, state) -> Value:
@@ -2328,6 +2350,8 @@ class Transfer:
                 receiver = receiver._replace(facts=receiver.facts | {FROZEN} if freezing else receiver.facts - {FROZEN})
                 if place is not None and "[" not in place:
                     state[place] = receiver
+                if not freezing:  # ``backbone[0].requires_grad_(True)``: the backbone is frozen no more
+                    thaw_holders(place, state)
             if dtype_facts(receiver) and method not in ("cuda", "cpu", "train", "eval", "requires_grad_"):
                 receiver = receiver._replace(facts=receiver.facts - dtype_facts(receiver))  # cast in place
                 if place is not None and "[" not in place and place in state:
@@ -2431,6 +2455,9 @@ class Transfer:
                            made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)
+            elif "new_leaf" in roles:  # ``w.new_zeros(3)``: a new leaf, requiring grad only where asked
+                return result._replace(grad=_constant(_keyword(node, "requires_grad")) is True, graph=False,
+                                       grad_from=EMPTY)
             if method == "expand" and _broadcasts_a_new_unit_dim(node):
                 result = result._replace(facts=result.facts | {NONCONTIGUOUS})
             self.save(function, [receiver] + arguments, result, state, node)
@@ -2603,6 +2630,8 @@ class Transfer:
         if initializer is not None:
             self.apply(initializer, [instance] + arguments, keywords, node, state)
             instance = self.holding_what_it_was_given(initializer, instance, arguments, keywords, node)
+            if "module" in instance_kinds and _freezes_itself(initializer):  # a frozen feature extractor
+                instance = instance._replace(facts=instance.facts | {FROZEN})
         elif info.fields:  # a dataclass or a named tuple: its generated ``__init__`` stores each field
             bound = dict(zip(info.fields, _spread(node, arguments)))
             bound.update((field, value) for field, value in keywords.items() if field in info.fields)
@@ -3081,6 +3110,8 @@ class Transfer:
             return None
         size_at = k.RANDOM_DRAW_SIZE_AT.get(qual)
         if size_at is not None and len(node.args) <= size_at and _keyword(node, "size") is None:
+            if qual in k.RANDOM_DRAWS_FROM and not _counted(node.args[0] if node.args else None):
+                return None  # ``rng.choice(pairs)``: one item of an array, a row where it has two dimensions
             return NUMBER  # ``numpy.random.uniform(0.8, 1.2)``: one number drawn
         given = _keyword(node, "dtype")
         if given is None:
@@ -4347,6 +4378,75 @@ def _before(load, call, loops) -> bool:
     return load.lineno < call.lineno and not any(inside(load, loop) and inside(call, loop) for loop in loops)
 
 
+def _freezes_itself(initializer) -> bool:
+    """Whether a module's ``__init__`` ends frozen: ``self.requires_grad_(False)`` or a loop
+    freezing every parameter of ``self`` among its statements, and no layer assigned to ``self``
+    (nor ``self`` thawed) after it."""
+    receiver = initializer.names[0] if initializer.names else "self"
+    frozen = False
+    for statement in initializer.node.body:
+        if type(statement) is ast.Expr and type(statement.value) is ast.Call \
+                and type(statement.value.func) is ast.Attribute and statement.value.func.attr == "requires_grad_" \
+                and place_of(statement.value.func.value) == receiver:
+            call = statement.value
+            flag = call.args[0] if call.args else _keyword(call, "requires_grad")
+            frozen = flag is not None and _constant(flag) is False
+        elif type(statement) in (ast.For, ast.AsyncFor) and _frozen_by_loop(statement) == receiver:
+            frozen = True
+        elif frozen and type(statement) in (ast.Assign, ast.AnnAssign) and type(statement.value) is ast.Call:
+            frozen = False  # ``self.head = nn.Linear(...)`` after freezing: a layer that trains
+    return frozen
+
+
+def thaw_holders(place: Optional[str], state: dict) -> None:
+    """A layer of ``place``'s holders thawed or replaced (``model.fc = nn.Linear(...)``,
+    ``model[0].requires_grad_()``): the modules holding it (``model``) have a parameter that
+    requires grad again; the layer itself too, where ``place`` names one."""
+    if place is None:
+        return
+    prefixes = [place] + [place[:at] for at, character in enumerate(place) if character in ".["]
+    for prefix in prefixes:
+        held = state.get(prefix)
+        if type(held) is Value and FROZEN in held.facts:
+            state[prefix] = held._replace(facts=held.facts - {FROZEN})
+
+
+def _unfreezes(loop) -> bool:
+    """``for p in m.parameters(): p.requires_grad = True`` (or ``requires_grad_()``): some
+    parameter of ``m`` requires grad again."""
+    iterable = loop.iter
+    if type(iterable) is not ast.Call or type(iterable.func) is not ast.Attribute \
+            or iterable.func.attr not in ("parameters", "named_parameters") or place_of(iterable.func.value) is None:
+        return False
+    for statement in ast.walk(loop):
+        if type(statement) is ast.Assign and any(type(target) is ast.Attribute and target.attr == "requires_grad"
+                                                 for target in statement.targets):
+            return _constant(statement.value) is not False
+        if type(statement) is ast.Call and type(statement.func) is ast.Attribute and statement.func.attr == "requires_grad_":
+            flag = statement.args[0] if statement.args else _keyword(statement, "requires_grad")
+            return flag is None or _constant(flag) is not False
+    return False
+
+
+def _looked_up_for_presence(compare: ast.Compare):
+    """The mapping a comparison asks only whether it has a key: ``d.get(k) is None`` (or ``is
+    not None``); else None. (Not ``k in x``: of a tensor, that compares its values.)"""
+    if len(compare.ops) != 1:
+        return None
+    op, right = compare.ops[0], compare.comparators[0]
+    left = compare.left
+    if type(op) in (ast.Is, ast.IsNot) and type(right) is ast.Constant and right.value is None \
+            and type(left) is ast.Call and type(left.func) is ast.Attribute and left.func.attr == "get":
+        return left.func.value
+    return None
+
+
+def _counted(node) -> bool:
+    """An expression surely an int: a constant, ``len(...)``."""
+    return type(node) is ast.Constant and type(node.value) is int or type(node) is ast.Call \
+        and type(node.func) is ast.Name and node.func.id == "len"
+
+
 def _frozen_by_loop(loop) -> Optional[str]:
     """The module a loop freezes (``for p in m.parameters(): p.requires_grad = False``, or
     ``p.requires_grad_(False)``, ``named_parameters()`` too), where the body does so for every
@@ -4357,8 +4457,8 @@ def _frozen_by_loop(loop) -> Optional[str]:
         return None
     if iterable.func.attr == "named_parameters":
         target = target.elts[-1] if type(target) is ast.Tuple and len(target.elts) == 2 else None
-    if type(target) is not ast.Name:
-        return None
+    if type(target) is not ast.Name or _leaves_a_pass_early(loop.body):
+        return None  # ``if name.startswith("head"): continue``: some parameters keep their grad
     for statement in loop.body:
         if type(statement) is ast.Assign and len(statement.targets) == 1:
             written, flag = statement.targets[0], statement.value
@@ -4372,6 +4472,24 @@ def _frozen_by_loop(loop) -> Optional[str]:
                     and type(call.func.value) is ast.Name and call.func.value.id == target.id and _constant(flag) is False:
                 return place_of(iterable.func.value)
     return None
+
+
+def _leaves_a_pass_early(body) -> bool:
+    """Whether a loop body may end a pass, or the loop, before its last statement: a ``continue``,
+    ``break``, ``return`` or ``raise`` of its own (not of a nested loop or function)."""
+    pending = list(body)
+    while pending:
+        node = pending.pop()
+        if type(node) in (ast.Continue, ast.Break, ast.Return, ast.Raise):
+            return True
+        if type(node) in (ast.For, ast.AsyncFor, ast.While):
+            pending.extend(node.orelse)  # its own ``break``/``continue`` end its passes, not ours
+            pending.extend(child for child in ast.walk(node) if type(child) in (ast.Return, ast.Raise))
+            continue
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _rebinds_each_pass(loop, names) -> bool:

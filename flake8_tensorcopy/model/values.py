@@ -205,17 +205,20 @@ def join(a: Value, b: Value) -> Value:
         _join_items(a.items, b.items),
         a.qual if a.qual == b.qual else "",
         b.facts if a.kinds == NONE.kinds else a.facts if b.kinds == NONE.kinds
-        else a.facts & b.facts | _may_facts(a.facts) | _may_facts(b.facts),
+        else a.facts & b.facts | _may_facts(a, b) | _may_facts(b, a),
         a.pinned and b.pinned,
         a.made | b.made,
     )
 
 
-def _may_facts(facts: frozenset) -> frozenset:
-    """The facts of what a value may be made of, kept from either side of a join (``dropped@``:
+def _may_facts(side: Value, other: Value) -> frozenset:
+    """The facts of what a value may be made of, kept from one side of a join (``dropped@``:
     computed from a detached read of a tensor requiring grad, ``reg = reg + p.data.sum()``);
-    every other fact holds only where both sides have it."""
-    return frozenset(fact for fact in facts if fact.startswith(DROPPED)) if facts else EMPTY
+    every other fact holds only where both sides have it. Kept only where the other side does not
+    bring a graph the read never meets on its own path (``w = p if train else p.data``)."""
+    if not side.facts or other.grad and not side.grad:
+        return EMPTY
+    return frozenset(fact for fact in side.facts if fact.startswith(DROPPED))
 
 
 def join_all(values) -> Value:
@@ -256,7 +259,8 @@ def widen(old: Value, new: Value) -> Value:
     joined = join(old, new)
     if joined == old:
         return old
-    return joined._replace(items=_join_items(joined.items, None, widen=True), facts=_may_facts(joined.facts))
+    return joined._replace(items=_join_items(joined.items, None, widen=True), facts=frozenset(
+        fact for fact in joined.facts if fact.startswith(DROPPED)))
 
 
 def join_states(a: dict, b: dict, merge=join) -> dict:

@@ -95,8 +95,8 @@ class UnwritableView(Rule):
                 kind = "repeated"  # ``mask[b] = 0``: a part, written as its own view is
                 found = kind, op
             method = event.detail.get("method", "")
-            if kind in ("overlapping", "repeated") and "uniform_write" in k.role_of("method", method):
-                continue  # one value everywhere: measured to succeed (on a part, where no other position shares it)
+            if kind == "overlapping" and "uniform_write" in k.role_of("method", method):
+                continue  # one value everywhere: measured to succeed (on a part, the other rows get it too)
             if kind == "split" and not (event.value.grad and event.detail["grad_mode"]):
                 continue  # in no graph, or written under no_grad
             hazards[event] = found
