@@ -200,6 +200,8 @@ class _Collector:
                     self.accumulates = _accumulates(node)
                 if type(node.value) is ast.ListComp and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
                     self.loops = self.accumulates = True  # ``losses = [step(b) for b in batches]``: a loop appending
+            elif node_type is ast.AnnAssign and type(node.value) is ast.ListComp and type(node.target) is ast.Name:
+                self.loops = self.accumulates = True  # ``losses: List[Tensor] = [step(b) for b in batches]``
             elif node_type in _LOOPS:
                 self.loops = True
             elif node_type is ast.ImportFrom:

@@ -521,7 +521,8 @@ def test_a_test_no_value_can_pass_ends_its_path():
 
 def test_a_tuple_concatenated_with_what_a_module_returns_is_a_tuple():
     """``(last, pooled) + encoder_outputs[1:]``: Python concatenation, which raises TypeError for a
-    tensor on either side, so the result is a tuple whatever the model took the other side for."""
+    tensor on either side, so the result is a tuple whatever the model took the other side for
+    (not an array: NumPy adds a list element-wise)."""
     model = build_model(ast.parse(
         "import torch\nfrom torch import nn\n"
         "def pooled(encoder: nn.Linear, x: torch.Tensor):\n"
@@ -533,6 +534,10 @@ def test_a_tuple_concatenated_with_what_a_module_returns_is_a_tuple():
     assert model.value_at(8, "outputs").kinds == {"tuple"}
     assert model.value_at(8, "listed").kinds == {"list"}
     assert model.value_at(8, "last").kinds == {"tensor"}
+    shifted = build_model(ast.parse("import numpy as np\npoints = np.zeros(2)\ncentre = [0.5, 0.5] + points\n"))
+    assert shifted.exit_state()["centre"].kinds == {"ndarray"}  # an array adds a list element-wise
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError):
         (torch.ones(2),) + torch.ones(3)
+    numpy = pytest.importorskip("numpy")
+    assert isinstance([0.5, 0.5] + numpy.zeros(2), numpy.ndarray)

@@ -96,6 +96,7 @@ class Transfer:
         self.metadata_of = None  # the object of ``x.shape`` being evaluated
         self.rebinding: frozenset = EMPTY  # the names the assignment being evaluated rebinds
         self.assigning: Optional[ast.Assign] = None  # that assignment
+        self.naming: Optional[tuple] = None  # (the value, the one name it is bound to) of the statement being run
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
         self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
@@ -153,8 +154,10 @@ class Transfer:
     def stmt_Assign(self, node, state):
         self.rebinding = frozenset(target.id for target in node.targets if type(target) is ast.Name)
         self.assigning = node
+        single = len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+        self.naming = (node.value, node.targets[0].id) if single else None
         value = self.evaluate(node.value, state)
-        self.rebinding, self.assigning = EMPTY, None
+        self.rebinding, self.assigning, self.naming = EMPTY, None, None
         value = self.assigned(node.value, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
@@ -177,7 +180,9 @@ class Transfer:
 
     def stmt_AnnAssign(self, node, state):
         if node.value is not None:
+            self.naming = (node.value, node.target.id) if type(node.target) is ast.Name else None
             value = self.evaluate(node.value, state)
+            self.naming = None
             self.assign(node.target, self.annotated(value, node.annotation), state, node)
 
     def stmt_AugAssign(self, node, state):
@@ -1240,11 +1245,9 @@ class Transfer:
         else:
             element = self.evaluate(node.elt, inner)
             kind = "list" if type(node) is not ast.GeneratorExp else "generator"
-        assigning = self.assigning
-        if kind == "list" and assigning is not None and assigning.value is node and len(assigning.targets) == 1 \
-                and type(assigning.targets[0]) is ast.Name:
+        if kind == "list" and self.naming is not None and self.naming[0] is node:
             # ``losses = [step(b) for b in batches]``: each pass appends its element to the list the name binds
-            self.record("accumulate", node, assigning.targets[0].id, element, inner, old=Value(kinds("list")),
+            self.record("accumulate", node, self.naming[1], element, inner, old=Value(kinds("list")),
                         added=node.elt, comprehension=node)
         if IN_FLIGHT in inner:
             state[IN_FLIGHT] = inner[IN_FLIGHT]
@@ -1344,8 +1347,9 @@ class Transfer:
         """``a <op> b``: a new tensor if either is one; the graph follows the operands' grad."""
         grad = left.grad or right.grad
         sequence = next((side.kinds for side in (left, right) if side.kinds in _SEQUENCE_ONLY), None)
-        if type(op) is ast.Add and sequence is not None:
-            # ``(logits,) + outputs[2:]``: concatenation, the other side a sequence too (a tensor raises TypeError)
+        if type(op) is ast.Add and sequence is not None and not (left.kinds | right.kinds) & _ARRAY_KINDS:
+            # ``(logits,) + outputs[2:]``: concatenation, the other side a sequence too (a tensor raises
+            # TypeError; an array adds a list element-wise, ``[0.5, 0.5] + points``)
             items = [self.element(side) if side.kinds in _SEQUENCE_ONLY else UNKNOWN for side in (left, right)]
             return Value(sequence, storages=frozenset((_site(node),)), fresh=True, items=(("*", join(*items)),))
         if left.is_tensor or right.is_tensor:
@@ -4518,6 +4522,7 @@ def _name_uses(function_node) -> dict:
 
 _SCALAR_KINDS = frozenset(("bool", "int", "number", "str", "none"))
 _SEQUENCE_ONLY = (frozenset(("tuple",)), frozenset(("list",)))  # a value surely a tuple, or surely a list
+_ARRAY_KINDS = frozenset(("ndarray",))
 _SEQUENCE_KINDS = frozenset(("list", "tuple", "set"))
 # the kinds an ``isinstance`` test against these classes proves
 _ISINSTANCE_KINDS = {
