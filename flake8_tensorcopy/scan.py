@@ -443,6 +443,20 @@ def scan_statements(tree: ast.AST) -> Scanned:
         parts.append(part)
         methods.append(class_methods)
     imports_arrays = whole.imports_arrays
+    # Classes of this module whose call writes in place (``forward`` or ``__call__`` does): a class
+    # building one (``self.norm = InplaceSumNorm()``) may write, at any call of it, what it is given.
+    writer_classes = {
+        statement.name
+        for statement, class_methods in zip(statements, methods)
+        if type(statement) is ast.ClassDef and any(
+            method.name in ("forward", "__call__") and collector.writes_in_place(
+                collector.resolved_calls(whole.renamed), frozenset()) for method, collector in class_methods)
+    }
+    for part, class_methods in zip(parts, methods):
+        if class_methods and not part.resolved_calls(whole.renamed).isdisjoint(writer_classes):
+            for _, method in class_methods:
+                method.writes = True
+            part.writes = True
     file_features = whole.features(whole.renamed, imports_arrays)
     # Functions of this module that write something: calling one may write its argument.
     writers = {

@@ -32,7 +32,7 @@ class GraphKeptAcrossIterations(Rule):
     ## What it does
     Flags a tensor that requires grad (a loss, an output) accumulated or stored across loop
     iterations (`total += loss`, `total = total + loss`, a smoothed `0.9 * smooth + 0.1 * loss`,
-    `losses.append(loss)`) where the loop
+    `losses.append(loss)`, `losses = [step(b) for b in batches]`) where the loop
     itself runs `backward()` or an optimizer step (whatever is done with the total later), or
     where the total is later read as a number (`float(total)`), or computed into values that
     keep no graph (`torch.cat(preds).argmax(-1)`, `.tolist()`), and never handed on as a
