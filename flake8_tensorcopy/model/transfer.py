@@ -4397,9 +4397,24 @@ def _freezes_itself(initializer) -> bool:
             frozen = flag is not None and _constant(flag) is False
         elif type(statement) in (ast.For, ast.AsyncFor) and _frozen_by_loop(statement) == receiver:
             frozen = True
-        elif frozen and type(statement) in (ast.Assign, ast.AnnAssign) and type(statement.value) is ast.Call:
-            frozen = False  # ``self.head = nn.Linear(...)`` after freezing: a layer that trains
+        elif frozen and (type(statement) in (ast.Assign, ast.AnnAssign) and type(statement.value) is ast.Call
+                         or _thaws(statement)):
+            frozen = False  # ``self.head = nn.Linear(...)`` or ``self.head.requires_grad_(True)`` after freezing
     return frozen
+
+
+def _thaws(statement) -> bool:
+    """Whether a statement may make a parameter require grad again, at any depth (``if train_head:
+    self.head.requires_grad_(True)``, ``for p in self.head.parameters(): p.requires_grad = True``)."""
+    for node in ast.walk(statement):
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "requires_grad_":
+            flag = node.args[0] if node.args else _keyword(node, "requires_grad")
+            if flag is None or _constant(flag) is not False:
+                return True
+        elif type(node) is ast.Assign and any(type(target) is ast.Attribute and target.attr == "requires_grad"
+                                              for target in node.targets) and _constant(node.value) is not False:
+            return True
+    return False
 
 
 def thaw_holders(place: Optional[str], state: dict) -> None:
@@ -4419,17 +4434,9 @@ def _unfreezes(loop) -> bool:
     """``for p in m.parameters(): p.requires_grad = True`` (or ``requires_grad_()``): some
     parameter of ``m`` requires grad again."""
     iterable = loop.iter
-    if type(iterable) is not ast.Call or type(iterable.func) is not ast.Attribute \
-            or iterable.func.attr not in ("parameters", "named_parameters") or place_of(iterable.func.value) is None:
-        return False
-    for statement in ast.walk(loop):
-        if type(statement) is ast.Assign and any(type(target) is ast.Attribute and target.attr == "requires_grad"
-                                                 for target in statement.targets):
-            return _constant(statement.value) is not False
-        if type(statement) is ast.Call and type(statement.func) is ast.Attribute and statement.func.attr == "requires_grad_":
-            flag = statement.args[0] if statement.args else _keyword(statement, "requires_grad")
-            return flag is None or _constant(flag) is not False
-    return False
+    return type(iterable) is ast.Call and type(iterable.func) is ast.Attribute \
+        and iterable.func.attr in ("parameters", "named_parameters") and place_of(iterable.func.value) is not None \
+        and _thaws(loop)
 
 
 def _looked_up_for_presence(compare: ast.Compare):
