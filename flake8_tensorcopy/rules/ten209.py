@@ -47,8 +47,8 @@ class UnwritableView(Rule):
     it changes them all (silently wrong), where it does not raise. The outputs
     of `chunk()`/`split()`/`unbind()` of a graph tensor are views autograd cannot rebase: a
     write raises "Output 1 of SplitBackward0 is a view and is being modified inplace" on both
-    devices (NVIDIA H100, measured). `fill_` and `zero_` of an expanded tensor succeed and
-    are not reported.
+    devices (NVIDIA H100, measured). `fill_` and `zero_` of a whole expanded tensor succeed and
+    are not reported (of a part, they change the other rows too).
 
     ## Example
     ```python
@@ -96,7 +96,7 @@ class UnwritableView(Rule):
                 found = kind, op
             method = event.detail.get("method", "")
             if kind == "overlapping" and "uniform_write" in k.role_of("method", method):
-                continue  # one value everywhere: measured to succeed (on a part, the other rows get it too)
+                continue  # one value everywhere: measured to succeed (not on a part: the other rows get it too)
             if kind == "split" and not (event.value.grad and event.detail["grad_mode"]):
                 continue  # in no graph, or written under no_grad
             hazards[event] = found
