@@ -1953,7 +1953,7 @@ class Transfer:
                 element = self.tensor_result(qual, last, first, arguments, keywords, node, state)
                 result = Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
         if result is None and qual.startswith("numpy."):
-            result = self.array_function(qual, roles, node, keywords, state)
+            result = self.array_function(qual, roles, node, first, keywords, state)
         if result is not None and "like_buffer" in roles and node.args:
             result = shaped_like(result, node.args[0], first)
         if result is None:
@@ -2349,8 +2349,7 @@ class Transfer:
                     state[place] = receiver
             if method == "requires_grad_" and "module" in receiver.kinds:
                 # ``backbone.requires_grad_(False)``: none of its parameters requires grad from now on
-                flag = node.args[0] if node.args else _keyword(node, "requires_grad")
-                freezing = flag is not None and _constant(flag) is False
+                freezing = _turns_grad_off(node)
                 receiver = receiver._replace(facts=receiver.facts | {FROZEN} if freezing else receiver.facts - {FROZEN})
                 if place is not None and "[" not in place:
                     state[place] = receiver
@@ -3102,7 +3101,7 @@ class Transfer:
         self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments), keywords=keywords)
         return result
 
-    def array_function(self, qual: str, roles, node, keywords, state) -> Optional[Value]:
+    def array_function(self, qual: str, roles, node, first: Value, keywords, state) -> Optional[Value]:
         """A NumPy function: its ``out=`` array is written in place and handed back
         (``np.add(a, 1, out=a)``); a constructor (``np.zeros``, ``np.array``, ``np.stack``) makes
         a new array; None where the model knows nothing of it."""
@@ -3114,7 +3113,7 @@ class Transfer:
             return None
         size_at = k.RANDOM_DRAW_SIZE_AT.get(qual)
         if size_at is not None and len(node.args) <= size_at and _keyword(node, "size") is None:
-            if qual in k.RANDOM_DRAWS_FROM and not _counted(node.args[0] if node.args else None):
+            if qual in k.RANDOM_DRAWS_FROM and first.kinds != INTEGER.kinds:
                 return None  # ``rng.choice(pairs)``: one item of an array, a row where it has two dimensions
             return NUMBER  # ``numpy.random.uniform(0.8, 1.2)``: one number drawn
         given = _keyword(node, "dtype")
@@ -4389,12 +4388,9 @@ def _freezes_itself(initializer) -> bool:
     receiver = initializer.names[0] if initializer.names else "self"
     frozen = False
     for statement in initializer.node.body:
-        if type(statement) is ast.Expr and type(statement.value) is ast.Call \
-                and type(statement.value.func) is ast.Attribute and statement.value.func.attr == "requires_grad_" \
-                and place_of(statement.value.func.value) == receiver:
-            call = statement.value
-            flag = call.args[0] if call.args else _keyword(call, "requires_grad")
-            frozen = flag is not None and _constant(flag) is False
+        setting = _grad_setting(statement)
+        if setting is not None and setting[0] == receiver:
+            frozen = setting[1]
         elif type(statement) in (ast.For, ast.AsyncFor) and _frozen_by_loop(statement) == receiver:
             frozen = True
         elif frozen and (type(statement) in (ast.Assign, ast.AnnAssign) and type(statement.value) is ast.Call
@@ -4406,15 +4402,26 @@ def _freezes_itself(initializer) -> bool:
 def _thaws(statement) -> bool:
     """Whether a statement may make a parameter require grad again, at any depth (``if train_head:
     self.head.requires_grad_(True)``, ``for p in self.head.parameters(): p.requires_grad = True``)."""
-    for node in ast.walk(statement):
-        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "requires_grad_":
-            flag = node.args[0] if node.args else _keyword(node, "requires_grad")
-            if flag is None or _constant(flag) is not False:
-                return True
-        elif type(node) is ast.Assign and any(type(target) is ast.Attribute and target.attr == "requires_grad"
-                                              for target in node.targets) and _constant(node.value) is not False:
-            return True
-    return False
+    return any(setting is not None and not setting[1] for setting in map(_grad_setting, ast.walk(statement)))
+
+
+def _grad_setting(node) -> Optional[tuple]:
+    """``x.requires_grad_(flag)`` or ``x.requires_grad = flag`` (a statement or the call itself):
+    (the place of ``x``, whether it turns grad off, a constant False); else None."""
+    if type(node) is ast.Expr:
+        node = node.value
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "requires_grad_":
+        return place_of(node.func.value), _turns_grad_off(node)
+    if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Attribute \
+            and node.targets[0].attr == "requires_grad":
+        return place_of(node.targets[0].value), _constant(node.value) is False
+    return None
+
+
+def _turns_grad_off(call: ast.Call) -> bool:
+    """``requires_grad_(False)`` (``requires_grad_()`` turns it on)."""
+    flag = call.args[0] if call.args else _keyword(call, "requires_grad")
+    return flag is not None and _constant(flag) is False
 
 
 def thaw_holders(place: Optional[str], state: dict) -> None:
@@ -4452,12 +4459,6 @@ def _looked_up_for_presence(compare: ast.Compare):
     return None
 
 
-def _counted(node) -> bool:
-    """An expression surely an int: a constant, ``len(...)``."""
-    return type(node) is ast.Constant and type(node.value) is int or type(node) is ast.Call \
-        and type(node.func) is ast.Name and node.func.id == "len"
-
-
 def _frozen_by_loop(loop) -> Optional[str]:
     """The module a loop freezes (``for p in m.parameters(): p.requires_grad = False``, or
     ``p.requires_grad_(False)``, ``named_parameters()`` too), where the body does so for every
@@ -4470,18 +4471,8 @@ def _frozen_by_loop(loop) -> Optional[str]:
         target = target.elts[-1] if type(target) is ast.Tuple and len(target.elts) == 2 else None
     if type(target) is not ast.Name or _leaves_a_pass_early(loop.body):
         return None  # ``if name.startswith("head"): continue``: some parameters keep their grad
-    for statement in loop.body:
-        if type(statement) is ast.Assign and len(statement.targets) == 1:
-            written, flag = statement.targets[0], statement.value
-            if type(written) is ast.Attribute and written.attr == "requires_grad" \
-                    and type(written.value) is ast.Name and written.value.id == target.id and _constant(flag) is False:
-                return place_of(iterable.func.value)
-        elif type(statement) is ast.Expr and type(statement.value) is ast.Call:
-            call = statement.value
-            flag = call.args[0] if call.args else _keyword(call, "requires_grad")
-            if type(call.func) is ast.Attribute and call.func.attr == "requires_grad_" and flag is not None \
-                    and type(call.func.value) is ast.Name and call.func.value.id == target.id and _constant(flag) is False:
-                return place_of(iterable.func.value)
+    if any(_grad_setting(statement) == (target.id, True) for statement in loop.body):
+        return place_of(iterable.func.value)
     return None
 
 

@@ -11,6 +11,7 @@ from flake8_tensorcopy.rules.sharing import (
     AliasRule, Sharing, alias_place, collected, held_by_receiver, of_its_own_object, returned_side, source_local,
     source_written_itself, undone, unsafe, views_a_blank_buffer, writes_arguments,
 )
+from flake8_tensorcopy.rules.writes import takes_everything
 
 
 class ViewShares(AliasRule):
@@ -132,15 +133,8 @@ def _writes_whole(write) -> bool:
     if "items_only" in write.detail or "[" in (write.place or ""):
         return False
     if "part" in write.detail:  # ``x[:] = v``, ``x[...] = 0``: every position of every dimension
-        return type(write.node) is ast.Subscript and _takes_everything(write.node.slice)
+        return type(write.node) is ast.Subscript and takes_everything(write.node.slice)
     return True
-
-
-def _takes_everything(index) -> bool:
-    """An index of full slices and ``...`` only (``[:]``, ``[...]``, ``[:, :]``)."""
-    elements = index.elts if type(index) is ast.Tuple else [index]
-    return all(type(element) is ast.Constant and element.value is Ellipsis or type(element) is ast.Slice
-               and element.lower is None and element.upper is None and element.step is None for element in elements)
 
 
 RULE = ViewShares()

@@ -4,7 +4,7 @@ import ast
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.rules.base import Rule, short_source
-from flake8_tensorcopy.rules.writes import innermost, out_of_place_fix, write_site
+from flake8_tensorcopy.rules.writes import innermost, out_of_place_fix, takes_everything, write_site
 
 ITERATION = "unbind() (iterating over it)"
 
@@ -18,13 +18,6 @@ def unwritable(value):
         if kind in ("overlapping", "repeated", "split"):
             return kind, op
     return None
-
-
-def _whole(index) -> bool:
-    """``x[:]``, ``x[...]``, ``x[:, :]``: an index taking every position."""
-    elements = index.elts if type(index) is ast.Tuple else [index]
-    return all(type(element) is ast.Slice and element.lower is None and element.upper is None and element.step is None
-               or type(element) is ast.Constant and element.value is Ellipsis for element in elements)
 
 
 class UnwritableView(Rule):
@@ -91,7 +84,7 @@ class UnwritableView(Rule):
             if found is None:
                 continue
             kind, op = found
-            if kind == "overlapping" and type(event.node) is ast.Subscript and not _whole(event.node.slice):
+            if kind == "overlapping" and type(event.node) is ast.Subscript and not takes_everything(event.node.slice):
                 kind = "repeated"  # ``mask[b] = 0``: a part, written as its own view is
                 found = kind, op
             method = event.detail.get("method", "")

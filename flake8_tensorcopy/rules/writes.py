@@ -133,3 +133,10 @@ def innermost(events: list) -> list:
     inner = {id(event.node) for event in events}
     return [event for event in events if not any(
         id(child) in inner for child in ast.walk(event.node) if child is not event.node)]
+
+
+def takes_everything(index) -> bool:
+    """An index of full slices and ``...`` only (``[:]``, ``[...]``, ``[:, :]``): every position."""
+    elements = index.elts if type(index) is ast.Tuple else [index]
+    return all(type(element) is ast.Constant and element.value is Ellipsis or type(element) is ast.Slice
+               and element.lower is None and element.upper is None and element.step is None for element in elements)
