@@ -101,13 +101,13 @@ def rule_fixtures():
 DEFAULT_RUN_FIXTURES = frozenset({"TEN205", "TEN208", "TEN307"})
 
 
-def by_weight(values, code=lambda value: value):
+def by_weight(values, code=lambda value: value, default_run=DEFAULT_RUN_FIXTURES):
     """``values`` as pytest params named by their fixture's ``code``, those outside
-    ``DEFAULT_RUN_FIXTURES`` marked slow."""
+    ``default_run`` marked slow."""
     params = []
     for value in values:
         name = code(value)
-        marks = () if name in DEFAULT_RUN_FIXTURES else pytest.mark.slow
+        marks = () if name in default_run else pytest.mark.slow
         params.append(pytest.param(*(value if type(value) is tuple else (value,)), id=name, marks=marks))
     return params
 

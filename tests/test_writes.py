@@ -336,3 +336,46 @@ class Gated(nn.Module):
         namespace["Gated"]()(torch.rand(2, 4, requires_grad=True)).sum().backward()
     written = source.splitlines().index(f"        {h} *= 0.5") + 1
     assert ("TEN307", written) in codes(source)
+
+
+_FLAGGED_LAYER = """import torch
+from torch import nn
+
+
+class Bounded(nn.Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x):
+        return x.clamp_(0, 1) if self.inplace else x.clamp(0, 1)
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.bound = Bounded()
+
+    def forward(self, x):
+        gate = torch.sigmoid(self.fc(x))
+        return self.bound(gate) * gate
+"""
+
+
+@pytest.mark.parametrize("changed_by, reported", [
+    ("", []),  # built with inplace=False and never changed: the forward copies
+    ("\n\ndef make_it_write(gate: Gate):\n    gate.bound.inplace = True\n", [("TEN307", 22)]),
+    ("\n\ndef configure(layer: Bounded, name: str):\n    setattr(layer, name, True)\n", [("TEN307", 22)]),
+])
+def test_a_flag_set_in_init_holds_for_the_instance_unless_the_file_may_change_it(changed_by, reported):
+    """A flag stored elsewhere in the file (an attribute store, a ``setattr`` with a computed
+    name) may be True by the call: the in-place branch counts again."""
+    namespace = {}
+    exec(_FLAGGED_LAYER, namespace)
+    gate = namespace["Gate"]()
+    gate(torch.randn(2, 4)).sum().backward()  # inplace=False: nothing raises
+    gate.bound.inplace = True
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        gate(torch.randn(2, 4)).sum().backward()
+    assert codes(_FLAGGED_LAYER + changed_by) == reported

@@ -18,7 +18,7 @@ from typing import Dict, List, Optional
 
 from flake8_tensorcopy.knowledge import DEFAULT_DTYPE, role_of
 from flake8_tensorcopy.knowledge.conventions import loss_named, words
-from flake8_tensorcopy.model.classes import ClassInfo, is_property, property_accessor
+from flake8_tensorcopy.model.classes import ClassInfo, stores_elsewhere, is_property, property_accessor
 from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph
@@ -95,6 +95,7 @@ class FunctionInfo:
         self.receiver_offset = 1 if owner is not None and self.names and "staticmethod" not in decorators else 0
         self.closure: Optional[dict] = None  # the enclosing state where it was defined
         self.summary = None
+        self.flagged_summaries: dict = {}  # per set of the receiver's flags (``FLAG``), the summary under them
         self.passed: Optional[List[Optional[Value]]] = None  # what the module's callers pass
         self.states: Optional[list] = None  # final in-states per block
         self.solved_with = None  # the ``passed`` its final states were solved with
@@ -156,6 +157,7 @@ class Model:
         self._lines = None
         self._rebound: Optional[Dict[int, set]] = None
         self._comprehensions = None
+        self._stores_elsewhere = None
         self.named_tests: Dict[str, tuple] = {}  # ``fp = x.is_floating_point()``: the test and what it tested
         self._alias_operations: Optional[dict] = None
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
@@ -245,6 +247,13 @@ class Model:
             return None
         holder = next((holder for holder in info.lineage(self.classes) if name in holder.methods), None)
         return holder.methods[name] if holder is not None and name in holder.properties else None
+
+    @property
+    def stores_elsewhere(self):
+        """Per attribute name, the statements of the file storing it elsewhere than on a method's receiver."""
+        if self._stores_elsewhere is None:
+            self._stores_elsewhere = stores_elsewhere(self.tree)
+        return self._stores_elsewhere
 
     def method_of(self, class_name: str, method: str) -> Optional[FunctionInfo]:
         info = self.classes.get(class_name)
@@ -422,7 +431,7 @@ class Model:
                                   if other is not None and other is not value and other.storages & held.storages)
         return (("*", held._replace(storages=held.storages | passed_beside, made=EMPTY)),)
 
-    def entry_state(self, function: FunctionInfo, symbolic: bool) -> dict:
+    def entry_state(self, function: FunctionInfo, symbolic: bool, flags: frozenset = EMPTY) -> dict:
         state: dict = {IN_FLIGHT: frozenset((ENTRY,))}
         arguments = getattr(function.node, "args", None)
         gathering = {id(arguments.vararg), id(arguments.kwarg)} if arguments is not None else set()
@@ -439,7 +448,7 @@ class Model:
                 owner = function.owner
                 module = self.class_is_module(owner)
                 value = Value(frozenset({"object:" + owner.name} | ({"module"} if module else set())),
-                              grad=module, storages=storages)
+                              grad=module, storages=storages, facts=flags)
             elif not symbolic and annotation_node is None and index in function.trained_parameters and (
                     not function.passed or function.passed[index] is None or "?" in function.passed[index].kinds):
                 value = Value(kinds("module"), grad=True, storages=storages, why=(("kind", Evidence.TRAINED),))
@@ -596,19 +605,33 @@ class Model:
             return container
         return container._replace(items=(("*", join_all(items)),))
 
-    def summary(self, function: FunctionInfo) -> Optional[Summary]:
-        """The function's summary, solved now if needed; None while it is being solved."""
+    def summary(self, function: FunctionInfo, flags: frozenset = EMPTY) -> Optional[Summary]:
+        """The function's summary, solved now if needed; None while it is being solved. A method
+        called on an instance with steady flags (``FLAG``) is solved again under them: a branch
+        on a flag the instance holds the other way runs for none of its calls."""
+        if flags and function.receiver_offset:
+            found = function.flagged_summaries.get(flags)
+            if found is None and flags not in function.flagged_summaries:
+                function.flagged_summaries[flags] = None  # in progress: a recursive call meets an unknown result
+                found = function.flagged_summaries[flags] = self._summarise(function, flags)
+            return found
         if function.summary is _IN_PROGRESS:
             return None
         if function.summary is not None:
             return function.summary
         function.summary = _IN_PROGRESS
+        summary = function.summary = self._summarise(function)
+        if function.owner is not None and function.owner.read:
+            self._fold_stores(function, summary)
+        return summary
+
+    def _summarise(self, function: FunctionInfo, flags: frozenset = EMPTY) -> Summary:
         transfer = Transfer(self, function, summary_mode=True)
-        states = solve(function.graph, transfer, self.entry_state(function, symbolic=True))
+        states = solve(function.graph, transfer, self.entry_state(function, symbolic=True, flags=flags))
         exit_state = states[1] or {}
         in_flight = exit_state.get(IN_FLIGHT, EMPTY)
         receiver = function.names[0] + "." if function.receiver_offset else None
-        summary = Summary(
+        return Summary(
             returns=_returned(function, exit_state),
             writes=exit_state.get("!writes", EMPTY),
             item_writes=exit_state.get("!item_writes", EMPTY) - exit_state.get("!writes", EMPTY),
@@ -634,10 +657,6 @@ class Model:
             retained=exit_state.get("!retained", EMPTY),
             attribute_writes=exit_state.get("!attribute_writes", EMPTY),
         )
-        function.summary = summary
-        if function.owner is not None and function.owner.read:
-            self._fold_stores(function, summary)
-        return summary
 
     # ----- the final solve
     def solve_function(self, function: FunctionInfo) -> None:
@@ -721,7 +740,7 @@ class Model:
         solved while its code ran (the helpers it calls, the classes' methods) saw none."""
         for info in self.functions.values():
             if type(info) is FunctionInfo:
-                info.summary = None
+                info.summary, info.flagged_summaries = None, {}
         for info in self.classes.values():
             info.read, info.attributes = False, {}
         for info in list(self.classes.values()):

@@ -8,9 +8,12 @@ reading ``self.post`` sees the ``nn.Conv1d`` that ``__init__`` stored.
 """
 
 import ast
+from collections import Counter
 from typing import Dict, List, Optional
 
-from flake8_tensorcopy.model.values import Value, join
+from flake8_tensorcopy.model.values import EMPTY, Value, join
+
+FLAG = "flag:"  # a fact of an instance: what a steady flag of it holds (``flag:inplace=False``)
 
 
 class ClassInfo:
@@ -51,6 +54,95 @@ class ClassInfo:
 
     def attribute(self, name: str) -> Optional[Value]:
         return self.attributes.get(name)
+
+
+def constructor_flags(initializer, call: ast.Call, lineage: List[ClassInfo], stored_elsewhere: Counter) -> frozenset:
+    """The flags this construction gives the instance for good (``Clip(0.5)`` of a class whose
+    ``__init__`` runs ``self.inplace = inplace``, ``inplace=False`` by default): an attribute
+    ``__init__`` sets among its own statements from a parameter it never rebinds, to the constant
+    the call passes or the default, which no other statement stores (no other method of the
+    class, no ``clip.inplace = True`` of the file: ``stored_elsewhere``) and some method of the
+    class tests; not ``training``, which a module's ``train()`` and ``eval()`` set. A flag is
+    ``True``, ``False`` or ``None``: its truth, and whether it is None."""
+    node = initializer.node
+    if not initializer.names or any(type(argument) is ast.Starred for argument in call.args) \
+            or any(keyword.arg is None for keyword in call.keywords):
+        return EMPTY
+    arguments = node.args
+    positional = arguments.posonlyargs + arguments.args
+    given = {parameter.arg: default for parameter, default in zip(
+        positional[len(positional) - len(arguments.defaults):], arguments.defaults)}
+    given.update((parameter.arg, default) for parameter, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+                 if default is not None)
+    given.update((parameter.arg, argument) for parameter, argument in zip(positional[1:], call.args))
+    given.update((keyword.arg, keyword.value) for keyword in call.keywords)
+    rebound = {name.id for name in ast.walk(node) if type(name) is ast.Name and type(name.ctx) is not ast.Load}
+    receiver = initializer.names[0]
+    flags = {}
+    for statement in node.body:
+        if type(statement) is not ast.Assign or len(statement.targets) != 1:
+            continue
+        target, value = statement.targets[0], statement.value
+        if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == receiver \
+                and target.attr != "training" and type(value) is ast.Name and value.id not in rebound \
+                and type(given.get(value.id)) is ast.Constant:
+            constant = given[value.id].value
+            flags[target.attr] = None if constant is None else bool(constant)
+    if not flags:
+        return EMPTY
+    tested, stored = _receiver_attributes(lineage)
+    return frozenset(f"{FLAG}{attribute}={constant}" for attribute, constant in flags.items()
+                     if attribute in tested and stored[attribute] == 1 and not stored_elsewhere[attribute])
+
+
+def _receiver_attributes(lineage: List[ClassInfo]) -> tuple:
+    """The attributes of ``self`` the methods of the classes test (``if self.inplace:``,
+    ``self.scale is None``, ``a if self.fast else b``), and how many statements store each."""
+    tested, stored = set(), Counter()
+    for info in lineage:
+        for method in info.methods.values():
+            receiver = method.names[0] if method.receiver_offset else None
+            for node in ast.walk(method.node):
+                if type(node) in (ast.If, ast.IfExp, ast.While, ast.Assert):
+                    tested.update(part.attr for part in ast.walk(node.test) if _on_receiver(part, receiver))
+                elif _on_receiver(node, receiver) and type(node.ctx) is not ast.Load:
+                    stored[node.attr] += 1
+    return tested, stored
+
+
+def _on_receiver(node, receiver: Optional[str]) -> bool:
+    return type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == receiver
+
+
+def stores_elsewhere(tree: ast.Module) -> Counter:
+    """Per attribute name, the statements of the file storing it on something other than the
+    receiver of the method they are in (``clip.inplace = True``, ``self.act.inplace = False``);
+    a ``setattr`` with a computed name may store any of them."""
+    own = set()
+    for holder in ast.walk(tree):
+        if type(holder) is not ast.ClassDef:
+            continue
+        for method in holder.body:
+            if type(method) in (ast.FunctionDef, ast.AsyncFunctionDef) and method.args.args:
+                receiver = method.args.args[0].arg
+                own.update(id(part) for part in ast.walk(method) if _on_receiver(part, receiver))
+    found = Counter()
+    for node in ast.walk(tree):
+        if type(node) is ast.Attribute and type(node.ctx) is not ast.Load and id(node) not in own:
+            found[node.attr] += 1
+        elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "setattr" and len(node.args) > 1:
+            name = node.args[1]
+            if type(name) is not ast.Constant or type(name.value) is not str:
+                return _AnyAttribute()
+            found[name.value] += 1
+    return found
+
+
+class _AnyAttribute(Counter):
+    """Every attribute stored elsewhere (a ``setattr`` with a computed name)."""
+
+    def __missing__(self, key):
+        return 1
 
 
 def is_property(function: ast.FunctionDef) -> bool:

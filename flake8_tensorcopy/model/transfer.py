@@ -21,6 +21,7 @@ from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
+from flake8_tensorcopy.model.classes import FLAG, constructor_flags
 from flake8_tensorcopy.model.events import Event, EventStore
 from flake8_tensorcopy.scan import accumulation_added, children, descendants
 
@@ -268,7 +269,11 @@ class Transfer:
         not cast:``)."""
         while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
             test, truth = test.operand, not truth
+        if type(test) is ast.BoolOp and truth == (type(test.op) is ast.And):  # every operand passed this way
+            return any(self.impossible(operand, truth, state) for operand in test.values)
         if type(test) is ast.Name and (test.id, not truth) in state.get(ASSUMED, EMPTY) and self.steady_flag(test.id, state):
+            return True
+        if _flag_contradicts(test, truth, state):
             return True
         if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) \
                 and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None:
@@ -1300,8 +1305,12 @@ class Transfer:
         return value
 
     def conditional(self, node, state) -> Value:
-        """``a if test else b``: each branch evaluated where the test held or failed."""
+        """``a if test else b``: each branch evaluated where the test held or failed (only the one a
+        steady flag of the object tested allows: ``x.add_(1) if self.inplace else x + 1``)."""
         self.evaluate(node.test, state)
+        for truth, other in ((True, node.orelse), (False, node.body)):
+            if _flag_contradicts(node.test, truth, state):
+                return self.evaluate(other, state)
         held, failed = dict(state), dict(state)
         self.narrow(node.test, True, held)
         self.narrow(node.test, False, failed)
@@ -2635,6 +2644,9 @@ class Transfer:
             instance = self.holding_what_it_was_given(initializer, instance, arguments, keywords, node)
             if "module" in instance_kinds and _freezes_itself(initializer):  # a frozen feature extractor
                 instance = instance._replace(facts=instance.facts | {FROZEN})
+            flags = constructor_flags(initializer, node, info.lineage(self.model.classes), self.model.stores_elsewhere)
+            if flags:  # ``Clip(0.5)``: its ``self.inplace`` is False for good
+                instance = instance._replace(facts=instance.facts | flags)
         elif info.fields:  # a dataclass or a named tuple: its generated ``__init__`` stores each field
             bound = dict(zip(info.fields, _spread(node, arguments)))
             bound.update((field, value) for field, value in keywords.items() if field in info.fields)
@@ -2685,7 +2697,9 @@ class Transfer:
             self.effect(partial(_note_kept, function, still_held))
             # grad mode at the call; a module called as one (``model(x)``) is taken to be trained somewhere
             self.effect(partial(_note_grad_at_call, function, module_call or not state.get(NO_GRAD)))
-        summary = self.model.summary(function)
+        flags = frozenset(fact for fact in arguments[0].facts if fact.startswith(FLAG)) \
+            if function.receiver_offset and arguments and type(arguments[0]) is Value else EMPTY
+        summary = self.model.summary(function, flags)
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
         if summary.retained:
@@ -4379,6 +4393,29 @@ def _before(load, call, loops) -> bool:
     """Whether a use of a name runs only before a call: on an earlier line, in no loop around both
     (``for g in groups: stacked = ...`` then, in a later loop, ``pad(grouped[key])``)."""
     return load.lineno < call.lineno and not any(inside(load, loop) and inside(call, loop) for loop in loops)
+
+
+def _flag_contradicts(test, truth: bool, state: dict) -> bool:
+    """A test on a steady flag (``FLAG``) of the object a place holds, which that object holds the
+    other way: ``if self.inplace:`` of a ``Clip`` built with ``inplace=False``, ``self.scale is
+    None`` of one built with a scale."""
+    tests_none = None
+    if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) \
+            and is_none(test.comparators[0]):
+        test, tests_none = test.left, truth == (type(test.ops[0]) is ast.Is)
+    if type(test) is not ast.Attribute:
+        return False
+    holder = place_of(test.value)
+    value = state.get(holder) if holder is not None else None
+    if type(value) is not Value:
+        return False
+    prefix = f"{FLAG}{test.attr}="
+    held = [fact[len(prefix):] for fact in value.facts if fact.startswith(prefix)]
+    if not held:
+        return False
+    if tests_none is not None:
+        return (held[0] == "None") != tests_none
+    return (held[0] == "True") != truth
 
 
 def _freezes_itself(initializer) -> bool:
