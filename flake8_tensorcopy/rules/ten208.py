@@ -8,7 +8,7 @@ import libcst as cst
 from flake8_tensorcopy.fixes import Fix, bare, chain, detached_copy, method
 from flake8_tensorcopy.model.places import inside
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, alias_place, chains, loaded_back, report_loaded_back, sharings, unsafe,
+    AliasRule, Sharing, alias_place, chains, loaded_back, report_loaded_back, returned_side, sharings, unsafe,
 )
 
 class StateDictSnapshot(AliasRule):
@@ -76,10 +76,13 @@ class StateDictSnapshot(AliasRule):
                 report_loaded_back(self, model, site, alias, load)
 
     def hazard(self, model, sharing: Sharing) -> bool:
-        """Only a snapshot kept under a name and read after the weights changed: writing through a
-        state dict (``sd[k].copy_(w)``, ``sd["step"] -= 1``) is how weights and counters are set
-        on purpose, and one handed straight to a call (``torch.save(m.state_dict(), f)``) is used at once."""
-        return not sharing.written_alias and alias_place(model, sharing.alias) is not None
+        """Only a snapshot kept, under a name or in what its function hands back to its callers
+        (``return Checkpoint(step, model.state_dict())``), and read after the weights changed:
+        writing through a state dict (``sd[k].copy_(w)``, ``sd["step"] -= 1``) is how weights and
+        counters are set on purpose, and one handed straight to a call (``torch.save(m.state_dict(),
+        f)``) is used at once."""
+        return not sharing.written_alias and (alias_place(model, sharing.alias) is not None
+                                              or returned_side(model, sharing.alias, True))
 
     def writer(self, site, write) -> str:
         """The call that writes the weights (``opt.step()``, a training call given the model)."""
