@@ -28,10 +28,24 @@ class ClassInfo:
         self.attributes: Dict[str, Value] = {}
         self.is_module = False
         self.read = False  # whether the methods' summaries have been folded in
+        self._allocating: Optional[tuple] = None  # (the attributes it was worked out of, ``allocating_attribute``'s map)
 
     def store(self, attribute: str, value: Value) -> None:
         known = self.attributes.get(attribute)
         self.attributes[attribute] = value if known is None else join(known, value)
+        self._allocating = None
+
+    def allocating_attribute(self, storage) -> Optional[str]:
+        """The attribute that holds memory a method allocated as its own, not as an alias of
+        another attribute's (``self.fc`` for ``self.anchor = self.fc.weight.data``): an instance's
+        attributes holding one allocation are one object of that instance, by this name."""
+        if self._allocating is None or self._allocating[0] is not self.attributes:
+            holders: Dict[object, List[tuple]] = {}
+            for name, value in self.attributes.items():
+                for held in value.storages:
+                    holders.setdefault(held, []).append((bool(value.made), name))
+            self._allocating = (self.attributes, {held: min(names)[1] for held, names in holders.items()})
+        return self._allocating[1].get(storage)
 
     def lineage(self, classes: Dict[str, "ClassInfo"]) -> List["ClassInfo"]:
         """This class, then its base classes of the file, depth first (Python's order for the

@@ -4131,7 +4131,9 @@ def _handed_to_this_instance(instance: Value, name: str, stored: Value) -> dict:
 def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
     """``teacher.fc`` where ``teacher = TinyNet()``: what the class allocates for each instance
     (``self.fc = nn.Linear(...)`` in a method) belongs to the instance: a storage per
-    construction of the class and attribute, so that two instances share nothing."""
+    construction of the class and attribute that allocates it, so that two instances share
+    nothing and two attributes of one instance holding one allocation share it
+    (``self.anchor = self.fc.weight.data``: ``m.anchor`` is ``m.fc``'s memory)."""
     node = info.node
     built = frozenset(storage for storage in instance.storages if _allocated(storage))
     inside = frozenset(storage for storage in stored.storages
@@ -4141,7 +4143,8 @@ def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
     # an instance the file may not construct (a parameter's) keeps the class's own storages too
     unseen = any(not _allocated(storage) and storage[0] != HANDED for storage in instance.storages)
     kept = stored.storages if unseen else stored.storages - inside
-    return stored._replace(storages=kept | {("attribute", storage, name) for storage in built})
+    return stored._replace(storages=kept | {("attribute", storage, info.allocating_attribute(allocation) or name)
+                                            for storage in built for allocation in inside})
 
 
 GRAD_OFF_AROUND = "!grad_off_around:"  # state key prefix, per ``enable_grad()`` block: the grad-off contexts it suspends

@@ -39,15 +39,17 @@ class Sharing(NamedTuple):
     observation: str  # how: "read on line 9", "outlives the function (a parameter)"
 
 
-def _side(value, storages: frozenset, made) -> Optional[bool]:
-    """Whether ``value`` holds one of ``storages`` as the alias (True), as the source (False), or not at all."""
+BOTH_SIDES = "both"
+
+
+def _side(value, storages: frozenset, made):
+    """Whether ``value`` holds one of ``storages`` as the alias (True), as the source (False),
+    both (``BOTH_SIDES``: an object keeping the array and the module it was read from), or not
+    at all (None)."""
     if value.storages & (storages | containers_of(storages)):  # the container holds an item it does not list
         return made in value.made
-    for _, item in value.items or ():
-        found = _side(item, storages, made)
-        if found is not None:
-            return found
-    return None
+    found = {_side(item, storages, made) for _, item in value.items or ()} - {None}
+    return None if not found else found.pop() if len(found) == 1 else BOTH_SIDES
 
 
 def chains(model) -> List[tuple]:
@@ -280,7 +282,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 reached = arrived
         if not reached:
             if held_by_object is None:
-                held_by_object = _held_by_its_object(alias)
+                held_by_object = _held_by_its_object(model, alias)
             kept = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
             if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
@@ -325,7 +327,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             # read by this call before the write only: the next call reads what this one wrote,
             # unless this call replaces what the object keeps after the write
             if held_by_object is None:
-                held_by_object = _held_by_its_object(alias)
+                held_by_object = _held_by_its_object(model, alias)
             observed = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
             if observed is not None and any(bind.function is write.function and bind.place == observed[0]
                                             and events.after(write, bind) for bind in events.find("bind")):
@@ -543,15 +545,30 @@ def _reads_its_source_after(model, alias, write) -> bool:
     mixes the two as different tensors, so the kept alias is no reference it meant to write
     through (a read that only observes the result, a logging norm, says nothing). Not a read in
     the next pass of a loop (another item there), nor memory not known to be one: the
-    parameters of two modules callers pass in may be two models."""
+    parameters of two modules callers pass in may be two models. The write's own operand counts
+    too (``t.lerp_(p, tau)``, ``t.copy_(p)`` with ``t`` kept as ``p.detach()``): an update of the
+    alias from its own source, which writes nothing."""
     made = alias.detail["made"]
+    operands = _operands(write.node)
     for read in model.events.of_function(write.function):
-        if read.kind != "read" or read.block != write.block or read.order < write.order or read.value is None \
+        if read.kind != "read" or read.block != write.block or read.value is None \
                 or made in read.value.made or read.value.items:
             continue
-        if read.value.storages & write.storages - {CALLERS_PARAMETERS} and _feeds_a_write(model, read, write):
+        operand = id(read.node) in operands
+        if read.order < write.order and not operand:
+            continue
+        if read.value.storages & write.storages - {CALLERS_PARAMETERS} and (operand or _feeds_a_write(model, read, write)):
             return True
     return False
+
+
+def _operands(node) -> set:
+    """The ids of the nodes a write takes as they are (``p`` of ``t.lerp_(p, w)``, of ``t += p``)."""
+    if type(node) is ast.Call:
+        return {id(argument) for argument in node.args} | {id(keyword.value) for keyword in node.keywords}
+    if type(node) is ast.AugAssign:
+        return {id(node.value)}
+    return set()
 
 
 def _sets_a_parameter(model, alias, write, name: Optional[str]) -> bool:
@@ -778,17 +795,28 @@ def _made_in_its_call(write, quantifier) -> bool:
         for storage in write.storages)
 
 
-def _held_by_its_object(alias) -> frozenset:
+def _held_by_its_object(model, alias) -> frozenset:
     """The memory the alias is of as the attributes of its method's class hold it (the items
     with its id), which is how the class's other methods see it: a parameter of ``__init__``
-    kept on ``self`` (``self.w = w``) is the object's own from then on."""
+    kept on ``self`` (``self.w = w``) is the object's own from then on. Where the file builds
+    the object, that memory as each instance holds it (``m.fc`` of ``m = Head()``, whose
+    ``__init__`` kept ``self.anchor = self.fc.weight.data``)."""
     owner = alias.function.owner
     if owner is None or not alias.function.receiver_offset:
         return EMPTY
     held = frozenset().union(*(_storages_made(value, alias.detail["made"]) for value in owner.attributes.values()))
     # an attribute two methods store joins what each was handed: only the alias's method's is its memory
-    return frozenset(storage for storage in held if not (
+    held = frozenset(storage for storage in held if not (
         type(storage) is tuple and storage[:1] == (HANDED,) and storage[2] != alias.function.name))
+    initializer = model.method_of(owner.name, "__init__")
+    first, last = owner.node.lineno, owner.node.end_lineno
+    allocating = {owner.allocating_attribute(storage) for storage in held
+                  if _allocated_within(storage, first, last)} - {None}
+    if initializer is None or not allocating:
+        return held
+    built = {(call.node.lineno, call.node.col_offset) for call in model.events.find("call")
+             if call.detail.get("callee") == initializer.name and type(call.node) is ast.Call}
+    return held | {("attribute", site, name) for site in built for name in allocating}
 
 
 def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: bool) -> Optional[tuple]:
