@@ -26,7 +26,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    FROZEN, HANDED, HELD_WRITTEN_THROUGH, IN_EVAL, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
+    FROZEN, HANDED, HELD_WRITTEN_THROUGH, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
     grad_disabled_by, grad_enabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
@@ -656,6 +656,7 @@ class Model:
             forwarded=exit_state.get(FORWARDED, EMPTY),
             retained=exit_state.get("!retained", EMPTY),
             attribute_writes=exit_state.get("!attribute_writes", EMPTY),
+            refills=exit_state.get(REFILLS, EMPTY),
         )
 
     # ----- the final solve

@@ -45,6 +45,7 @@ class Summary(NamedTuple):
     # attribute a caller passes (``s.image -= m`` of a record, ``self.ref.zero_()`` of what another
     # method stored, ``s.image[m] = 0``: a write only where the caller's holds a tensor or an array)
     attribute_writes: frozenset = frozenset()
+    refills: frozenset = frozenset()  # of a generator: the memory it yielded and writes again for a later item
 
 
 _ARRAYS = frozenset(("tensor", "ndarray"))

@@ -340,8 +340,8 @@ class Transfer:
         recording, self.recording = self.recording, False
         iterated = self.evaluate(node.iter, state)  # already evaluated (and recorded) before the loop
         self.recording = recording
+        self.generator_resumed(iterated, node, state)  # it runs to its next item, then the target is bound
         self.assign(node.target, self.iterated(node.iter, iterated, state), state, node)
-        self.generator_resumed(iterated, node, state)
         for target, constants in _loop_constants(node.target, node.iter):
             if target in state:
                 state[target] = state[target]._replace(facts=state[target].facts | {ONE_OF + "|".join(constants)})
@@ -365,6 +365,13 @@ class Transfer:
                 self.record("backward", node.target, None, NONE, state, resumed=True)
             if summary.steps:
                 self.record("step", node.target, None, NONE, state)
+            if summary.refills:  # the memory it handed out before, written for the next item, then handed again
+                item = self.element(iterated)
+                refilled = frozenset(storage for storage in storages_held(item) if storage in summary.refills
+                                     or type(storage) is tuple and storage[:1] == ("call",) and storage[2] in summary.refills)
+                if refilled:
+                    self.write(node.iter, Value(kinds("?"), storages=refilled), state, node, refilled_by=generator.name)
+                    self.record("call", node.iter, None, item, state, callee=generator.name, resumed=True)
 
     def op_with(self, op, state):
         item = op[1]
@@ -749,6 +756,12 @@ class Transfer:
             rebound = place is not None and self.model.rebound_elsewhere(self.function, place, True)
             saved = saved_through(None if rebound else place, value, state)
             self.record(kind, node, place, value, state, holders=tuple(sorted(holders)), saved=saved, **how)
+        if self.summary_mode and kind == "write" and "!yields" in state:
+            # a generator writing what it handed out before (``buf[:] = next_rows`` after ``yield buf``):
+            # its consumer's item changes when the next one is asked for
+            refilled = value.storages & storages_held(state["!yields"])
+            if refilled:
+                state[REFILLS] = state.get(REFILLS, EMPTY) | refilled
         if self.summary_mode and kind == "write":
             # ``self.buf[:] = v`` of what ``__init__`` made: each call writes it (not a pinned buffer:
             # the syncs that order its writes against copies in flight are not in a summary)
@@ -4805,9 +4818,12 @@ CALLED_MODULES = "!called_modules"
 WRITTEN_THROUGH = "!written_through"
 # state key, in a summary: the aliases its writes of memory made elsewhere went through
 HELD_WRITTEN_THROUGH = "!held_written_through"
+# state key, in a generator's summary: the memory it yielded and writes again for a later item
+REFILLS = "!refills"
 # state keys a summary is made of that grow along the function, whatever block adds to them
 _SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
-                    "!reads_held", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH)
+                    "!reads_held", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH,
+                    REFILLS)
 BACKPROPAGATED = "!backpropagated"
 
 

@@ -1178,8 +1178,10 @@ class AliasRule(Rule):
         return alias.node
 
     def writer(self, site, write) -> str:
-        """How the message names the write beside its line (`` by opt.step()``); nothing by default."""
-        return ""
+        """How the message names the write beside its line (`` by opt.step()``): a generator
+        refilling what it yielded, by default."""
+        refilled_by = write.detail.get("refilled_by")
+        return f" by {refilled_by}() for its next item" if refilled_by else ""
 
     def fix(self, node, alias, site) -> Optional[Fix]:
         return None
@@ -1234,9 +1236,14 @@ def _holds(value, storages: frozenset, made, alias_side: bool, chain: frozenset 
 
 def returned_side(model, alias, alias_side: bool) -> bool:
     """Whether the function that made the alias returns one of its sides (the alias, or the
-    source: an updater that writes its argument through a view and hands the argument back)."""
+    source: an updater that writes its argument through a view and hands the argument back), or
+    yields it (a generator's items: ``yield data[i:i + n]``)."""
     made, storages = alias.detail["made"], alias.value.storages
     chain = alias.value.made - {made}
+    summary = alias.function.summary
+    returned = getattr(summary, "returns", None)
+    if returned is not None and "generator" in returned.kinds and _holds(returned, storages, made, alias_side, chain):
+        return True
     return any(event.function is alias.function and event.value is not None
                and _holds(event.value, storages, made, alias_side, chain) for event in model.events.find("return"))
 

@@ -87,7 +87,7 @@ class StateDictSnapshot(AliasRule):
     def writer(self, site, write) -> str:
         """The call that writes the weights (``opt.step()``, a training call given the model)."""
         if type(write.node) is not ast.Call:
-            return ""
+            return super().writer(site, write)
         node = site.node_of(write.node)
         return f" by {site.source_of(node)}" if node is not None else ""
 
