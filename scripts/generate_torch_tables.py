@@ -606,7 +606,9 @@ def _write_raises(torch: Any, call: Any, shapes: tuple, grads: Any, written: Any
 
 
 def _saved_for_backward(torch: Any) -> set:
-    """``name:output`` and ``name:N`` (input N) for every probed operation that saves it."""
+    """``name:output`` and ``name:N`` (input N) for every probed operation that saves it, and
+    ``torch.Tensor.name:indices`` for the reductions along a dim handing back values and
+    indices (``w.max(-1)``, ``w.topk(k)``) whose backward needs the indices."""
     saved = set()
     for name, (call, shapes, grads) in _saving_probes(torch).items():
         for written in [*range(len(shapes)), "output"]:
@@ -614,7 +616,24 @@ def _saved_for_backward(torch: Any) -> set:
                 warnings.simplefilter("ignore")
                 if _write_raises(torch, call, shapes, grads, written):
                     saved.add("%s:%s" % (name, written))
+    for name, arguments in _VALUES_INDICES.items():
+        torch.manual_seed(0)
+        leaf = torch.rand((3, 4), dtype=torch.float64, requires_grad=True)
+        values, indices = getattr(leaf, name)(*arguments)
+        with torch.no_grad():
+            indices.add_(0)  # no value changes; the version counter does
+        try:
+            values.sum().backward()
+        except RuntimeError as error:
+            if "modified by an inplace operation" not in str(error):
+                raise
+            saved.add("torch.Tensor.%s:indices" % name)
     return saved
+
+
+# The methods handing back values and indices along a dim, and the arguments that give one
+_VALUES_INDICES = {"max": (-1,), "min": (-1,), "median": (-1,), "nanmedian": (-1,), "sort": (-1,), "topk": (2,),
+                   "kthvalue": (2,), "mode": (-1,), "cummax": (-1,), "cummin": (-1,)}
 
 
 def _layers_keeping_no_parameters(torch: Any) -> set:

@@ -139,6 +139,8 @@ def test_alias_probe_tells_views_from_copies(generator):
         ("legacy_constructors", "torch.cuda.LongTensor", True),
         # what operations save for backward (TEN307), one or more per family the rule covers
         ("saved_for_backward", "torch.sigmoid:output", True),
+        ("saved_for_backward", "torch.Tensor.max:indices", True),  # w.max(-1): the values' backward needs the indices
+        ("saved_for_backward", "torch.Tensor.topk:indices", True),
         ("saved_for_backward", "torch.sigmoid:0", False),
         ("saved_for_backward", "torch.Tensor.exp:output", True),
         ("saved_for_backward", "torch.log:0", True),

@@ -27,11 +27,13 @@ LEGACY_CONSTRUCTORS = frozenset(_TABLES["legacy_constructors"])
 
 
 def _saved_for_backward(entries) -> dict:
-    """``{"torch.sigmoid": ("output",), "torch.mul": (0, 1)}`` from ``name:output`` / ``name:N``."""
+    """``{"torch.sigmoid": ("output",), "torch.mul": (0, 1), "torch.Tensor.max": ("output",
+    "indices", 0)}`` from ``name:output``, ``name:indices`` (the indices a reduction along a dim
+    hands back) and ``name:N``."""
     saved: dict = {}
     for entry in entries:
         name, what = entry.rsplit(":", 1)
-        saved[name] = saved.get(name, ()) + ((what,) if what == "output" else (int(what),))
+        saved[name] = saved.get(name, ()) + ((what,) if not what.isdigit() else (int(what),))
     return saved
 
 

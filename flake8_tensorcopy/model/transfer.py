@@ -1410,7 +1410,7 @@ class Transfer:
             if what == "output":
                 kept = result.storages
                 self.saved_outputs |= kept
-            elif what < len(operands) and operands[what] is not None:
+            elif type(what) is int and what < len(operands) and operands[what] is not None:
                 other = for_other.get(what)
                 if other is not None and other < len(operands) and not _may_need_grad(operands[other]):
                     continue  # kept only for the other operand's gradient, which it has none of
@@ -2454,7 +2454,7 @@ class Transfer:
                 state[receiver_place] = written
             return written
         if "values_indices" in roles or "values_indices_with_dim" in roles and _along_a_dim(arguments, keywords):
-            return self.values_and_indices(receiver, node)
+            return self.values_and_indices(receiver, method, node, state)
         # ``torch.max(a, b)``, ``a.min(b)``: the elementwise maximum (minimum) of two tensors
         elementwise = "values_indices_with_dim" in roles and bool(arguments) and arguments[0].is_tensor
         function = _ELEMENTWISE.get(method) if elementwise else "torch.Tensor." + method
@@ -2495,10 +2495,10 @@ class Transfer:
             return result
         return UNKNOWN
 
-    @staticmethod
-    def values_and_indices(receiver: Value, node) -> Value:
+    def values_and_indices(self, receiver: Value, method: str, node, state) -> Value:
         """``w.max(-1)``, ``w.sort()``: a named tuple of a new tensor of values, in the graph
-        where ``w`` is, and a tensor of indices (``.values``/``[0]``, ``.indices``/``[1]``)."""
+        where ``w`` is, and a tensor of indices (``.values``/``[0]``, ``.indices``/``[1]``), which
+        the values' backward needs where the torch tables say so."""
         site = frozenset((_site(node),))
         why = weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver)
         values = Value(TENSOR, grad=receiver.grad, graph=receiver.grad, device=receiver.device, storages=site,
@@ -2506,8 +2506,14 @@ class Transfer:
         ends = (node.end_lineno, node.end_col_offset)
         indices = Value(TENSOR, device=receiver.device, storages=frozenset((ends + ends,)), fresh=True, why=why,
                         facts=_dtype_fact("int64"))  # memory of its own: writing the indices leaves the values
-        return Value(kinds("tuple"), storages=site, fresh=True, items=(("0", values), ("1", indices)),
-                     facts=frozenset((FIELDS + "values|indices",)))
+        result = Value(kinds("tuple"), storages=site, fresh=True, items=(("0", values), ("1", indices)),
+                       facts=frozenset((FIELDS + "values|indices",)))
+        operation = "torch.Tensor." + method
+        if "indices" in (k.SAVED_FOR_BACKWARD.get(operation) or ()) and (values.grad or values.grad_from) \
+                and _kept_for_backward(state):
+            add_saved(indices.storages, state)
+            self.record("save", node, None, values, state, op=operation, what="indices", storages=indices.storages)
+        return result
 
     def pending_in_base(self, view_node, pending: frozenset, state) -> None:
         """An asynchronous copy into part of a tensor (``self.buf[:n].copy_(x, non_blocking=True)``)

@@ -39,17 +39,18 @@ class Sharing(NamedTuple):
     observation: str  # how: "read on line 9", "outlives the function (a parameter)"
 
 
-BOTH_SIDES = "both"
-
-
-def _side(value, storages: frozenset, made):
-    """Whether ``value`` holds one of ``storages`` as the alias (True), as the source (False),
-    both (``BOTH_SIDES``: an object keeping the array and the module it was read from), or not
-    at all (None)."""
+def _side(value, storages: frozenset, made) -> Optional[bool]:
+    """Whether ``value`` holds one of ``storages`` as the alias (True), as the source (False), or
+    not at all (None). An object whose fields hold both (``tracker.start`` and ``tracker.model``,
+    whatever order they come in) counts as holding the alias: a write of the source changes what
+    it keeps, a write through the alias is what it keeps the alias for. (Not a container's items:
+    those a loop over keys collapses into one are other tensors each.)"""
     if value.storages & (storages | containers_of(storages)):  # the container holds an item it does not list
         return made in value.made
-    found = {_side(item, storages, made) for _, item in value.items or ()} - {None}
-    return None if not found else found.pop() if len(found) == 1 else BOTH_SIDES
+    found = [side for side in (_side(item, storages, made) for _, item in value.items or ()) if side is not None]
+    if not found:
+        return None
+    return True in found if any(fact.startswith(FIELDS) for fact in value.facts) else found[0]
 
 
 def chains(model) -> List[tuple]:
