@@ -535,13 +535,14 @@ _MODULES = {
     "LogSoftmax": (-1,), "Linear": (4, 2), "Bilinear": (4, 4, 2), "Conv1d": (2, 3, 3), "Conv2d": (2, 3, 3),
     "Conv3d": (2, 3, 3), "ConvTranspose1d": (2, 3, 3), "ConvTranspose2d": (2, 3, 3), "BatchNorm1d": (3,),
     "BatchNorm2d": (2,), "LayerNorm": (4,), "GroupNorm": (1, 2), "InstanceNorm1d": (3,), "Embedding": (),
-    "Hardswish": (), "MaxPool1d": (2,), "MaxPool2d": (2,), "AvgPool2d": (2,),
+    "Hardswish": (), "MaxPool1d": (2,), "MaxPool2d": (2,), "AvgPool2d": (2,), "RNNCell": (3, 4), "GRUCell": (3, 4),
 }
 _MODULE_INPUTS = {"Linear": ((3, 4),), "Bilinear": ((3, 4), (3, 4)), "Conv1d": ((1, 2, 5),),
                   "Conv2d": ((1, 2, 5, 5),), "Conv3d": ((1, 2, 4, 4, 4),), "ConvTranspose1d": ((1, 2, 5),),
                   "ConvTranspose2d": ((1, 2, 4, 4),), "BatchNorm1d": ((4, 3),), "BatchNorm2d": ((2, 2, 3, 3),),
                   "GroupNorm": ((2, 2, 3),), "InstanceNorm1d": ((2, 3, 5),), "MaxPool1d": ((1, 2, 6),),
-                  "MaxPool2d": ((1, 2, 4, 4),), "AvgPool2d": ((1, 2, 4, 4),)}
+                  "MaxPool2d": ((1, 2, 4, 4),), "AvgPool2d": ((1, 2, 4, 4),), "RNNCell": ((2, 3), (2, 4)),
+                  "GRUCell": ((2, 3), (2, 4))}
 
 
 _TARGETED_LOSSES = frozenset(("binary_cross_entropy_with_logits", "kl_div", "binary_cross_entropy", "nll_loss"))

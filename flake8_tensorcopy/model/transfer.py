@@ -2169,7 +2169,7 @@ class Transfer:
         package, _, last = base.rpartition(".")
         if last[:1].isupper() and "module" in k.role_of("package", package) and base != "torch.nn.Module":
             return Value(kinds("module"), grad=True, storages=storages, qual=base, why=_why(Evidence.TORCH_API, "kind"),
-                         facts=frozenset(("parameter_free",)) if parameter_free_layer(base) else EMPTY)
+                         facts=_inherited_layer_facts(base))
         return None
 
     def method_call(self, receiver: Value, method: str, receiver_node, arguments, keywords, node, state,
@@ -2655,8 +2655,9 @@ class Transfer:
     def instantiate_class(self, name, arguments, keywords, node, state) -> Value:
         info = self.model.classes[name]
         instance_kinds = {"object:" + name} | ({"module"} if self.model.class_is_module(info) else set())
+        layer = self.inherited_layer(info)
         instance = Value(frozenset(instance_kinds), storages=frozenset((_site(node),)), fresh=True,
-                         grad="module" in instance_kinds)
+                         grad="module" in instance_kinds, qual=layer, facts=_inherited_layer_facts(layer))
         initializer = self.model.method_of(name, "__init__")
         if initializer is not None:
             self.apply(initializer, [instance] + arguments, keywords, node, state)
@@ -2682,6 +2683,17 @@ class Transfer:
         else:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         return instance
+
+    def inherited_layer(self, info) -> str:
+        """The torch layer a class of the file is when called: the ``torch.nn`` class it derives
+        from, where no class of its lineage defines ``forward`` or ``__call__`` (``class
+        Policy(nn.RNNCell)`` adding a method): what the layer saves and writes, its call does."""
+        lineage = info.lineage(self.model.classes)
+        if any("forward" in holder.methods or "__call__" in holder.methods for holder in lineage):
+            return ""
+        layers = [base for holder in lineage for base in holder.bases
+                  if base.startswith("torch.nn.") and base.rpartition(".")[2] != "Module"]
+        return layers[0] if len(layers) == 1 else ""
 
     def holding_what_it_was_given(self, initializer, instance: Value, arguments, keywords, node) -> Value:
         """An object whose ``__init__`` keeps what this construction passes (``self.pixels =
@@ -4238,6 +4250,16 @@ def _pinned_where_it_matters(flag) -> bool:
     wherever a device is there to copy from, the only place an asynchronous copy can happen."""
     return flag is not None and _constant(flag) is not False and not (
         type(flag) is ast.Constant and flag.value in (None, 0, ""))
+
+
+def _inherited_layer_facts(layer: str) -> frozenset:
+    """What a class deriving from the torch layer ``layer`` (or ``super()`` in one) does when
+    called as that layer: nothing to train (``nn.ReLU``), running statistics written in training
+    mode (``nn.BatchNorm1d``, built with its defaults)."""
+    if not layer:
+        return EMPTY
+    return (frozenset(("parameter_free",)) if parameter_free_layer(layer) else EMPTY) | (
+        frozenset((UPDATES_RUNNING_STATS,)) if layer in k.LAYERS_UPDATING_RUNNING_STATS else EMPTY)
 
 
 def _running_statistics(module: Value, depth: int = 0) -> frozenset:
