@@ -2838,6 +2838,10 @@ class Transfer:
                                                   if value is not None and (value.fresh or module_call)),
                                   receiver_place=None if module_call else receiver_place)
         result = _items_handed_as_is(instance, function, summary.returns, result)
+        if summary.returns is not None and summary.returns.is_tensor:
+            # ``criterion(feats.data, y)``: what the callee computes from a detached read meets its graph there
+            result = self.carry_dropped(result, [instance.actual(index) for callee, index in summary.returns.grad_from
+                                                 if callee == function.name], node, state)
         if result.qual.startswith("local:") and type(node) is ast.Call:
             result = self.closed_over(function, result, node)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
