@@ -101,6 +101,7 @@ class Transfer:
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
         self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
+        self.writes_recorded = 0  # how many write events it recorded (a comprehension whose element writes runs twice)
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
@@ -108,6 +109,7 @@ class Transfer:
             # False where autograd records nothing (``torch.no_grad()``, the false branch of ``is_grad_enabled()``)
             detail["grad_mode"] = not state.get(NO_GRAD) and GRAD_OFF not in state.get(INFERENCE, EMPTY)
             self.order += 1
+            self.writes_recorded += kind == "write"
             event = Event(kind, node, place, value, self.function, self.block, self.order,
                           state.get(IN_FLIGHT, EMPTY), detail)
             if self.effects is None:
@@ -1249,20 +1251,16 @@ class Transfer:
         return Value(kinds("dict"), storages=frozenset((_site(node),)), fresh=True, items=tuple(items.items()))
 
     def comprehension(self, node, state) -> Value:
+        """One pass over its element; a second where the first wrote memory (``[f(v) for v in
+        values]`` of a callable refilling its scratch buffer): a later pass writes what the
+        elements of earlier ones hold, as a loop's next iteration does."""
         unrolled = self.unrolled(node, state)
         inner = dict(state)
-        for generator in node.generators:
-            self.assign(generator.target, self.element(self.evaluate(generator.iter, inner)), inner, generator)
-            for condition in generator.ifs:
-                self.evaluate(condition, inner)
-                self.narrow(condition, True, inner)
-        if type(node) is ast.DictComp:
-            self.evaluate(node.key, inner)
-            element = self.evaluate(node.value, inner)
-            kind = "dict"
-        else:
-            element = self.evaluate(node.elt, inner)
-            kind = "list" if type(node) is not ast.GeneratorExp else "generator"
+        writes = self.writes_recorded
+        element = self.comprehension_pass(node, inner)
+        if self.recording and self.writes_recorded > writes:
+            element = join(element, self.comprehension_pass(node, inner))
+        kind = "dict" if type(node) is ast.DictComp else "list" if type(node) is not ast.GeneratorExp else "generator"
         if kind == "list" and self.naming is not None and self.naming[0] is node:
             # ``losses = [step(b) for b in batches]``: each pass appends its element to the list the name binds
             self.record("accumulate", node, self.naming[1], element, inner, old=Value(kinds("list")),
@@ -1278,6 +1276,18 @@ class Transfer:
                 state[key] = state.get(key, EMPTY) | inner[key]
         return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                      items=unrolled if unrolled is not None else (("*", element),))
+
+    def comprehension_pass(self, node, inner: dict) -> Value:
+        """A comprehension's element, its targets bound to an item of what each ``for`` iterates."""
+        for generator in node.generators:
+            self.assign(generator.target, self.element(self.evaluate(generator.iter, inner)), inner, generator)
+            for condition in generator.ifs:
+                self.evaluate(condition, inner)
+                self.narrow(condition, True, inner)
+        if type(node) is ast.DictComp:
+            self.evaluate(node.key, inner)
+            return self.evaluate(node.value, inner)
+        return self.evaluate(node.elt, inner)
 
     def unrolled(self, node, state) -> Optional[tuple]:
         """The items of ``[f(t) for t in (a, b)]`` over a literal tuple or list, one per element
