@@ -96,6 +96,7 @@ class FunctionInfo:
         self.closure: Optional[dict] = None  # the enclosing state where it was defined
         self.summary = None
         self.flagged_summaries: dict = {}  # per set of the receiver's flags (``FLAG``), the summary under them
+        self.flags_read = None  # the receiver's flags its summary depends on (``Transfer.receiver_flags``)
         self.passed: Optional[List[Optional[Value]]] = None  # what the module's callers pass
         self.states: Optional[list] = None  # final in-states per block
         self.solved_with = None  # the ``passed`` its final states were solved with

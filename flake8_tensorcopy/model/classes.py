@@ -11,7 +11,7 @@ import ast
 from collections import Counter
 from typing import Dict, List, Optional
 
-from flake8_tensorcopy.model.values import EMPTY, Value, join
+from flake8_tensorcopy.model.values import Value, join
 
 FLAG = "flag:"  # a fact of an instance: what a steady flag of it holds (``flag:inplace=False``)
 
@@ -28,12 +28,32 @@ class ClassInfo:
         self.attributes: Dict[str, Value] = {}
         self.is_module = False
         self.read = False  # whether the methods' summaries have been folded in
+        self._steady: Optional[frozenset] = None  # ``steady_attributes``
         self._allocating: Optional[tuple] = None  # (the attributes it was worked out of, ``allocating_attribute``'s map)
 
     def store(self, attribute: str, value: Value) -> None:
         known = self.attributes.get(attribute)
         self.attributes[attribute] = value if known is None else join(known, value)
         self._allocating = None
+
+    def steady_attributes(self, classes: Dict[str, "ClassInfo"]) -> frozenset:
+        """The attributes of ``self`` its methods (and its bases' of the file) test (``if
+        self.inplace:``, ``self.scale is None``, ``a if self.fast else b``) and store once, not
+        ``training``, which a module's ``train()`` and ``eval()`` set: a flag a construction
+        gives one of these holds for the instance's life, unless code elsewhere stores it
+        (``Model.stores_elsewhere``). Worked out once: it is the code's, not the solve's."""
+        if self._steady is None:
+            tested, stored = set(), Counter()
+            for info in self.lineage(classes):
+                for method in info.methods.values():
+                    receiver = method.names[0] if method.receiver_offset else None
+                    for node in ast.walk(method.node):
+                        if type(node) in (ast.If, ast.IfExp, ast.While, ast.Assert):
+                            tested.update(part.attr for part in ast.walk(node.test) if _on_receiver(part, receiver))
+                        elif _on_receiver(node, receiver) and type(node.ctx) is not ast.Load:
+                            stored[node.attr] += 1
+            self._steady = frozenset(name for name in tested if stored[name] == 1 and name != "training")
+        return self._steady
 
     def allocating_attribute(self, storage) -> Optional[str]:
         """The attribute that holds memory a method allocated as its own, not as an alias of
@@ -70,18 +90,23 @@ class ClassInfo:
         return self.attributes.get(name)
 
 
-def constructor_flags(initializer, call: ast.Call, lineage: List[ClassInfo], stored_elsewhere: Counter) -> frozenset:
-    """The flags this construction gives the instance for good (``Clip(0.5)`` of a class whose
-    ``__init__`` runs ``self.inplace = inplace``, ``inplace=False`` by default): an attribute
-    ``__init__`` sets among its own statements from a parameter it never rebinds, to the constant
-    the call passes or the default, which no other statement stores (no other method of the
-    class, no ``clip.inplace = True`` of the file: ``stored_elsewhere``) and some method of the
-    class tests; not ``training``, which a module's ``train()`` and ``eval()`` set. A flag is
-    ``True``, ``False`` or ``None``: its truth, and whether it is None."""
+def constructor_flags(initializer, call: ast.Call) -> dict:
+    """The flags this construction gives the instance (``Clip(0.5)`` of a class whose
+    ``__init__`` runs ``self.inplace = inplace``, ``inplace=False`` by default): per attribute
+    ``__init__`` sets among its own statements from a parameter it never rebinds, the constant the
+    call passes or the default (``True``, ``False`` or ``None``: its truth, and whether it is None).
+    Whether a flag holds for good is the class's to say (``ClassInfo.steady_attributes``)."""
     node = initializer.node
     if not initializer.names or any(type(argument) is ast.Starred for argument in call.args) \
             or any(keyword.arg is None for keyword in call.keywords):
-        return EMPTY
+        return {}
+    receiver = initializer.names[0]
+    kept = {statement.targets[0].attr: statement.value.id for statement in node.body
+            if type(statement) is ast.Assign and len(statement.targets) == 1
+            and _on_receiver(statement.targets[0], receiver) and type(statement.value) is ast.Name
+            and statement.value.id in initializer.names and statement.value.id not in initializer.bound_names}
+    if not kept:
+        return {}
     arguments = node.args
     positional = arguments.posonlyargs + arguments.args
     given = {parameter.arg: default for parameter, default in zip(
@@ -90,38 +115,8 @@ def constructor_flags(initializer, call: ast.Call, lineage: List[ClassInfo], sto
                  if default is not None)
     given.update((parameter.arg, argument) for parameter, argument in zip(positional[1:], call.args))
     given.update((keyword.arg, keyword.value) for keyword in call.keywords)
-    rebound = {name.id for name in ast.walk(node) if type(name) is ast.Name and type(name.ctx) is not ast.Load}
-    receiver = initializer.names[0]
-    flags = {}
-    for statement in node.body:
-        if type(statement) is not ast.Assign or len(statement.targets) != 1:
-            continue
-        target, value = statement.targets[0], statement.value
-        if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == receiver \
-                and target.attr != "training" and type(value) is ast.Name and value.id not in rebound \
-                and type(given.get(value.id)) is ast.Constant:
-            constant = given[value.id].value
-            flags[target.attr] = None if constant is None else bool(constant)
-    if not flags:
-        return EMPTY
-    tested, stored = _receiver_attributes(lineage)
-    return frozenset(f"{FLAG}{attribute}={constant}" for attribute, constant in flags.items()
-                     if attribute in tested and stored[attribute] == 1 and not stored_elsewhere[attribute])
-
-
-def _receiver_attributes(lineage: List[ClassInfo]) -> tuple:
-    """The attributes of ``self`` the methods of the classes test (``if self.inplace:``,
-    ``self.scale is None``, ``a if self.fast else b``), and how many statements store each."""
-    tested, stored = set(), Counter()
-    for info in lineage:
-        for method in info.methods.values():
-            receiver = method.names[0] if method.receiver_offset else None
-            for node in ast.walk(method.node):
-                if type(node) in (ast.If, ast.IfExp, ast.While, ast.Assert):
-                    tested.update(part.attr for part in ast.walk(node.test) if _on_receiver(part, receiver))
-                elif _on_receiver(node, receiver) and type(node.ctx) is not ast.Load:
-                    stored[node.attr] += 1
-    return tested, stored
+    return {attribute: None if given[parameter].value is None else bool(given[parameter].value)
+            for attribute, parameter in kept.items() if type(given.get(parameter)) is ast.Constant}
 
 
 def _on_receiver(node, receiver: Optional[str]) -> bool:

@@ -2674,9 +2674,12 @@ class Transfer:
             instance = self.holding_what_it_was_given(initializer, instance, arguments, keywords, node)
             if "module" in instance_kinds and _freezes_itself(initializer):  # a frozen feature extractor
                 instance = instance._replace(facts=instance.facts | {FROZEN})
-            flags = constructor_flags(initializer, node, info.lineage(self.model.classes), self.model.stores_elsewhere)
+            flags = constructor_flags(initializer, node)
             if flags:  # ``Clip(0.5)``: its ``self.inplace`` is False for good
-                instance = instance._replace(facts=instance.facts | flags)
+                steady, elsewhere = info.steady_attributes(self.model.classes), self.model.stores_elsewhere
+                instance = instance._replace(facts=instance.facts | frozenset(
+                    f"{FLAG}{attribute}={constant}" for attribute, constant in flags.items()
+                    if attribute in steady and not elsewhere[attribute]))
         elif info.fields:  # a dataclass or a named tuple: its generated ``__init__`` stores each field
             bound = dict(zip(info.fields, _spread(node, arguments)))
             bound.update((field, value) for field, value in keywords.items() if field in info.fields)
@@ -2704,6 +2707,20 @@ class Transfer:
         layers = [base for holder in lineage for base in holder.bases
                   if base.startswith("torch.nn.") and base.rpartition(".")[2] != "Module"]
         return layers[0] if len(layers) == 1 else ""
+
+    def receiver_flags(self, function, arguments) -> frozenset:
+        """The steady flags of the receiver (``FLAG``) a method's summary is to be solved under:
+        those it tests, all of them where it calls another method of its object."""
+        if not function.receiver_offset or not arguments or type(arguments[0]) is not Value:
+            return EMPTY
+        flags = frozenset(fact for fact in arguments[0].facts if fact.startswith(FLAG))
+        if not flags:
+            return EMPTY
+        if function.flags_read is None:
+            function.flags_read = _receiver_flags_read(function, self.model)
+        if function.flags_read is ALL:
+            return flags
+        return frozenset(fact for fact in flags if fact[len(FLAG):].partition("=")[0] in function.flags_read)
 
     def holding_what_it_was_given(self, initializer, instance: Value, arguments, keywords, node) -> Value:
         """An object whose ``__init__`` keeps what this construction passes (``self.pixels =
@@ -2738,9 +2755,7 @@ class Transfer:
             self.effect(partial(_note_kept, function, still_held))
             # grad mode at the call; a module called as one (``model(x)``) is taken to be trained somewhere
             self.effect(partial(_note_grad_at_call, function, module_call or not state.get(NO_GRAD)))
-        flags = frozenset(fact for fact in arguments[0].facts if fact.startswith(FLAG)) \
-            if function.receiver_offset and arguments and type(arguments[0]) is Value else EMPTY
-        summary = self.model.summary(function, flags)
+        summary = self.model.summary(function, self.receiver_flags(function, arguments))
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
         if summary.retained:
@@ -4451,6 +4466,24 @@ def _before(load, call, loops) -> bool:
     """Whether a use of a name runs only before a call: on an earlier line, in no loop around both
     (``for g in groups: stacked = ...`` then, in a later loop, ``pad(grouped[key])``)."""
     return load.lineno < call.lineno and not any(inside(load, loop) and inside(call, loop) for loop in loops)
+
+
+def _receiver_flags_read(function, model):
+    """The attributes of its receiver a method tests, or ``ALL`` where it calls a method of its
+    own object (``self.helper(x)``, which may test any)."""
+    receiver = function.names[0]
+    tested = set()
+    for node in ast.walk(function.node):
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name \
+                and node.func.value.id == receiver and model.method_of(function.owner.name, node.func.attr) is not None:
+            return ALL
+        if type(node) in (ast.If, ast.IfExp, ast.While, ast.Assert):
+            tested.update(part.attr for part in ast.walk(node.test) if type(part) is ast.Attribute
+                          and type(part.value) is ast.Name and part.value.id == receiver)
+    return frozenset(tested)
+
+
+ALL = "all"  # every flag of the receiver (``_receiver_flags_read``)
 
 
 def _flag_contradicts(test, truth: bool, state: dict) -> bool:
