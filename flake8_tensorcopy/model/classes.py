@@ -30,11 +30,11 @@ class ClassInfo:
         self.read = False  # whether the methods' summaries have been folded in
         self._steady: Optional[frozenset] = None  # ``steady_attributes``
         self._allocating: Optional[tuple] = None  # (the attributes it was worked out of, ``allocating_attribute``'s map)
+        self._reads_of_aliases: dict = {}  # ``_read_from``
 
     def store(self, attribute: str, value: Value) -> None:
         known = self.attributes.get(attribute)
         self.attributes[attribute] = value if known is None else join(known, value)
-        self._allocating = None
 
     def steady_attributes(self, classes: Dict[str, "ClassInfo"]) -> frozenset:
         """The attributes of ``self`` its methods (and its bases' of the file) test (``if
@@ -55,17 +55,46 @@ class ClassInfo:
             self._steady = frozenset(name for name in tested if stored[name] == 1 and name != "training")
         return self._steady
 
-    def allocating_attribute(self, storage) -> Optional[str]:
+    def allocating_attribute(self, storage, name: Optional[str] = None) -> Optional[str]:
         """The attribute that holds memory a method allocated as its own, not as an alias of
         another attribute's (``self.fc`` for ``self.anchor = self.fc.weight.data``): an instance's
-        attributes holding one allocation are one object of that instance, by this name."""
+        attributes holding one allocation are one object of that instance, by this name. One site
+        may allocate anew per pass (``layers = [nn.Linear(w, w) for _ in range(2)]; self.stem =
+        layers[0]; self.head = layers[1]``): attributes holding it as they are keep their own
+        name, and an alias (``name``) joins the attribute it was read from (``self.stem`` of
+        ``self.stem.weight.detach()``), else the one such holder there is."""
         if self._allocating is None or self._allocating[0] is not self.attributes:
-            holders: Dict[object, List[tuple]] = {}
-            for name, value in self.attributes.items():
-                for held in value.storages:
-                    holders.setdefault(held, []).append((bool(value.made), name))
-            self._allocating = (self.attributes, {held: min(names)[1] for held, names in holders.items()})
-        return self._allocating[1].get(storage)
+            holders: Dict[object, List[str]] = {}
+            for attribute, value in self.attributes.items():
+                if not value.made:
+                    for held in value.storages:
+                        holders.setdefault(held, []).append(attribute)
+            self._allocating = (self.attributes, holders)
+        plain = self._allocating[1].get(storage, [])
+        value = self.attributes.get(name) if name is not None else None
+        if value is None or not value.made:
+            return name if name in plain else plain[0] if len(plain) == 1 else None
+        source = self._read_from(value.made)
+        return source if source in plain else plain[0] if len(plain) == 1 else None
+
+    def _read_from(self, made: frozenset) -> Optional[str]:
+        """The attribute of the receiver an alias-making operation of the class reads (``fc`` of
+        ``self.fc.weight.data``), if it reads one; worked out once per set of operations."""
+        if made not in self._reads_of_aliases:
+            positions = {(entry[0], entry[1]) for entry in made if type(entry) is tuple and len(entry) > 1}
+            found = None
+            for node in ast.walk(self.node):
+                if (getattr(node, "lineno", None), getattr(node, "col_offset", None)) not in positions:
+                    continue
+                while found is None and type(node) in (ast.Call, ast.Attribute, ast.Subscript):
+                    inner = node.func if type(node) is ast.Call else node.value
+                    if type(node) is ast.Attribute and type(inner) is ast.Name and inner.id in ("self", "cls"):
+                        found = node.attr
+                    node = inner
+                if found is not None:
+                    break
+            self._reads_of_aliases[made] = found
+        return self._reads_of_aliases[made]
 
     def lineage(self, classes: Dict[str, "ClassInfo"]) -> List["ClassInfo"]:
         """This class, then its base classes of the file, depth first (Python's order for the
@@ -132,15 +161,21 @@ def stores_elsewhere(tree: ast.Module) -> Counter:
         if type(holder) is not ast.ClassDef:
             continue
         for method in holder.body:
-            if type(method) in (ast.FunctionDef, ast.AsyncFunctionDef) and method.args.args:
-                receiver = method.args.args[0].arg
+            if type(method) in (ast.FunctionDef, ast.AsyncFunctionDef) and method.args.args and not any(
+                    type(decorator) is ast.Name and decorator.id == "staticmethod" for decorator in method.decorator_list):
+                receiver = method.args.args[0].arg  # a static method's first parameter is an object handed in
                 own.update(id(part) for part in ast.walk(method) if _on_receiver(part, receiver))
     found = Counter()
     for node in ast.walk(tree):
         if type(node) is ast.Attribute and type(node.ctx) is not ast.Load and id(node) not in own:
             found[node.attr] += 1
-        elif type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "setattr" and len(node.args) > 1:
-            name = node.args[1]
+        elif type(node) is ast.Attribute and node.attr == "__dict__" or type(node) is ast.Call \
+                and type(node.func) is ast.Name and node.func.id == "vars" and node.args:
+            return _AnyAttribute()  # ``m.__dict__.update(options)``, ``vars(m)[k] = v``: any name
+        elif type(node) is ast.Call and (type(node.func) is ast.Name and node.func.id == "setattr" and len(node.args) > 1
+                                         or type(node.func) is ast.Attribute and node.func.attr == "__setattr__"
+                                         and len(node.args) > 1):
+            name = node.args[1] if type(node.func) is ast.Name or len(node.args) > 2 else node.args[0]
             if type(name) is not ast.Constant or type(name.value) is not str:
                 return _AnyAttribute()
             found[name.value] += 1

@@ -102,6 +102,7 @@ class Transfer:
         self.discarded = None
         self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
         self.writes_recorded = 0  # how many write events it recorded (a comprehension whose element writes runs twice)
+        self.written: list = []  # the storages of each write event it recorded, in order
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
@@ -110,6 +111,8 @@ class Transfer:
             detail["grad_mode"] = not state.get(NO_GRAD) and GRAD_OFF not in state.get(INFERENCE, EMPTY)
             self.order += 1
             self.writes_recorded += kind == "write"
+            if kind == "write":
+                self.written.append(value.storages if value is not None else EMPTY)
             event = Event(kind, node, place, value, self.function, self.block, self.order,
                           state.get(IN_FLIGHT, EMPTY), detail)
             if self.effects is None:
@@ -761,7 +764,8 @@ class Transfer:
         if self.summary_mode and kind == "write" and "!yields" in state:
             # a generator writing what it handed out before (``buf[:] = next_rows`` after ``yield buf``):
             # its consumer's item changes when the next one is asked for
-            refilled = value.storages & storages_held(state["!yields"])
+            refilled = frozenset(storage for storage in value.storages & storages_held(state["!yields"])
+                                 if not _made_anew_each_pass(storage, node, self.function.node))
             if refilled:
                 state[REFILLS] = state.get(REFILLS, EMPTY) | refilled
         if self.summary_mode and kind == "write":
@@ -1256,10 +1260,16 @@ class Transfer:
         elements of earlier ones hold, as a loop's next iteration does."""
         unrolled = self.unrolled(node, state)
         inner = dict(state)
-        writes = self.writes_recorded
-        element = self.comprehension_pass(node, inner)
-        if self.recording and self.writes_recorded > writes:
-            element = join(element, self.comprehension_pass(node, inner))
+        writes, written_before = self.writes_recorded, len(self.written)
+        outermost = self.evaluate(node.generators[0].iter, inner)  # Python evaluates it once, before any pass
+        element = self.comprehension_pass(node, inner, outermost)
+        # a second pass where the first wrote memory other than the item it binds (``[encode(v) for v in
+        # values]`` refilling ``encode.scratch``; not ``[centred_(t) for t in ts]``: the next pass binds another)
+        items = frozenset().union(*(storages_held(inner[name]) for generator in node.generators
+                                    for name in _target_names(generator.target) if type(inner.get(name)) is Value))
+        written = frozenset().union(*self.written[written_before:])
+        if self.recording and self.writes_recorded > writes and written - items:
+            element = join(element, self.comprehension_pass(node, inner, outermost))
         kind = "dict" if type(node) is ast.DictComp else "list" if type(node) is not ast.GeneratorExp else "generator"
         if kind == "list" and self.naming is not None and self.naming[0] is node:
             # ``losses = [step(b) for b in batches]``: each pass appends its element to the list the name binds
@@ -1277,10 +1287,12 @@ class Transfer:
         return Value(kinds(kind), storages=frozenset((_site(node),)), fresh=True,
                      items=unrolled if unrolled is not None else (("*", element),))
 
-    def comprehension_pass(self, node, inner: dict) -> Value:
-        """A comprehension's element, its targets bound to an item of what each ``for`` iterates."""
-        for generator in node.generators:
-            self.assign(generator.target, self.element(self.evaluate(generator.iter, inner)), inner, generator)
+    def comprehension_pass(self, node, inner: dict, outermost: Value) -> Value:
+        """A comprehension's element, its targets bound to an item of what each ``for`` iterates
+        (the outermost iterable evaluated once, by the caller)."""
+        for index, generator in enumerate(node.generators):
+            iterated = outermost if index == 0 else self.evaluate(generator.iter, inner)
+            self.assign(generator.target, self.element(iterated), inner, generator)
             for condition in generator.ifs:
                 self.evaluate(condition, inner)
                 self.narrow(condition, True, inner)
@@ -1332,7 +1344,7 @@ class Transfer:
         steady flag of the object tested allows: ``x.add_(1) if self.inplace else x + 1``)."""
         self.evaluate(node.test, state)
         for truth, other in ((True, node.orelse), (False, node.body)):
-            if _flag_contradicts(node.test, truth, state):
+            if _flag_impossible(node.test, truth, state):
                 return self.evaluate(other, state)
         held, failed = dict(state), dict(state)
         self.narrow(node.test, True, held)
@@ -2702,7 +2714,8 @@ class Transfer:
         from, where no class of its lineage defines ``forward`` or ``__call__`` (``class
         Policy(nn.RNNCell)`` adding a method): what the layer saves and writes, its call does."""
         lineage = info.lineage(self.model.classes)
-        if any("forward" in holder.methods or "__call__" in holder.methods for holder in lineage):
+        # (nor one that overrides how the layer switches modes: ``train()`` kept in eval freezes a norm's statistics)
+        if any(name in holder.methods for holder in lineage for name in ("forward", "__call__", "train", "eval")):
             return ""
         layers = [base for holder in lineage for base in holder.bases
                   if base.startswith("torch.nn.") and base.rpartition(".")[2] != "Module"]
@@ -4203,7 +4216,7 @@ def _per_instance(info, instance: Value, name: str, stored: Value) -> Value:
     # an instance the file may not construct (a parameter's) keeps the class's own storages too
     unseen = any(not _allocated(storage) and storage[0] != HANDED for storage in instance.storages)
     kept = stored.storages if unseen else stored.storages - inside
-    return stored._replace(storages=kept | {("attribute", storage, info.allocating_attribute(allocation) or name)
+    return stored._replace(storages=kept | {("attribute", storage, info.allocating_attribute(allocation, name) or name)
                                             for storage in built for allocation in inside})
 
 
@@ -4215,6 +4228,25 @@ IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was
 FROZEN = "frozen"  # a fact of a module ``.requires_grad_(False)`` was called on: no parameter of it requires grad
 RETAINS_GRAD = "retains_grad"  # a fact: ``retain_grad()`` was called on the tensor, backward fills its ``.grad``
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
+
+
+def _made_anew_each_pass(storage, node, function_node) -> bool:
+    """An allocation site on a statement of its own in the body of a loop that also runs ``node``
+    (``buf = np.empty(n)`` then ``buf[:] = row; yield buf``): each pass makes a new object there,
+    so a write in a later pass is not of what an earlier pass handed out."""
+    if not _allocated(storage) or len(storage) < 2 or not hasattr(node, "lineno"):
+        return False
+    position = (storage[0], storage[1])
+    for loop in ast.walk(function_node):
+        if type(loop) not in (ast.For, ast.AsyncFor, ast.While) or not loop.body:
+            continue
+        body = [(statement.lineno, statement.col_offset, statement.end_lineno, statement.end_col_offset)
+                for statement in loop.body if type(statement) in (ast.Assign, ast.AnnAssign, ast.Expr)]
+        inside_body = (loop.body[0].lineno, loop.body[0].col_offset) <= (node.lineno, node.col_offset) \
+            <= (loop.end_lineno, loop.end_col_offset)
+        if inside_body and any((first, column) <= position <= (last, end_column) for first, column, last, end_column in body):
+            return True
+    return False
 
 
 def _allocated(storage) -> bool:
@@ -4484,6 +4516,16 @@ def _receiver_flags_read(function, model):
 
 
 ALL = "all"  # every flag of the receiver (``_receiver_flags_read``)
+
+
+def _flag_impossible(test, truth: bool, state: dict) -> bool:
+    """``_flag_contradicts`` through ``not`` and through ``and``/``or`` whose every operand takes
+    the truth (``x.mul_(3) if self.inplace and self.scale is None else x * 3``)."""
+    while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+        test, truth = test.operand, not truth
+    if type(test) is ast.BoolOp and truth == (type(test.op) is ast.And):
+        return any(_flag_impossible(operand, truth, state) for operand in test.values)
+    return _flag_contradicts(test, truth, state)
 
 
 def _flag_contradicts(test, truth: bool, state: dict) -> bool:
@@ -4935,3 +4977,8 @@ def frees_saved(node, state: dict) -> None:
     kept = _constant(retain) is True if retain is not None else node is not None and _creates_graph(node)
     if not kept:
         state.pop(SAVED, None)
+
+
+def _target_names(target) -> list:
+    """The names a ``for`` target binds (``t``, ``k, v``)."""
+    return [node.id for node in ast.walk(target) if type(node) is ast.Name]

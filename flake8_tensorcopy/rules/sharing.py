@@ -50,7 +50,9 @@ def _side(value, storages: frozenset, made) -> Optional[bool]:
     found = [side for side in (_side(item, storages, made) for _, item in value.items or ()) if side is not None]
     if not found:
         return None
-    return True in found if any(fact.startswith(FIELDS) for fact in value.facts) else found[0]
+    # a record's fields or a literal's keyed items hold both at once; only a collapsed ``"*"`` item is another tensor each
+    keyed = all(key != "*" for key, _ in value.items or ())
+    return True in found if keyed or any(fact.startswith(FIELDS) for fact in value.facts) else found[0]
 
 
 def chains(model) -> List[tuple]:
@@ -282,8 +284,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if arrived and events.entered_unless(write, _allocated_for(model, write, arrived)):
                 reached = arrived
         if not reached:
-            if held_by_object is None:
-                held_by_object = _held_by_its_object(model, alias)
+            held_by_object = _held_by_its_object(model, alias, write)
             kept = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
             if kept is not None:
                 found.append(Sharing(alias, kind, write, False, *kept))
@@ -304,6 +305,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 continue  # ``x.shape`` reads no value; ``out = x[0]; out[...] = v; x[1]`` (or ``y = x[1]; y``): another part
             if _other_attribute_of_module(model, read, alias):
                 continue  # ``w = m.weight.data; w.fill_(1); b = m.bias.data``: ``m`` read for its bias
+            if not through_alias and _receiver_of_a_method_not_reading(model, read, alias):
+                continue  # ``probe.predict(x)`` reads ``probe.layer``, not the ``probe.start`` it keeps
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
             side = _side(value, reached, made)
             if side is None or side == through_alias or side and _made_again(alias, write, read) \
@@ -327,8 +330,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if observed is None and write.function is not alias.function:
             # read by this call before the write only: the next call reads what this one wrote,
             # unless this call replaces what the object keeps after the write
-            if held_by_object is None:
-                held_by_object = _held_by_its_object(model, alias)
+            held_by_object = _held_by_its_object(model, alias, write)
             observed = _kept_for_another_call(model, alias, write, storages | held_by_object, through_alias)
             if observed is not None and any(bind.function is write.function and bind.place == observed[0]
                                             and events.after(write, bind) for bind in events.find("bind")):
@@ -343,6 +345,70 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     owner = alias.function.owner
     return sorted(found, key=lambda sharing: (owner is not None and sharing.write.function.owner is not owner,
                                               sharing.write.line, sharing.write.node.col_offset))
+
+
+def _receiver_of_a_method_not_reading(model, read, alias) -> bool:
+    """A read of an object of the file only as the receiver of a call of its method
+    (``probe.predict(x)``) whose code, and the code of the methods it calls on ``self``, reads
+    none of the attributes keeping the alias: the call observes the source, not the alias."""
+    if read.value is None or read.place is None:
+        return False
+    parents = _parents_of(read.function, model)
+    attribute = parents.get(id(read.node))
+    call = parents.get(id(attribute)) if attribute is not None else None
+    if type(attribute) is not ast.Attribute or attribute.value is not read.node or type(call) is not ast.Call \
+            or call.func is not attribute:
+        return False
+    classes = [kind[7:] for kind in read.value.kinds if kind.startswith("object:")]
+    if len(classes) != 1 or classes[0] not in model.classes:
+        return False
+    info = model.classes[classes[0]]
+    made = alias.detail["made"]
+    keeping = {name for holder in info.lineage(model.classes) for name, value in holder.attributes.items()
+               if made in value.made or _storages_made(value, made)}
+    if not keeping:
+        return False
+    if model.method_of(classes[0], attribute.attr) is None or attribute.attr in info.properties:
+        return False  # not a method of the file (a torch one, a property): it may read anything
+    pending, seen = [attribute.attr], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        method = model.method_of(classes[0], name)
+        receiver = method.names[0] if method.receiver_offset else None
+        parents = _parents_of(method, model)
+        for node in ast.walk(method.node):
+            if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == receiver:
+                if node.attr in keeping and not _written_only_here(node, parents) or node.attr in info.properties:
+                    return False
+                if model.method_of(classes[0], node.attr) is not None:
+                    pending.append(node.attr)  # ``self.helper()``: what it reads counts too
+            elif type(node) is ast.Name and node.id == receiver and not (
+                    type(parents.get(id(node))) is ast.Attribute and parents[id(node)].value is node):
+                return False  # ``self`` handed on whole
+    return True
+
+
+def _written_only_here(node, parents: dict) -> bool:
+    """``self.handle`` used as the receiver of an in-place method (``self.handle.copy_(v)``,
+    ``self.handle.clamp_(0, 1)``): written, its old values not read (``copy_`` reads none; a
+    clamp or a mask reads them only to write them back)."""
+    method = parents.get(id(node))
+    call = parents.get(id(method)) if method is not None else None
+    return type(method) is ast.Attribute and method.value is node and method.attr.endswith("_") \
+        and not method.attr.startswith("_") and type(call) is ast.Call and call.func is method
+
+
+def _parents_of(function, model) -> dict:
+    """Per node id of a function's code, the node holding it (walked once per function)."""
+    key = ("parents", id(function))
+    parents = model.answers.get(key)
+    if parents is None:
+        parents = model.answers[key] = {id(child): node for node in ast.walk(function.node)
+                                        for child in ast.iter_child_nodes(node)}
+    return parents
 
 
 def _other_attribute_of_module(model, read, alias) -> bool:
@@ -564,12 +630,26 @@ def _reads_its_source_after(model, alias, write) -> bool:
 
 
 def _operands(node) -> set:
-    """The ids of the nodes a write takes as they are (``p`` of ``t.lerp_(p, w)``, of ``t += p``)."""
+    """The ids of the nodes a write takes as they are (``p`` of ``t.lerp_(p, w)``, of ``t += p``),
+    through spellings of the same values (``p.detach()``, ``p.data``, ``p.clone()``)."""
     if type(node) is ast.Call:
-        return {id(argument) for argument in node.args} | {id(keyword.value) for keyword in node.keywords}
-    if type(node) is ast.AugAssign:
-        return {id(node.value)}
-    return set()
+        operands = list(node.args) + [keyword.value for keyword in node.keywords]
+    elif type(node) is ast.AugAssign:
+        operands = [node.value]
+    else:
+        return set()
+    found = set()
+    for operand in operands:
+        while True:
+            found.add(id(operand))
+            if type(operand) is ast.Call and type(operand.func) is ast.Attribute and not operand.args \
+                    and not operand.keywords and operand.func.attr in ("detach", "clone", "contiguous"):
+                operand = operand.func.value
+            elif type(operand) is ast.Attribute and operand.attr == "data":
+                operand = operand.value
+            else:
+                break
+    return found
 
 
 def _sets_a_parameter(model, alias, write, name: Optional[str]) -> bool:
@@ -796,7 +876,7 @@ def _made_in_its_call(write, quantifier) -> bool:
         for storage in write.storages)
 
 
-def _held_by_its_object(model, alias) -> frozenset:
+def _held_by_its_object(model, alias, write=None) -> frozenset:
     """The memory the alias is of as the attributes of its method's class hold it (the items
     with its id), which is how the class's other methods see it: a parameter of ``__init__``
     kept on ``self`` (``self.w = w``) is the object's own from then on. Where the file builds
@@ -811,12 +891,20 @@ def _held_by_its_object(model, alias) -> frozenset:
         type(storage) is tuple and storage[:1] == (HANDED,) and storage[2] != alias.function.name))
     initializer = model.method_of(owner.name, "__init__")
     first, last = owner.node.lineno, owner.node.end_lineno
-    allocating = {owner.allocating_attribute(storage) for storage in held
+    kept_as = [attribute for attribute, value in owner.attributes.items() if alias.detail["made"] in value.made] or [None]
+    allocating = {owner.allocating_attribute(storage, attribute) for storage in held for attribute in kept_as
                   if _allocated_within(storage, first, last)} - {None}
     if initializer is None or not allocating:
         return held
     built = {(call.node.lineno, call.node.col_offset) for call in model.events.find("call")
              if call.detail.get("callee") == initializer.name and type(call.node) is ast.Call}
+    if write is not None and alias.function is not initializer:
+        # an instance holds the alias only once its method made it: a call of that method on the
+        # instance before the write (``m.snapshot()`` after the last step keeps nothing stale)
+        calls = [call for call in model.events.find("call") if call.detail.get("callee") == alias.function.name
+                 and model.events.after(call, write)]
+        built = {site for site in built if any(
+            site in getattr(next(iter(call.detail.get("arguments") or ()), None), "storages", ()) for call in calls)}
     return held | {("attribute", site, name) for site in built for name in allocating}
 
 
@@ -1070,11 +1158,20 @@ def _collected_from_generator(model, alias) -> Optional[tuple]:
     for event in model.events.events:
         if event.kind in ("bind", "call") and event.function is not alias.function and event.value is not None \
                 and event.value.items and event.value.kinds & _COLLECTIONS \
-                and any(_storages_made(item, made) for _, item in event.value.items):
+                and any(_storages_made(item, made) for _, item in event.value.items) \
+                and not (event.kind == "bind" and _loop_target(event)):  # ``for state in states():`` one item, a dict
             keeper = event.place or (f"{place_of(event.node.func)}()" if type(event.node) is ast.Call
                                      and place_of(event.node.func) else "a collection")
             return keeper, f"keeps every item it yields (line {event.line})"
     return None
+
+
+def _loop_target(event) -> bool:
+    """Whether a bind event binds the target of a ``for`` loop or a comprehension (one item at a time)."""
+    node = getattr(event.function, "node", None)
+    return node is not None and any(
+        type(loop) in (ast.For, ast.AsyncFor, ast.comprehension) and any(part is event.node for part in ast.walk(loop.target))
+        for loop in ast.walk(node))
 
 
 _COLLECTIONS = kinds("list", "tuple", "dict", "set")  # what keeps the items a generator yields together

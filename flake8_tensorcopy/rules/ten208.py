@@ -82,7 +82,8 @@ class StateDictSnapshot(AliasRule):
         counters are set on purpose, and one handed straight to a call (``torch.save(m.state_dict(),
         f)``) is used at once."""
         return not sharing.written_alias and (alias_place(model, sharing.alias) is not None
-                                              or returned_side(model, sharing.alias, True))
+                                              or returned_side(model, sharing.alias, True)
+                                              and _kept_by_a_caller(model, sharing.alias, sharing.observed))
 
     def writer(self, site, write) -> str:
         """The call that writes the weights (``opt.step()``, a training call given the model)."""
@@ -126,3 +127,21 @@ def _bound_value(model, alias) -> Optional[ast.expr]:
                 alias.node, expression):
             return expression
     return None
+
+
+def _kept_by_a_caller(model, alias, observed: str) -> bool:
+    """Whether the place the sharing observes is where a caller of the function that made the
+    snapshot binds what it hands back (a name, an attribute, an item: ``best = record(m)``,
+    ``history.append(record(m))``), not a use inside the expression that called it
+    (``target.load_state_dict(record(m)["w"])``, observed as "it")."""
+    made = alias.detail["made"]
+    returned = getattr(alias.function.summary, "returns", None)
+    if returned is not None and "generator" in returned.kinds:
+        return True  # a generator's items: ``_collected_from_generator`` found the consumer keeping them
+
+    def holds(value) -> bool:
+        return made in value.made or any(holds(item) for _, item in value.items or ())
+
+    return any(event.function is not alias.function and event.place and event.value is not None
+               and holds(event.value) and (observed == event.place or observed.startswith((event.place + ".", event.place + "[")))
+               for event in model.events.find("bind") + model.events.find("accumulate"))

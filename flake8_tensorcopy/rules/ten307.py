@@ -92,6 +92,8 @@ class WriteToSavedTensor(Rule):
             saving = _saving(model, write, saves)
             if saving is None or id(write.node) in reported:
                 continue  # (a call writing two of its object's tensors that are one memory: one finding)
+            if saving.detail.get("what") == "indices" and not _values_used(events, saving):
+                continue  # ``_, predicted = outputs.max(1)``: no backward runs through values never read
             # what an earlier forward saved is needed by a backward this method runs, or by the
             # backward of a graph it hands back (not of ``return self.weight``, a parameter)
             handed = returns if saving.function is write.function else [
@@ -189,3 +191,11 @@ def _operation(site, save) -> Optional[str]:
 
 
 RULES = (WriteToSavedTensor(),)
+
+
+def _values_used(events, saving) -> bool:
+    """Whether the values of a reduction that saved its indices (``best, label = x.max(1)``) are
+    read after it: values bound to ``_`` and never read are in no backward's graph."""
+    storages = saving.value.storages if saving.value is not None else frozenset()
+    return any(read.value is not None and read.value.storages & storages and read.node is not saving.node
+               and events.after(saving, read) for read in events.find("read"))
