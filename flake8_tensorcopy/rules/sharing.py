@@ -370,25 +370,41 @@ def _receiver_of_a_method_not_reading(model, read, alias) -> bool:
         return False
     if model.method_of(classes[0], attribute.attr) is None or attribute.attr in info.properties:
         return False  # not a method of the file (a torch one, a property): it may read anything
-    pending, seen = [attribute.attr], set()
-    while pending:
+    read_by_call = _attributes_read_by(model, info, attribute.attr)
+    return read_by_call is not None and not read_by_call & keeping
+
+
+def _attributes_read_by(model, info, method_name: str) -> Optional[frozenset]:
+    """The attributes of ``self`` a method of the class reads (not only writes through, as
+    ``self.handle.copy_(v)``), with the methods it calls on ``self``; None where it hands ``self``
+    on whole or reads a property (it may read anything). Worked out once per class and method."""
+    key = ("attributes read by", id(info), method_name)
+    if key in model.answers:
+        return model.answers[key]
+    found, pending, seen = set(), [method_name], set()
+    while pending and found is not None:
         name = pending.pop()
         if name in seen:
             continue
         seen.add(name)
-        method = model.method_of(classes[0], name)
+        method = model.method_of(info.name, name)
         receiver = method.names[0] if method.receiver_offset else None
         parents = _parents_of(method, model)
         for node in ast.walk(method.node):
             if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == receiver:
-                if node.attr in keeping and not _written_only_here(node, parents) or node.attr in info.properties:
-                    return False
-                if model.method_of(classes[0], node.attr) is not None:
+                if node.attr in info.properties:
+                    found = None
+                    break
+                if not _written_only_here(node, parents):
+                    found.add(node.attr)
+                if model.method_of(info.name, node.attr) is not None:
                     pending.append(node.attr)  # ``self.helper()``: what it reads counts too
             elif type(node) is ast.Name and node.id == receiver and not (
                     type(parents.get(id(node))) is ast.Attribute and parents[id(node)].value is node):
-                return False  # ``self`` handed on whole
-    return True
+                found = None  # ``self`` handed on whole
+                break
+    model.answers[key] = frozenset(found) if found is not None else None
+    return model.answers[key]
 
 
 def _written_only_here(node, parents: dict) -> bool:
@@ -885,19 +901,12 @@ def _held_by_its_object(model, alias, write=None) -> frozenset:
     owner = alias.function.owner
     if owner is None or not alias.function.receiver_offset:
         return EMPTY
-    held = frozenset().union(*(_storages_made(value, alias.detail["made"]) for value in owner.attributes.values()))
-    # an attribute two methods store joins what each was handed: only the alias's method's is its memory
-    held = frozenset(storage for storage in held if not (
-        type(storage) is tuple and storage[:1] == (HANDED,) and storage[2] != alias.function.name))
-    initializer = model.method_of(owner.name, "__init__")
-    first, last = owner.node.lineno, owner.node.end_lineno
-    kept_as = [attribute for attribute, value in owner.attributes.items() if alias.detail["made"] in value.made] or [None]
-    allocating = {owner.allocating_attribute(storage, attribute) for storage in held for attribute in kept_as
-                  if _allocated_within(storage, first, last)} - {None}
-    if initializer is None or not allocating:
+    key = ("held by its object", alias.detail["made"], id(alias.function))
+    if key not in model.answers:
+        model.answers[key] = _held_by_its_class(model, alias, owner)
+    held, initializer, allocating, built = model.answers[key]
+    if not allocating:
         return held
-    built = {(call.node.lineno, call.node.col_offset) for call in model.events.find("call")
-             if call.detail.get("callee") == initializer.name and type(call.node) is ast.Call}
     if write is not None and alias.function is not initializer:
         # an instance holds the alias only once its method made it: a call of that method on the
         # instance before the write (``m.snapshot()`` after the last step keeps nothing stale)
@@ -906,6 +915,23 @@ def _held_by_its_object(model, alias, write=None) -> frozenset:
         built = {site for site in built if any(
             site in getattr(next(iter(call.detail.get("arguments") or ()), None), "storages", ()) for call in calls)}
     return held | {("attribute", site, name) for site in built for name in allocating}
+
+
+def _held_by_its_class(model, alias, owner) -> tuple:
+    """``_held_by_its_object``'s part that no write changes: the memory the class's attributes hold
+    of the alias, its ``__init__``, the attributes allocating it, and where the file builds the class."""
+    held = frozenset().union(*(_storages_made(value, alias.detail["made"]) for value in owner.attributes.values()))
+    # an attribute two methods store joins what each was handed: only the alias's method's is its memory
+    held = frozenset(storage for storage in held if not (
+        type(storage) is tuple and storage[:1] == (HANDED,) and storage[2] != alias.function.name))
+    initializer = model.method_of(owner.name, "__init__")
+    first, last = owner.node.lineno, owner.node.end_lineno
+    kept_as = [attribute for attribute, value in owner.attributes.items() if alias.detail["made"] in value.made] or [None]
+    allocating = frozenset({owner.allocating_attribute(storage, attribute) for storage in held for attribute in kept_as
+                            if _allocated_within(storage, first, last)} - {None}) if initializer is not None else EMPTY
+    built = frozenset((call.node.lineno, call.node.col_offset) for call in model.events.find("call")
+                      if allocating and call.detail.get("callee") == initializer.name and type(call.node) is ast.Call)
+    return held, initializer, allocating, built
 
 
 def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: bool) -> Optional[tuple]:
@@ -1159,19 +1185,21 @@ def _collected_from_generator(model, alias) -> Optional[tuple]:
         if event.kind in ("bind", "call") and event.function is not alias.function and event.value is not None \
                 and event.value.items and event.value.kinds & _COLLECTIONS \
                 and any(_storages_made(item, made) for _, item in event.value.items) \
-                and not (event.kind == "bind" and _loop_target(event)):  # ``for state in states():`` one item, a dict
+                and not (event.kind == "bind" and _loop_target(model, event)):  # ``for state in states():`` one item, a dict
             keeper = event.place or (f"{place_of(event.node.func)}()" if type(event.node) is ast.Call
                                      and place_of(event.node.func) else "a collection")
             return keeper, f"keeps every item it yields (line {event.line})"
     return None
 
 
-def _loop_target(event) -> bool:
+def _loop_target(model, event) -> bool:
     """Whether a bind event binds the target of a ``for`` loop or a comprehension (one item at a time)."""
-    node = getattr(event.function, "node", None)
-    return node is not None and any(
-        type(loop) in (ast.For, ast.AsyncFor, ast.comprehension) and any(part is event.node for part in ast.walk(loop.target))
-        for loop in ast.walk(node))
+    key = ("loop targets", id(event.function))
+    if key not in model.answers:
+        node = getattr(event.function, "node", None)
+        model.answers[key] = {id(part) for loop in (ast.walk(node) if node is not None else ())
+                              if type(loop) in (ast.For, ast.AsyncFor, ast.comprehension) for part in ast.walk(loop.target)}
+    return id(event.node) in model.answers[key]
 
 
 _COLLECTIONS = kinds("list", "tuple", "dict", "set")  # what keeps the items a generator yields together
