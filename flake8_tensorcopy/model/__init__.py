@@ -18,7 +18,7 @@ from typing import Dict, List, Optional
 
 from flake8_tensorcopy.knowledge import DEFAULT_DTYPE, role_of
 from flake8_tensorcopy.knowledge.conventions import loss_named, words
-from flake8_tensorcopy.model.classes import ClassInfo, stores_elsewhere, is_property, property_accessor
+from flake8_tensorcopy.model.classes import ClassInfo, is_property, property_accessor, stores_elsewhere
 from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
 from flake8_tensorcopy.model.flow import build_graph

@@ -101,8 +101,7 @@ class Transfer:
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
         self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
-        self.writes_recorded = 0  # how many write events it recorded (a comprehension whose element writes runs twice)
-        self.written: list = []  # the storages of each write event it recorded, in order
+        self.written: list = []  # the storages of each write event it recorded (a comprehension whose element writes runs twice)
 
     # ----- events
     def record(self, kind, node, place, value, state, **detail) -> None:
@@ -110,7 +109,6 @@ class Transfer:
             # False where autograd records nothing (``torch.no_grad()``, the false branch of ``is_grad_enabled()``)
             detail["grad_mode"] = not state.get(NO_GRAD) and GRAD_OFF not in state.get(INFERENCE, EMPTY)
             self.order += 1
-            self.writes_recorded += kind == "write"
             if kind == "write":
                 self.written.append(value.storages if value is not None else EMPTY)
             event = Event(kind, node, place, value, self.function, self.block, self.order,
@@ -1260,7 +1258,7 @@ class Transfer:
         elements of earlier ones hold, as a loop's next iteration does."""
         unrolled = self.unrolled(node, state)
         inner = dict(state)
-        writes, written_before = self.writes_recorded, len(self.written)
+        written_before = len(self.written)
         outermost = self.evaluate(node.generators[0].iter, inner)  # Python evaluates it once, before any pass
         element = self.comprehension_pass(node, inner, outermost)
         # a second pass where the first wrote memory other than the item it binds (``[encode(v) for v in
@@ -1268,7 +1266,7 @@ class Transfer:
         items = frozenset().union(*(storages_held(inner[name]) for generator in node.generators
                                     for name in _target_names(generator.target) if type(inner.get(name)) is Value))
         written = frozenset().union(*self.written[written_before:])
-        if self.recording and self.writes_recorded > writes and written - items:
+        if self.recording and written - items:
             element = join(element, self.comprehension_pass(node, inner, outermost))
         kind = "dict" if type(node) is ast.DictComp else "list" if type(node) is not ast.GeneratorExp else "generator"
         if kind == "list" and self.naming is not None and self.naming[0] is node:

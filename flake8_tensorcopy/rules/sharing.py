@@ -630,7 +630,7 @@ def _reads_its_source_after(model, alias, write) -> bool:
     the next pass of a loop (another item there), nor memory not known to be one: the
     parameters of two modules callers pass in may be two models. The write's own operand counts
     too (``t.lerp_(p, tau)``, ``t.copy_(p)`` with ``t`` kept as ``p.detach()``): an update of the
-    alias from its own source, which writes nothing."""
+    alias from its own source: the two are one tensor, so the update mixes it with itself."""
     made = alias.detail["made"]
     operands = _operands(write.node)
     for read in model.events.of_function(write.function):
