@@ -610,7 +610,7 @@ class Model:
         """The function's summary, solved now if needed; None while it is being solved. A method
         called on an instance with steady flags (``FLAG``) is solved again under them: a branch
         on a flag the instance holds the other way runs for none of its calls."""
-        if flags and function.receiver_offset:
+        if flags:  # only a method's receiver has them (``Transfer.receiver_flags``)
             found = function.flagged_summaries.get(flags)
             if found is None and flags not in function.flagged_summaries:
                 function.flagged_summaries[flags] = None  # in progress: a recursive call meets an unknown result

@@ -47,11 +47,9 @@ class ClassInfo:
             for info in self.lineage(classes):
                 for method in info.methods.values():
                     receiver = method.names[0] if method.receiver_offset else None
-                    for node in ast.walk(method.node):
-                        if type(node) in (ast.If, ast.IfExp, ast.While, ast.Assert):
-                            tested.update(part.attr for part in ast.walk(node.test) if _on_receiver(part, receiver))
-                        elif _on_receiver(node, receiver) and type(node.ctx) is not ast.Load:
-                            stored[node.attr] += 1
+                    tested |= tested_on_receiver(method.node, receiver)
+                    stored.update(node.attr for node in ast.walk(method.node)
+                                  if on_receiver(node, receiver) and type(node.ctx) is not ast.Load)
             self._steady = frozenset(name for name in tested if stored[name] == 1 and name != "training")
         return self._steady
 
@@ -82,13 +80,14 @@ class ClassInfo:
         ``self.fc.weight.data``), if it reads one; worked out once per set of operations."""
         if made not in self._reads_of_aliases:
             positions = {(entry[0], entry[1]) for entry in made if type(entry) is tuple and len(entry) > 1}
+            receivers = {method.names[0] for method in self.methods.values() if method.receiver_offset}
             found = None
             for node in ast.walk(self.node):
                 if (getattr(node, "lineno", None), getattr(node, "col_offset", None)) not in positions:
                     continue
                 while found is None and type(node) in (ast.Call, ast.Attribute, ast.Subscript):
                     inner = node.func if type(node) is ast.Call else node.value
-                    if type(node) is ast.Attribute and type(inner) is ast.Name and inner.id in ("self", "cls"):
+                    if type(node) is ast.Attribute and type(inner) is ast.Name and inner.id in receivers:
                         found = node.attr
                     node = inner
                 if found is not None:
@@ -132,7 +131,7 @@ def constructor_flags(initializer, call: ast.Call) -> dict:
     receiver = initializer.names[0]
     kept = {statement.targets[0].attr: statement.value.id for statement in node.body
             if type(statement) is ast.Assign and len(statement.targets) == 1
-            and _on_receiver(statement.targets[0], receiver) and type(statement.value) is ast.Name
+            and on_receiver(statement.targets[0], receiver) and type(statement.value) is ast.Name
             and statement.value.id in initializer.names and statement.value.id not in initializer.bound_names}
     if not kept:
         return {}
@@ -148,8 +147,16 @@ def constructor_flags(initializer, call: ast.Call) -> dict:
             for attribute, parameter in kept.items() if type(given.get(parameter)) is ast.Constant}
 
 
-def _on_receiver(node, receiver: Optional[str]) -> bool:
+def on_receiver(node, receiver: Optional[str]) -> bool:
+    """``self.<attribute>`` of the method whose receiver is named ``receiver``."""
     return type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == receiver
+
+
+def tested_on_receiver(function_node, receiver: Optional[str]) -> set:
+    """The attributes of the receiver a method's conditions test (``if self.inplace:``,
+    ``self.scale is None``, ``a if self.fast else b``)."""
+    return {part.attr for node in ast.walk(function_node) if type(node) in (ast.If, ast.IfExp, ast.While, ast.Assert)
+            for part in ast.walk(node.test) if on_receiver(part, receiver)}
 
 
 def stores_elsewhere(tree: ast.Module) -> Counter:
@@ -164,7 +171,7 @@ def stores_elsewhere(tree: ast.Module) -> Counter:
             if type(method) in (ast.FunctionDef, ast.AsyncFunctionDef) and method.args.args and not any(
                     type(decorator) is ast.Name and decorator.id == "staticmethod" for decorator in method.decorator_list):
                 receiver = method.args.args[0].arg  # a static method's first parameter is an object handed in
-                own.update(id(part) for part in ast.walk(method) if _on_receiver(part, receiver))
+                own.update(id(part) for part in ast.walk(method) if on_receiver(part, receiver))
     found = Counter()
     for node in ast.walk(tree):
         if type(node) is ast.Attribute and type(node.ctx) is not ast.Load and id(node) not in own:

@@ -21,7 +21,7 @@ from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
-from flake8_tensorcopy.model.classes import FLAG, constructor_flags
+from flake8_tensorcopy.model.classes import FLAG, constructor_flags, on_receiver, tested_on_receiver
 from flake8_tensorcopy.model.events import Event, EventStore
 from flake8_tensorcopy.scan import accumulation_added, children, descendants
 
@@ -1342,7 +1342,7 @@ class Transfer:
         steady flag of the object tested allows: ``x.add_(1) if self.inplace else x + 1``)."""
         self.evaluate(node.test, state)
         for truth, other in ((True, node.orelse), (False, node.body)):
-            if _flag_impossible(node.test, truth, state):
+            if self.impossible(node.test, truth, state):  # as for an ``if``: a steady flag, a surely-None name
                 return self.evaluate(other, state)
         held, failed = dict(state), dict(state)
         self.narrow(node.test, True, held)
@@ -4502,28 +4502,13 @@ def _receiver_flags_read(function, model):
     """The attributes of its receiver a method tests, or ``ALL`` where it calls a method of its
     own object (``self.helper(x)``, which may test any)."""
     receiver = function.names[0]
-    tested = set()
-    for node in ast.walk(function.node):
-        if type(node) is ast.Call and type(node.func) is ast.Attribute and type(node.func.value) is ast.Name \
-                and node.func.value.id == receiver and model.method_of(function.owner.name, node.func.attr) is not None:
-            return ALL
-        if type(node) in (ast.If, ast.IfExp, ast.While, ast.Assert):
-            tested.update(part.attr for part in ast.walk(node.test) if type(part) is ast.Attribute
-                          and type(part.value) is ast.Name and part.value.id == receiver)
-    return frozenset(tested)
+    if any(type(node) is ast.Call and on_receiver(node.func, receiver)
+           and model.method_of(function.owner.name, node.func.attr) is not None for node in ast.walk(function.node)):
+        return ALL
+    return frozenset(tested_on_receiver(function.node, receiver))
 
 
 ALL = "all"  # every flag of the receiver (``_receiver_flags_read``)
-
-
-def _flag_impossible(test, truth: bool, state: dict) -> bool:
-    """``_flag_contradicts`` through ``not`` and through ``and``/``or`` whose every operand takes
-    the truth (``x.mul_(3) if self.inplace and self.scale is None else x * 3``)."""
-    while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
-        test, truth = test.operand, not truth
-    if type(test) is ast.BoolOp and truth == (type(test.op) is ast.And):
-        return any(_flag_impossible(operand, truth, state) for operand in test.values)
-    return _flag_contradicts(test, truth, state)
 
 
 def _flag_contradicts(test, truth: bool, state: dict) -> bool:

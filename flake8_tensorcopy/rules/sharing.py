@@ -20,6 +20,7 @@ import libcst as cst
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
+from flake8_tensorcopy.model.classes import on_receiver
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in, parameter_holding, parameter_index
 from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, HANDED, ITEM_OF, METADATA
@@ -391,7 +392,7 @@ def _attributes_read_by(model, info, method_name: str) -> Optional[frozenset]:
         receiver = method.names[0] if method.receiver_offset else None
         parents = _parents_of(method, model)
         for node in ast.walk(method.node):
-            if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == receiver:
+            if on_receiver(node, receiver):
                 if node.attr in info.properties:
                     found = None
                     break
