@@ -5,7 +5,7 @@ import ast
 import libcst
 import pytest
 
-from conftest import by_weight, fixture_findings, rule_fixtures
+from conftest import ENGINE_PROPERTY_FIXTURES, by_weight, fixture_findings, rule_fixtures
 from flake8_tensorcopy import engine
 from flake8_tensorcopy.engine import SourceError, lint_source
 from flake8_tensorcopy.scan import scan
@@ -190,7 +190,8 @@ def _quiet_bodies_left_out_change_nothing(path, every_rule_alone: bool):
         assert found(rules, False) == expected, sorted(codes)
 
 
-@pytest.mark.parametrize("path", by_weight(rule_fixtures(), code=lambda path: path.stem))
+@pytest.mark.parametrize("path", by_weight(rule_fixtures(), code=lambda path: path.stem,
+                                           default_run=ENGINE_PROPERTY_FIXTURES))
 def test_leaving_quiet_bodies_out_of_the_parse_changes_no_finding(path):
     _quiet_bodies_left_out_change_nothing(path, every_rule_alone=False)
 

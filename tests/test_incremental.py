@@ -9,7 +9,7 @@ import random
 import libcst as cst
 import pytest
 
-from conftest import FIXTURES, by_weight, fixture_findings, rule_fixtures
+from conftest import ENGINE_PROPERTY_FIXTURES, FIXTURES, by_weight, fixture_findings, rule_fixtures
 from flake8_tensorcopy.engine import SourceError, _without_quiet_bodies, lint_source
 from flake8_tensorcopy.fixer import source_lines
 from flake8_tensorcopy.incremental import ModuleCache
@@ -75,7 +75,7 @@ def body_line_added(source: str, text: str) -> str:
     return "".join(lines)
 
 
-@pytest.mark.parametrize("code", by_weight(sorted(FIXTURE_TEXTS)))
+@pytest.mark.parametrize("code", by_weight(sorted(FIXTURE_TEXTS), default_run=ENGINE_PROPERTY_FIXTURES))
 def test_an_edit_in_a_function_body_parses_one_chunk_again_and_finds_what_a_whole_lint_finds(code):
     source = FIXTURE_TEXTS[code]
     modules = ModuleCache()
