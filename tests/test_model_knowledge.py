@@ -127,6 +127,26 @@ def check_step(model, example):
     assert model.events.find("step", line=_last_line(example))
 
 
+def check_clears_grads(model, example):
+    """The gradient held before ``zero_grad()`` (one tensor, however often read) is not the one
+    the backwards after it fill: the second writes the new one, and only that."""
+    state = model.exit_state()
+    assert state["r"].storages == state["q"].storages
+    [write] = model.events.find("write")
+    assert write.line == _last_line(example) and write.value.storages == state["s"].storages
+    assert not state["r"].storages & state["s"].storages
+
+
+def check_scales_grads(model, example):
+    [write] = model.events.find("write", line=_last_line(example))
+    assert write.value.storages == _value_after(model, example, "r").storages
+
+
+def check_param_groups(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.is_tensor and result.storages == w.storages and result.grad
+
+
 def check_module(model, example):
     assert _value_after(model, example, "r").kinds == {"module"}
 

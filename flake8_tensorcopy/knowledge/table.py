@@ -27,7 +27,13 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   values on the host (``float(w)``, ``numpy.asarray(w)``, ``torch.save(w, f)``, ``w[0]``, ``w == 1``);
   ``shows``: reads them when they are tensors for sure (``print(w)``: it prints modules too);
 - ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
-- ``backward`` / ``step``: runs autograd / changes parameters in place;
+- ``backward`` / ``step``: runs autograd / changes parameters in place; a backward also adds
+  into the ``.grad`` a tensor already has, in place (``torch.autograd.grad`` fills none);
+- ``clears_grads``: ``zero_grad()`` drops the gradients of the tensors it holds (the default,
+  ``set_to_none=True``: the next backward makes new ones, an old one held stays as it was) or,
+  with ``set_to_none=False``, zeroes them in place; ``scales_grads``: writes in place the
+  gradients of the tensors it is given (``torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)``);
+- ``param_groups``: an optimizer's parameter groups, dicts whose ``"params"`` hold its tensors;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
   writes no tensor;
@@ -345,6 +351,18 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.autograd.backward", "function", "backward", _W + "torch.autograd.backward(w.sum())"),
     Entry("torch.autograd.grad", "function", "backward", _W + "r = torch.autograd.grad(w.sum(), [w])"),
     Entry("step", "method", "step", _W + "opt = torch.optim.SGD([w], lr=0.1)\nopt.step()"),
+    Entry("zero_grad", "method", "clears_grads",
+          _W + "opt = torch.optim.SGD([w], lr=0.1)\nw.sum().backward()\nr = w.grad\nq = w.grad\nopt.zero_grad()\n"
+          "w.sum().backward()\ns = w.grad\nw.sum().backward()"),
+    Entry("torch.nn.utils.clip_grad_norm_", "function", "scales_grads",
+          _W + "w.sum().backward()\nr = w.grad\ntorch.nn.utils.clip_grad_norm_([w], 1.0)"),
+    Entry("torch.nn.utils.clip_grad_value_", "function", "scales_grads",
+          _W + "w.sum().backward()\nr = w.grad\ntorch.nn.utils.clip_grad_value_([w], 1.0)"),
+    Entry("torch.nn.utils.clip_grad.clip_grad_norm_", "function", "scales_grads",
+          _W + "import torch.nn.utils.clip_grad\nw.sum().backward()\nr = w.grad\n"
+          "torch.nn.utils.clip_grad.clip_grad_norm_([w], 1.0)"),
+    Entry("param_groups", "attribute", "param_groups",
+          _W + "opt = torch.optim.SGD([w], lr=0.1)\nr = opt.param_groups[0][\"params\"][0]"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),
     Entry("torch.optim", "package", "optimizer", _W + "r = torch.optim.Adam([w])"),
     Entry("torch.optim.lr_scheduler", "package", "scheduler",

@@ -1028,6 +1028,8 @@ class Transfer:
         if base.is_tensor:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
+            if target.attr == GRADIENT:  # ``p.grad = None``: the gradient held so far is p's no more
+                drop_gradients(held_gradients(state, base.storages), target, state)
             place = place_of(target.value)
             if target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
                 state[place] = base._replace(facts=base.facts - dtype_facts(base) | dtype_facts(value))
@@ -1055,6 +1057,11 @@ class Transfer:
                     self.model.classes[class_name], base, name, found)))
         if found_in_classes:
             return join_all(found_in_classes)
+        if "optimizer" in base.kinds and "param_groups" in k.role_of("attribute", name) and base.items:
+            # ``opt.param_groups``: dicts whose ``"params"`` hold the tensors it was built from
+            group = Value(kinds("dict"), items=(("'params'", Value(kinds("list"), items=(("*", base.all_items()),))),
+                                                ("*", UNKNOWN)))
+            return Value(kinds("list"), items=(("*", group),))
         if base.is_tensor or "?" in base.kinds and base.kind_from:
             roles = k.role_of("attribute", name)
             if "detach" in roles:
@@ -1064,12 +1071,14 @@ class Transfer:
             if "integer" in roles:
                 return INTEGER
             if name in k.ATTRIBUTES_RETURNING_TENSOR:
-                storages = base.storages if name in k.VIEW_ATTRIBUTES else frozenset((_site(node),))
+                storages = base.storages if name in k.VIEW_ATTRIBUTES else gradients_of(base.storages, node) \
+                    if name == GRADIENT and base.storages else frozenset((_site(node),))
                 grad = base.grad and name != "grad"
                 result = Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
                                why=_why(Evidence.TENSOR_METHOD, "kind"),
                                grad_from=base.grad_from if name != "grad" else EMPTY, made=base.made,
-                               facts=view_facts(roles, name, f".{name}"))
+                               facts=view_facts(roles, name, f".{name}") | (
+                                   dtype_facts(base) if name == GRADIENT else EMPTY))  # a gradient has its tensor's dtype
                 if name in k.VIEW_ATTRIBUTES:
                     return self.aliased(node, _operand(node), result, "view", "." + name, state)
                 return result._replace(made=EMPTY)
@@ -1910,6 +1919,10 @@ class Transfer:
         elif "inplace" in roles and node.args:
             self.write(node.args[0], first, state, node)
             result = NONE
+        elif "scales_grads" in roles:
+            given = _tensors_in(first) if arguments else None
+            self.writes_gradients(given.storages if given is not None and given.storages else None, node, state)
+            result = Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
         elif "sync" in roles:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, None, NONE, state)
@@ -1963,6 +1976,8 @@ class Transfer:
             self.record("backward", node, None, first, state, create_graph=_creates_graph(node))
             frees_saved(node, state)
             backpropagates(state)
+            if qual != "torch.autograd.grad":  # it returns the gradients, filling no .grad
+                self.writes_gradients(None, node, state)
             self.function.runs_backward = True
             result = NONE
         elif "parameter" in roles:
@@ -2298,6 +2313,8 @@ class Transfer:
             return result
         if "step" in roles and "?" in receiver.kinds:
             self.steps_unseen_optimizer(node, state)
+        if "clears_grads" in roles and "?" in receiver.kinds:
+            self.clears_gradients(None, node, state)
         if method in ("append", "add", "extend", "insert") and arguments and receiver.kinds & {"?", "list", "set"}:
             # a container whose items the file does not know (a caller's ``history``): it grows all the same
             added = arguments[-1] if method != "extend" else self.element(arguments[-1])
@@ -2370,6 +2387,11 @@ class Transfer:
 
 
     def module_method(self, receiver, method, arguments, node, state) -> Value:
+        if "clears_grads" in k.role_of("method", method):
+            held = receiver.all_items() if "optimizer" in receiver.kinds else None
+            self.clears_gradients(held.storages if held is not None and held.storages else
+                                  self.module_storages(receiver) if "module" in receiver.kinds else None, node, state)
+            return NONE
         if method == "step":
             self.step_writes(receiver, node, state)
             self.record("step", node, None, receiver, state)
@@ -2429,6 +2451,7 @@ class Transfer:
             self.record("backward", node, receiver_place, receiver, state, create_graph=_creates_graph(node))
             frees_saved(node, state)
             backpropagates(state)
+            self.writes_gradients(None, node, state)
             self.function.runs_backward = True
             if self.summary_mode:
                 state["!backward"] = NONE
@@ -2588,6 +2611,10 @@ class Transfer:
         other = place_of(target) if target is not None else None
         copies = (other is not None and "!=:" + other in receiver.facts) or _constant(_keyword(node, "copy")) is True
         cast = k.CAST_DTYPES.get(method) or dtype_named(other or "")
+        if not cast and method in ("type_as", "to") and node.args and target_value is not None and target_value.is_tensor:
+            cast = dtype_of(target_value)  # ``mask.type_as(x)``, ``y.to(x)``: the other tensor's dtype
+        if not cast and method == "type_as" and dtype_of(receiver) == "bool":
+            copies = True  # a mask made numeric (the convention: a bool tensor is matched to data, not to another mask)
         copies = copies or bool(cast and not may_have_dtype(receiver, cast))  # ``.float()`` of a uint8 tensor
         copies = copies or method == "contiguous" and NONCONTIGUOUS in receiver.facts
         device = _device_of(target) if target is not None else EMPTY
@@ -3221,8 +3248,8 @@ class Transfer:
         """A torch function that writes a tensor in place: its first argument (``nn.init.zeros_(w)``,
         ``torch.sigmoid_(w)``, ``F.relu(w, inplace=True)``) or its ``out=`` tensor."""
         last = qual.rsplit(".", 1)[-1]
-        if not qual.startswith("torch.") or "inplace" in k.role_of("function", qual):
-            return
+        if not qual.startswith("torch.") or k.role_of("function", qual) & {"inplace", "scales_grads"}:
+            return  # (those write what the call's own branch says: the gradients, for ``clip_grad_norm_``)
         inplace = "inplace" in k.role_of("syntax", "inplace=True") and _constant(_keyword(node, "inplace")) is True
         if node.args and (last.endswith("_") and not last.endswith("__") or inplace):
             self.write(node.args[0], arguments[0], state, node, method=qual)
@@ -3316,6 +3343,24 @@ class Transfer:
         parameters = _module_tensors(module._replace(storages=self.module_storages(module)), "parameters")
         state[CALLED_MODULES] = state.get(CALLED_MODULES, EMPTY) | parameters.item("*").storages
 
+    def writes_gradients(self, bases: Optional[frozenset], node, state: dict) -> None:
+        """A call that writes gradients in place (a backward adding into those that exist,
+        ``zero_grad(set_to_none=False)``, gradient clipping): those of the tensors holding
+        ``bases`` (None: of any tensor) that some place holds."""
+        held = held_gradients(state, bases)
+        if held:
+            self.write(node, Value(TENSOR, storages=held, why=_why(Evidence.TORCH_API, "kind")), state, node)
+
+    def clears_gradients(self, bases: Optional[frozenset], node, state: dict) -> None:
+        """``zero_grad()``: with ``set_to_none=False`` it zeroes the gradients in place; by
+        default it drops them, so a gradient held (``g = p.grad``) stays as it was, and the
+        next backward makes a new one: what is held is renamed ``("dropped", grad, site)``."""
+        given = node.args[0] if node.args else _keyword(node, "set_to_none")
+        if given is not None and _constant(given) is False:
+            self.writes_gradients(bases, node, state)
+        else:
+            drop_gradients(held_gradients(state, bases), node, state)
+
     def steps_unseen_optimizer(self, node, state: dict) -> None:
         """``opt.step()`` on what may be an optimizer the model cannot see into (a parameter
         nobody in the file passes, ``self.opt`` of unknown origin), after a backward: an
@@ -3362,6 +3407,38 @@ def submodule(container: Value) -> Value:
 # the parameters of a module a caller passed in: any two such modules may be one model, so a
 # write to one's parameters (an optimizer step in another function) may write the other's
 CALLERS_PARAMETERS = ("parameters", "of a caller's module")
+
+
+GRADIENT = "grad"
+
+
+def gradients_of(storages: frozenset, node) -> frozenset:
+    """The memory of the ``.grad`` of a tensor holding ``storages``: an object the tensor holds,
+    the same at every read (``held_within``), or past that nesting a new one at this site."""
+    return frozenset(held if held != storage else _site(node) for storage in storages
+                     for held in (held_within("attribute", storage, GRADIENT),))
+
+
+def held_gradients(state: dict, bases: Optional[frozenset] = None) -> frozenset:
+    """The gradient memory some place holds, of the tensors holding ``bases`` (None: any)."""
+    found = set()
+    for value in state.values():
+        if type(value) is Value and (value.storages or value.items):
+            found.update(storage for storage in storages_held(value)
+                         if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute"
+                         and storage[2] == GRADIENT and (bases is None or storage[1] in bases))
+    return frozenset(found)
+
+
+def drop_gradients(dropped: frozenset, node, state: dict) -> None:
+    """The tensors' gradients are dropped (``zero_grad()``, ``p.grad = None``): what holds
+    them keeps a tensor no backward fills again."""
+    if not dropped:
+        return
+    renamed = {storage: ("dropped", storage, _site(node)) for storage in dropped}
+    for place, value in list(state.items()):
+        if type(value) is Value and storages_held(value) & dropped:
+            state[place] = _renamed(value, renamed)
 
 
 def _module_tensors(module: Value, method: str) -> Value:

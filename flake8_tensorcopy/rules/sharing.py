@@ -23,7 +23,7 @@ from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.classes import on_receiver
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in, parameter_holding, parameter_index
-from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, HANDED, ITEM_OF, METADATA
+from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, GRADIENT, HANDED, ITEM_OF, METADATA
 from flake8_tensorcopy.model.values import EMPTY, FIELDS, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 from flake8_tensorcopy.scan import descendants
@@ -982,6 +982,8 @@ def _held_through_object(model, write, made, alias_storages: frozenset, name: Op
     for storage in sorted(write.storages & alias_storages, key=str):  # an attribute of a parameter the model knows nothing of
         if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
             index = parameter_index(storage[1], function.name)
+            if index is not None and index >= function.receiver_offset and storage[2] == GRADIENT:
+                return function.names[index], "outlives the function (a parameter, whose tensors' gradient this is)"
             if index is not None and index >= function.receiver_offset:
                 return f"{function.names[index]}.{storage[2]}", "outlives the function (an attribute of a parameter)"
     for place in function.names[function.receiver_offset:]:
