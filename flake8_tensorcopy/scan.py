@@ -31,6 +31,9 @@ WRITE_CALLS = (
     | {name.rsplit(".", 1)[-1] for name in NUMPY_INPLACE_FUNCTIONS}
     | {"step", "load_state_dict"}
 )
+# Calls that write gradients in place (a backward adds into those that exist; ``zero_grad``;
+# ``clip_grad_norm_`` ends with ``_``): writes where a gradient is read (``g = p.grad``).
+GRADIENT_WRITE_CALLS = frozenset({"backward", "zero_grad"})
 
 # Methods only torch.Tensor has among common types: calling one proves the receiver is a
 # tensor, and the result is a tensor too (the analysis's evidence). They prove it without any
@@ -48,10 +51,12 @@ TENSOR_SOURCE_METHODS = frozenset({"state_dict", "parameters", "named_parameters
 EVENTS = {
     "sharing": "an in-place write: ``x.add_()``, ``a[i] =``, ``a +=``, ``out=``, ``opt.step()``, a "
                "training call or a function of the module that writes, or a read of a layer's running "
-               "statistics (``bn.running_mean``: its call writes them) (alias facts are observed only after one)",
+               "statistics (``bn.running_mean``: its call writes them), a gradient read (``.grad``) where a "
+               "backward or ``zero_grad`` writes gradients (alias facts are observed only after one)",
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
-    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``acc = acc <op> v`` (``0.9 * acc + 0.1 "
+    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``d[k] = v`` at a key a name gives, "
+                    "``acc = acc <op> v`` (``0.9 * acc + 0.1 "
                     "* v`` too) or ``acc.append(v)``; a list comprehension bound to a name (``losses = [step(b) "
                     "for b in batches]``); "
                     "in a method, the same into its own object (``self.total += v``: each call an iteration)",
@@ -197,7 +202,7 @@ class _Collector:
                 if not self.writes:
                     self.writes = any(type(target) is ast.Subscript for target in node.targets)
                 if not self.accumulates:
-                    self.accumulates = _accumulates(node)
+                    self.accumulates = _accumulates(node) or any(map(_keyed_by_a_name, node.targets))
                 if type(node.value) is ast.ListComp and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
                     self.loops = self.accumulates = True  # ``losses = [step(b) for b in batches]``: a loop appending
             elif node_type is ast.AnnAssign and type(node.value) is ast.ListComp and type(node.target) is ast.Name:
@@ -237,6 +242,7 @@ class _Collector:
             self.writes
             or not called.isdisjoint(WRITE_CALLS)
             or not called.isdisjoint(writers)
+            or "grad" in self.attributes and not called.isdisjoint(GRADIENT_WRITE_CALLS)
             or any(name.endswith("_") and not name.endswith("__") for name in called)  # nn.init.zeros_, torch.relu_
             or any(training_call(name) for name in called)
             # a layer's running statistics read: its call (which the scan cannot tell apart) writes them
@@ -330,6 +336,11 @@ def _identity_test(node: ast.Compare) -> bool:
         return True
     return any(type(op) in _IDENTITY for op in node.ops) and not any(type(operand) is ast.Constant
                                                                     for operand in operands)
+
+
+def _keyed_by_a_name(target) -> bool:
+    """``history[step] = v``: an item at a key a name gives (in a loop, a new entry each pass)."""
+    return type(target) is ast.Subscript and any(type(node) is ast.Name for node in ast.walk(target.slice))
 
 
 def _accumulates(node: ast.Assign) -> bool:

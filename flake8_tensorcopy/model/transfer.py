@@ -174,6 +174,13 @@ class Transfer:
         too): an ``accumulate`` event of the new value, as ``acc += v`` records one of ``v`` (its
         ``added`` detail: the operand the accumulator did not hold, a constant factor left out)."""
         place = place_of(node.targets[0]) if len(node.targets) == 1 else None
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if type(target) is ast.Subscript and self.recording and self.varies_each_pass(target.slice, node):
+            # ``history[step] = loss``: a new entry at each pass of a loop, as ``append`` adds one
+            container = place_of(target.value)
+            old = state.get(container) if container is not None else None
+            if type(old) is Value and old.kinds & {"dict", "list", "?"} and not old.is_tensor and not _is_array(old):
+                self.record("accumulate", node, container, value, state, old=old, added=node.value)
         added = accumulation_added(node.value, place, _read_place) if place is not None and self.recording else None
         if added is not None:
             # what a message names: the step's operand, where ``added`` is the whole ``a if c else b``
@@ -685,6 +692,16 @@ class Transfer:
         holders = {place for storage in item.storages for place in self.store.holders(storage, state)
                    if place[:1] != "!"} - self.rebinding - self.comprehension_names(node)
         return bool(holders) and not self.handed_over(holders, node) and not self.parameters_let_go(holders, node)
+
+    def varies_each_pass(self, key, node) -> bool:
+        """Whether the key ``key`` of an item assignment is another at each pass of a loop around
+        ``node``: every name it reads is bound anew by that loop (``for step, batch in
+        enumerate(loader): d[step] = ...``)."""
+        names = {name.id for name in ast.walk(key) if type(name) is ast.Name}
+        if not names:
+            return False
+        loops = [loop for loop in self.name_uses().get(None, ()) if inside(node, loop)]
+        return any(_rebinds_each_pass(loop, names) for loop in loops)
 
     def handed_over(self, names, call) -> bool:
         """Whether the caller holds the argument only under local names it uses nowhere but in
@@ -2250,7 +2267,7 @@ class Transfer:
                 return NONE
         if "registers" in roles and "module" in receiver.kinds:
             return self.register(receiver_place, node, arguments, state)
-        if "tensor_dict" in roles and not receiver.is_tensor and receiver.items is None:
+        if "tensor_dict" in roles and not receiver.is_tensor and (receiver.items is None or "module" in receiver.kinds):
             return self.tensor_dict(receiver, arguments, node, state, method)
         if "forward_hook" in roles and "module" in receiver.kinds and arguments:
             return self.forward_hook(receiver, arguments[0], receiver_node, node, state)
