@@ -989,6 +989,11 @@ class Transfer:
         if value.storages and base.items and self.recording and _named_field(base, node.attr) is not None:
             # ``batch.targets``: a read of that field, not of the tuple's other items
             self.record("read", node, place_of(node), value, state, field=True)
+        elif value.storages and self.recording and not self.summary_mode and (value.is_tensor or "ndarray" in value.kinds) \
+                and any(kind.startswith("object:") for kind in base.kinds) and all(
+                    type(storage) is tuple and storage[:1] == ("attribute",) for storage in value.storages):
+            # ``store.images``: memory an object of the file's classes allocated for itself is read
+            self.record("read", node, place_of(node), value, state, part=self.part_read(node))
         if value.pending and not self.summary_mode:
             self.left_by_earlier_calls(base, value, state)
         return self.tensor_attribute(node, base, value, state)
@@ -1095,7 +1100,8 @@ class Transfer:
                                why=_why(Evidence.TENSOR_METHOD, "kind"),
                                grad_from=base.grad_from if name != "grad" else EMPTY, made=base.made,
                                facts=view_facts(roles, name, f".{name}") | (
-                                   dtype_facts(base) if name == GRADIENT else EMPTY))  # a gradient has its tensor's dtype
+                                   dtype_facts(base) if name == GRADIENT else EMPTY) | (  # a gradient has its tensor's dtype
+                                   dropped_facts(base) if name in k.VIEW_ATTRIBUTES else EMPTY))  # ``w.data.T``: still detached
                 if name in k.VIEW_ATTRIBUTES:
                     return self.aliased(node, _operand(node), result, "view", "." + name, state)
                 return result._replace(made=EMPTY)
@@ -3659,6 +3665,11 @@ def dtype_named(dotted: str) -> str:
     if package.split(".")[0] == "torch" and last in k.DTYPE_ALIASES:
         return k.DTYPE_ALIASES[last]
     return last if last in k.DTYPES else ""
+
+
+def dropped_facts(value: Value) -> frozenset:
+    """The ``dropped@`` facts of a value computed from a detached read of a tensor requiring grad."""
+    return frozenset(fact for fact in value.facts if fact.startswith(DROPPED))
 
 
 def dtype_facts(value: Value) -> frozenset:
