@@ -109,7 +109,8 @@ class OverlappingSliceAssignment(Rule):
     ## What it does
     Flags a slice assignment whose right-hand side is an overlapping view of the tensor it
     writes: a right shift (`buf[:, k:] = buf[:, :-k]`, `x[1:] = x[:-1]`), a left shift of whole
-    rows (`x[:-1] = x[1:]`) or the same block rearranged (`x[1] = x[1].transpose(-2, -1)`).
+    rows (`x[:-1] = x[1:]`) or the same block rearranged (`x[1] = x[1].transpose(-2, -1)`), and
+    an in-place method given its own receiver rearranged (`cov.add_(cov.T)`).
 
     ## Why is this bad?
     torch does not buffer the source of a copy as NumPy does. Where the two views are
@@ -151,11 +152,14 @@ class OverlappingSliceAssignment(Rule):
     fix_safety = "unsafe"
     summary = "slice assignment from an overlapping view of the same tensor (`x[1:] = x[:-1]`); `.clone()` the source"
     events = ("in-place write",)
+    calls = tuple(sorted(k.INPLACE_METHODS))  # ``x.add_(x.T)``: the in-place method's own operand
 
     def query(self, model, site) -> None:
         for event in model.events.find("write"):
             source, statement = event.detail.get("source"), event.detail.get("statement")
             written = event.value
+            if type(event.node) is ast.Call and written.is_tensor and "ndarray" not in written.kinds:
+                self._check_operand(site, site.node_of(event.node))
             if source is None or statement is None or not written.is_tensor or "ndarray" in written.kinds:
                 continue  # NumPy buffers overlapping copies
             if source.fresh or not source.storages & written.storages:
@@ -190,6 +194,24 @@ class OverlappingSliceAssignment(Rule):
             f"'{written} = {source_text}' reads an overlapping view of what it writes, {effect}; "
             f"use {suggestion(site, copied, value)}",
             Fix(keep_parentheses(value, copied), safe=False))
+
+
+    def _check_operand(self, site, call) -> None:
+        """``x.add_(x.T)``: an in-place method reading its receiver's elements rearranged."""
+        if type(call) is not cst.Call or type(call.func) is not cst.Attribute or not call.args \
+                or call.args[0].keyword is not None or call.args[0].star:
+            return
+        operand = call.args[0].value
+        read, rearranged = _unrearranged(bare(operand))
+        if rearranged is None or not bare(read).deep_equals(bare(call.func.value)):
+            return
+        copied = method(bare(operand), "clone")
+        site.report(
+            self.code, operand,
+            f"'{short_source(site, call)}' reads the elements it writes rearranged by {rearranged}: it raises 'some "
+            "elements of the input tensor and the written-to tensor refer to a single memory location' where the views "
+            f"are contiguous, elsewhere it silently reads elements it already overwrote; use {suggestion(site, copied, operand)}",
+            Fix(keep_parentheses(operand, copied), safe=False))
 
 
 def _view_named(model, site, write, value: ast.expr, source) -> Optional[cst.BaseExpression]:
