@@ -28,7 +28,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``shows``: reads them when they are tensors for sure (``print(w)``: it prints modules too);
 - ``integer``: a Python number or metadata, no tensor (``w.size()``, ``w.shape``);
 - ``backward`` / ``step``: runs autograd / changes parameters in place; a backward also adds
-  into the ``.grad`` a tensor already has, in place (``torch.autograd.grad`` fills none);
+  into the ``.grad`` a leaf already has, in place (``torch.autograd.grad`` fills none; with
+  ``create_graph=True``, and for a non-leaf's retained gradient, the sum is a new tensor);
 - ``clears_grads``: ``zero_grad()`` drops the gradients of the tensors it holds (the default,
   ``set_to_none=True``: the next backward makes new ones, an old one held stays as it was) or,
   with ``set_to_none=False``, zeroes them in place; ``scales_grads``: writes in place the
@@ -361,6 +362,13 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.nn.utils.clip_grad.clip_grad_norm_", "function", "scales_grads",
           _W + "import torch.nn.utils.clip_grad\nw.sum().backward()\nr = w.grad\n"
           "torch.nn.utils.clip_grad.clip_grad_norm_([w], 1.0)"),
+    Entry("torch.nn.utils.clip_grad.clip_grad_value_", "function", "scales_grads",
+          _W + "import torch.nn.utils.clip_grad\nw.sum().backward()\nr = w.grad\n"
+          "torch.nn.utils.clip_grad.clip_grad_value_([w], 1.0)"),
+    Entry("torch.nn.utils.clip_grad_norm", "function", "scales_grads",
+          _W + "w.sum().backward()\nr = w.grad\ntorch.nn.utils.clip_grad_norm([w], 1.0)"),
+    Entry("torch.nn.utils.clip_grads_with_norm_", "function", "scales_grads",
+          _W + "w.sum().backward()\nr = w.grad\ntorch.nn.utils.clip_grads_with_norm_([w], 1.0, torch.tensor(2.0))"),
     Entry("param_groups", "attribute", "param_groups",
           _W + "opt = torch.optim.SGD([w], lr=0.1)\nr = opt.param_groups[0][\"params\"][0]"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),

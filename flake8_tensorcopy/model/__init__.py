@@ -658,6 +658,7 @@ class Model:
             retained=exit_state.get("!retained", EMPTY),
             attribute_writes=exit_state.get("!attribute_writes", EMPTY),
             refills=exit_state.get(REFILLS, EMPTY),
+            drops_grads="!drops_grads" in exit_state,
         )
 
     # ----- the final solve

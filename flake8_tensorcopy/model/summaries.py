@@ -46,6 +46,7 @@ class Summary(NamedTuple):
     # method stored, ``s.image[m] = 0``: a write only where the caller's holds a tensor or an array)
     attribute_writes: frozenset = frozenset()
     refills: frozenset = frozenset()  # of a generator: the memory it yielded and writes again for a later item
+    drops_grads: bool = False  # some path drops gradients (``zero_grad()``, ``p.grad = None``): a caller's held ones are old
 
 
 _ARRAYS = frozenset(("tensor", "ndarray"))

@@ -697,11 +697,14 @@ class Transfer:
         """Whether the key ``key`` of an item assignment is another at each pass of a loop around
         ``node``: every name it reads is bound anew by that loop (``for step, batch in
         enumerate(loader): d[step] = ...``)."""
-        names = {name.id for name in ast.walk(key) if type(name) is ast.Name}
-        if not names:
-            return False
+        called = {id(call.func) for call in ast.walk(key) if type(call) is ast.Call}  # ``str(step)``: not ``str``
+        names = {name.id for name in ast.walk(key) if type(name) is ast.Name and id(name) not in called}
+        if not names or any(type(part) in (ast.Attribute, ast.Subscript) for part in ast.walk(key)):
+            return False  # (``curve[batch.task]``: what an item holds may repeat from pass to pass)
         loops = [loop for loop in self.name_uses().get(None, ()) if inside(node, loop)]
-        return any(_rebinds_each_pass(loop, names) for loop in loops)
+        # every enclosing loop gives another key: an inner loop over a fixed set (``for phase in
+        # ("train", "val")``) inside the training loop repeats its keys at each outer pass
+        return bool(loops) and all(_rebinds_each_pass(loop, names) for loop in loops)
 
     def handed_over(self, names, call) -> bool:
         """Whether the caller holds the argument only under local names it uses nowhere but in
@@ -1051,7 +1054,7 @@ class Transfer:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
             if target.attr == GRADIENT:  # ``p.grad = None``: the gradient held so far is p's no more
-                drop_gradients(held_gradients(state, base.storages), target, state)
+                drop_gradients(held_gradients(state, self.gradient_bases(target, base, state)), target, state)
             place = place_of(target.value)
             if target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
                 state[place] = base._replace(facts=base.facts - dtype_facts(base) | dtype_facts(value))
@@ -1093,8 +1096,10 @@ class Transfer:
             if "integer" in roles:
                 return INTEGER
             if name in k.ATTRIBUTES_RETURNING_TENSOR:
-                storages = base.storages if name in k.VIEW_ATTRIBUTES else gradients_of(base.storages, node) \
-                    if name == GRADIENT and base.storages else frozenset((_site(node),))
+                storages = base.storages if name in k.VIEW_ATTRIBUTES else gradients_of(
+                    self.gradient_bases(node, base, state), node) \
+                    if name == GRADIENT and base.storages and not base.graph else frozenset((_site(node),))
+                # (a non-leaf's retained ``.grad`` is replaced, ``grad + new``, at each backward: no object of its own)
                 grad = base.grad and name != "grad"
                 result = Value(TENSOR, grad=grad, graph=grad, storages=storages, device=base.device,
                                why=_why(Evidence.TENSOR_METHOD, "kind"),
@@ -1945,7 +1950,8 @@ class Transfer:
         elif "scales_grads" in roles:
             given = _tensors_in(first) if arguments else None
             self.writes_gradients(given.storages if given is not None and given.storages else None, node, state)
-            result = Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+            result = NONE if "value" in qual.rsplit(".", 1)[-1] else Value(  # (the norm, where it computes one)
+                TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
         elif "sync" in roles:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, None, NONE, state)
@@ -2000,7 +2006,7 @@ class Transfer:
             frees_saved(node, state)
             backpropagates(state)
             if qual != "torch.autograd.grad":  # it returns the gradients, filling no .grad
-                self.writes_gradients(None, node, state)
+                self.backward_gradients(node, state)
             self.function.runs_backward = True
             result = NONE
         elif "parameter" in roles:
@@ -2256,6 +2262,9 @@ class Transfer:
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
             return self.call_value(self.attribute_of(receiver, method, node), arguments, keywords, node, state)
         roles = k.role_of("method", method)
+        if "clears_grads" in roles and self.summary_mode and _constant(
+                node.args[0] if node.args else _keyword(node, "set_to_none")) is not False:
+            state["!drops_grads"] = NONE  # ``opt.zero_grad()`` of whatever the caller passes: its caller's gradients are new
         if "record" in roles and "event" in receiver.kinds:
             if receiver_place is not None and "[" not in receiver_place:
                 state[receiver_place] = receiver._replace(pending=state.get(IN_FLIGHT, EMPTY))
@@ -2474,7 +2483,7 @@ class Transfer:
             self.record("backward", node, receiver_place, receiver, state, create_graph=_creates_graph(node))
             frees_saved(node, state)
             backpropagates(state)
-            self.writes_gradients(None, node, state)
+            self.backward_gradients(node, state)
             self.function.runs_backward = True
             if self.summary_mode:
                 state["!backward"] = NONE
@@ -2877,6 +2886,10 @@ class Transfer:
         if summary.backward:
             frees_saved(None, state)
             backpropagates(state)
+        if summary.drops_grads:  # a helper's ``zero_grad()``: what the caller holds is no gradient any more
+            drop_gradients(held_gradients(state), node, state)
+        elif summary.backward:  # a helper's backward adds into the gradients the caller holds
+            self.writes_gradients(None, node, state)
         if summary.saved and _kept_for_backward(state):
             kept = instance.storages(_saved_for_caller(summary, instance.lines))
             add_saved(kept, state)
@@ -3374,6 +3387,34 @@ class Transfer:
         if held:
             self.write(node, Value(TENSOR, storages=held, why=_why(Evidence.TORCH_API, "kind")), state, node)
 
+    def gradient_bases(self, node: ast.Attribute, base: Value, state: dict) -> frozenset:
+        """What the gradient ``node`` (``<tensor>.grad``) is keyed on: the tensor's storages, or, for a
+        parameter read from a module that holds it as its own storage (``model.weight`` of an
+        ``nn.Linear``: every parameter is the module's storage), the path ``("attribute", module,
+        "weight")``, so that ``model.weight.grad`` and ``model.bias.grad`` are two objects."""
+        tensor = node.value
+        # (not in a summary: a caller maps a parameter's storage, not one nested in it)
+        if type(tensor) is ast.Attribute and not self.summary_mode:
+            owner_place = place_of(tensor.value)
+            owner = state.get(owner_place) if owner_place is not None else None
+            if type(owner) is Value and "module" in owner.kinds and owner.storages & base.storages:
+                return frozenset(held_within("attribute", storage, tensor.attr) for storage in base.storages)
+        return base.storages
+
+    def backward_gradients(self, node, state: dict) -> None:
+        """A backward's effect on the gradients held: it adds into them in place, but with
+        ``create_graph=True`` it replaces each by a new tensor (``grad = grad + new``): what is
+        held then keeps the old values, as after ``zero_grad()``."""
+        inputs = _keyword(node, "inputs") if node is not None else None
+        reached = None  # ``backward(inputs=[x])``: the gradients of those tensors only
+        if inputs is not None:
+            given = _tensors_in(self.evaluate(inputs, state))
+            reached = given.storages if given is not None and given.storages else None
+        if _creates_graph(node):
+            drop_gradients(held_gradients(state, reached), node, state)
+        else:
+            self.writes_gradients(reached, node, state)
+
     def clears_gradients(self, bases: Optional[frozenset], node, state: dict) -> None:
         """``zero_grad()``: with ``set_to_none=False`` it zeroes the gradients in place; by
         default it drops them, so a gradient held (``g = p.grad``) stays as it was, and the
@@ -3383,6 +3424,8 @@ class Transfer:
             self.writes_gradients(bases, node, state)
         else:
             drop_gradients(held_gradients(state, bases), node, state)
+            if self.summary_mode:
+                state["!drops_grads"] = NONE
 
     def steps_unseen_optimizer(self, node, state: dict) -> None:
         """``opt.step()`` on what may be an optimizer the model cannot see into (a parameter
@@ -3449,7 +3492,8 @@ def held_gradients(state: dict, bases: Optional[frozenset] = None) -> frozenset:
         if type(value) is Value and (value.storages or value.items):
             found.update(storage for storage in storages_held(value)
                          if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute"
-                         and storage[2] == GRADIENT and (bases is None or storage[1] in bases))
+                         and storage[2] == GRADIENT and (bases is None or storage[1] in bases or (
+                             type(storage[1]) is tuple and storage[1][:1] == ("attribute",) and storage[1][1] in bases)))
     return frozenset(found)
 
 

@@ -340,6 +340,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             observed = _collected_from_generator(model, alias)
         if observed is None and not through_alias and _closure_after(alias, write.function):
             observed = _read_by_a_closure(model, alias, name)
+        if observed is not None and through_alias and kind in _SURGERY_KINDS and observed[1].startswith("outlives") \
+                and _only_gradients(write.storages & storages):
+            observed = None  # ``g = p.grad; g.div_(n)``: a gradient written through a name taken for that (DDP, clipping)
         if observed is not None:
             found.append(Sharing(alias, kind, write, through_alias, *observed))
     # a write by the alias's own class first (``self.snaps`` in ``__init__``, a step in ``train_step``)
@@ -971,6 +974,18 @@ def _kept_on_object(model, alias) -> Optional[tuple]:
     return None
 
 
+_SURGERY_KINDS = frozenset(("assignment", "handed", "detach", "view", "partial_view"))
+
+
+def _only_gradients(storages: frozenset) -> bool:
+    """Whether every one of ``storages`` is a tensor's gradient (``p.grad``, kept or dropped)."""
+    def gradient(storage) -> bool:
+        if type(storage) is tuple and storage[:1] == ("dropped",):
+            storage = storage[1]
+        return type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" and storage[2] == GRADIENT
+    return bool(storages) and all(map(gradient, storages))
+
+
 def _held_through_object(model, write, made, alias_storages: frozenset, name: Optional[str]) -> Optional[tuple]:
     """The unwritten side kept on an object of the file's classes that the function was given
     (``volume.voxels`` of a parameter ``volume``: its caller still holds it)."""
@@ -983,7 +998,7 @@ def _held_through_object(model, write, made, alias_storages: frozenset, name: Op
         if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
             index = parameter_index(storage[1], function.name)
             if index is not None and index >= function.receiver_offset and storage[2] == GRADIENT:
-                return function.names[index], "outlives the function (a parameter, whose tensors' gradient this is)"
+                return function.names[index], "outlives the function (a parameter: the gradient of its tensors)"
             if index is not None and index >= function.receiver_offset:
                 return f"{function.names[index]}.{storage[2]}", "outlives the function (an attribute of a parameter)"
     for place in function.names[function.receiver_offset:]:
@@ -1098,8 +1113,8 @@ def views_a_blank_buffer(model, alias) -> bool:
 
 def fills_a_blank_buffer(sharing: Sharing) -> bool:
     """A write through the alias of a buffer the alias's own function made blank to be filled
-    (``self.buf = torch.empty(n)``: no one can have read its content): filling it through its
-    alias is what it is for."""
+    (``self.buf = torch.empty(n)``, or an object built there whose constructor did: no one can
+    have read its content): filling it through its alias is what it is for."""
     alias = sharing.alias
     node = alias.function.node
     if type(node) is ast.Module:  # module-level code: not what a function or a class of it made
@@ -1108,8 +1123,30 @@ def fills_a_blank_buffer(sharing: Sharing) -> bool:
         made_here = all(_allocated_within(storage, 1, float("inf")) and not any(  # a site of this file, outside them
             _allocated_within(storage, first, last) for first, last in elsewhere) for storage in alias.value.storages)
     else:
-        made_here = all(_allocated_within(storage, node.lineno, node.end_lineno) for storage in alias.value.storages)
+        made_here = all(_allocated_within(storage, node.lineno, node.end_lineno) for storage in alias.value.storages) or (
+            _overwrites(sharing.write) and all(  # an object built here, its constructor made it: a fill, not an update
+                _allocated_within(_owner(storage), node.lineno, node.end_lineno) for storage in alias.value.storages))
     return sharing.written_alias and "blank" in alias.value.facts and made_here
+
+
+def _overwrites(write) -> bool:
+    """A write that sets what it writes without reading it: an item or slice assignment, or a
+    method that overwrites (``copy_``, ``fill_``), not an update (``+=``, ``add_``)."""
+    node = write.node
+    if type(write.detail.get("statement")) is ast.AugAssign:
+        return False
+    if type(node) is ast.Subscript:
+        return type(getattr(node, "ctx", None)) is ast.Store
+    return type(node) is ast.Call and type(node.func) is ast.Attribute and "overwrites" in k.role_of(
+        "method", node.func.attr)
+
+
+def _owner(storage):
+    """The allocation an object's attribute belongs to (``("attribute", site, "frames")``: the
+    object built at ``site``, whose constructor made the buffer), else the storage itself."""
+    while type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
+        storage = storage[1]
+    return storage
 
 
 def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -> Optional[tuple]:
