@@ -702,6 +702,8 @@ class Transfer:
         if not names or any(type(part) in (ast.Attribute, ast.Subscript) for part in ast.walk(key)):
             return False  # (``curve[batch.task]``: what an item holds may repeat from pass to pass)
         loops = [loop for loop in self.name_uses().get(None, ()) if inside(node, loop)]
+        if self.function.receiver_offset and any(_iterates_own_parts(loop, self.function.names[0]) for loop in loops):
+            return False  # ``for name, m in self.body.named_children()``: the same keys at each call of the method
         # every enclosing loop gives another key: an inner loop over a fixed set (``for phase in
         # ("train", "val")``) inside the training loop repeats its keys at each outer pass
         return bool(loops) and all(_rebinds_each_pass(loop, names) for loop in loops)
@@ -2705,6 +2707,9 @@ class Transfer:
             arguments = [self.dict_made(node, [], keywords)]  # ``d.update(a=w)`` is ``d.update(dict(a=w))``
         if method in ("append", "add", "extend", "insert", "update", "setdefault") and arguments:
             added = arguments[-1] if method not in ("extend", "update") else self.element(arguments[-1])
+            if method in ("append", "insert") and node.args and type(node.args[-1]) is ast.Attribute \
+                    and added.storages and all(_is_gradient(storage) for storage in added.storages):
+                added = self.assigned(node.args[-1], added, state)  # ``maps.append(x.grad)``: the gradient under another name
             if method == "update" and arguments[-1].items is not None:
                 items = dict(receiver.items)
                 items.update(arguments[-1].items)
@@ -3485,14 +3490,17 @@ def gradients_of(storages: frozenset, node) -> frozenset:
                      for held in (held_within("attribute", storage, GRADIENT),))
 
 
+def _is_gradient(storage) -> bool:
+    return type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" and storage[2] == GRADIENT
+
+
 def held_gradients(state: dict, bases: Optional[frozenset] = None) -> frozenset:
     """The gradient memory some place holds, of the tensors holding ``bases`` (None: any)."""
     found = set()
     for value in state.values():
         if type(value) is Value and (value.storages or value.items):
             found.update(storage for storage in storages_held(value)
-                         if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute"
-                         and storage[2] == GRADIENT and (bases is None or storage[1] in bases or (
+                         if _is_gradient(storage) and (bases is None or storage[1] in bases or (
                              type(storage[1]) is tuple and storage[1][:1] == ("attribute",) and storage[1][1] in bases)))
     return frozenset(found)
 
@@ -4794,6 +4802,16 @@ def _leaves_a_pass_early(body) -> bool:
             continue
         pending.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _iterates_own_parts(loop, receiver: str) -> bool:
+    """A ``for`` loop over what its object (``receiver``) holds (``self.layers``,
+    ``self.body.named_children()``, ``enumerate(self.heads)``): the same items at each call of the method."""
+    if type(loop) not in (ast.For, ast.AsyncFor):
+        return False
+    called = {id(call.func) for call in ast.walk(loop.iter) if type(call) is ast.Call}
+    names = {name.id for name in ast.walk(loop.iter) if type(name) is ast.Name and id(name) not in called}
+    return names == {receiver}
 
 
 def _rebinds_each_pass(loop, names) -> bool:
