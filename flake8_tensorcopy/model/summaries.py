@@ -13,6 +13,8 @@ graph's, and a recursive call meets an unknown result.
 
 from typing import Dict, NamedTuple, Optional, Sequence
 
+from flake8_tensorcopy import knowledge as k
+
 from flake8_tensorcopy.model.values import EMPTY, FIELDS, UNKNOWN, Evidence, Value, held_within, items_join, join
 
 
@@ -104,6 +106,14 @@ def allocated_in(storage, lines: tuple) -> bool:
     return len(site) in (2, 4) and type(site[0]) is int and lines[0] <= site[0] <= lines[1]
 
 
+def _layer_parameter(actual: Value, name: str) -> bool:
+    """Whether ``name`` of what a call site passes is a parameter of a torch layer: the model
+    keeps a layer's parameters as the layer's own memory (``nn.Linear``'s ``weight``), so a callee's
+    ``model.weight`` is that memory, as the caller's own read of it is."""
+    return "module" in actual.kinds and "?" not in actual.kinds and not any(
+        kind.startswith("object:") for kind in actual.kinds) and "module_parameter" in k.role_of("attribute", name)
+
+
 class Instantiation:
     """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
 
@@ -146,6 +156,8 @@ class Instantiation:
                 result.add(storage)
             elif storage is _held_through(storage):
                 result |= self.actual(index).storages
+            elif _layer_parameter(self.actual(index), storage[2]):
+                result |= self.actual(index).storages  # ``model.weight`` of a torch layer passed: the layer's memory
             else:  # an attribute of the parameter: the same attribute of what is passed
                 result |= {held_within("attribute", actual, storage[2]) for actual in self.actual(index).storages}
         return frozenset(result)
