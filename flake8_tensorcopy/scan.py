@@ -55,7 +55,7 @@ EVENTS = {
                "backward or ``zero_grad`` writes gradients (alias facts are observed only after one)",
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
                            "with an ``id(...)`` operand",
-    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``d[k] = v`` at a key a name gives, "
+    "accumulation": "inside a loop, ``acc += v`` (also ``d[k] += v``), ``d[k] = v`` at a key a loop's name gives, "
                     "``acc = acc <op> v`` (``0.9 * acc + 0.1 "
                     "* v`` too) or ``acc.append(v)``; a list comprehension bound to a name (``losses = [step(b) "
                     "for b in batches]``); "
@@ -153,6 +153,8 @@ class _Collector:
         self.writes = False
         self.loops = False
         self.accumulates = False  # ``acc += v`` or ``acc = acc <op> v`` (``acc.append(v)``: in ``called``)
+        self.keys: Set[str] = set()  # the names in the keys of item assignments (``history[step] = v``)
+        self.loop_names: Set[str] = set()  # the names ``for`` loops bind
         self.imports_arrays = False
         self.non_blocking = False  # a call with ``non_blocking=True``
         self.stores_on_self = False  # for a method: stores on its first parameter (``_stores_on``)
@@ -202,13 +204,16 @@ class _Collector:
                 if not self.writes:
                     self.writes = any(type(target) is ast.Subscript for target in node.targets)
                 if not self.accumulates:
-                    self.accumulates = _accumulates(node) or any(map(_keyed_by_a_name, node.targets))
+                    self.accumulates = _accumulates(node)
+                self.keys.update(name for target in node.targets for name in _key_names(target))
                 if type(node.value) is ast.ListComp and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
                     self.loops = self.accumulates = True  # ``losses = [step(b) for b in batches]``: a loop appending
             elif node_type is ast.AnnAssign and type(node.value) is ast.ListComp and type(node.target) is ast.Name:
                 self.loops = self.accumulates = True  # ``losses: List[Tensor] = [step(b) for b in batches]``
             elif node_type in _LOOPS:
                 self.loops = True
+                if node_type is not ast.While:  # ``for step, batch in ...``: names a key may take anew each pass
+                    self.loop_names.update(name.id for name in ast.walk(node.target) if type(name) is ast.Name)
             elif node_type is ast.ImportFrom:
                 module = (node.module or "").split(".", 1)[0]
                 self.imports_arrays = self.imports_arrays or (module in _ARRAY_LIBRARIES and not node.level)
@@ -229,6 +234,8 @@ class _Collector:
         self.writes = self.writes or other.writes
         self.loops = self.loops or other.loops
         self.accumulates = self.accumulates or other.accumulates
+        self.keys |= other.keys
+        self.loop_names |= other.loop_names
         self.imports_arrays = self.imports_arrays or other.imports_arrays
         self.non_blocking = self.non_blocking or other.non_blocking
         self.accumulates_on_self = self.accumulates_on_self or other.accumulates_on_self
@@ -260,7 +267,9 @@ class _Collector:
             events.add("identity comparison")
         if self.non_blocking:
             events.add("non-blocking copy")
-        if self.loops and (self.accumulates or not called.isdisjoint(CONTAINER_GROWTH)) or self.accumulates_on_self:
+        keyed_anew = not self.keys.isdisjoint(self.loop_names)  # ``history[step] = v`` in ``for step, ...``
+        if self.loops and (self.accumulates or keyed_anew or not called.isdisjoint(CONTAINER_GROWTH)) \
+                or self.accumulates_on_self:
             events.add("accumulation")
         traits = set()
         if (imports_arrays or not called.isdisjoint(TENSOR_ONLY_METHODS)
@@ -338,9 +347,10 @@ def _identity_test(node: ast.Compare) -> bool:
                                                                     for operand in operands)
 
 
-def _keyed_by_a_name(target) -> bool:
-    """``history[step] = v``: an item at a key a name gives (in a loop, a new entry each pass)."""
-    return type(target) is ast.Subscript and any(type(node) is ast.Name for node in ast.walk(target.slice))
+def _key_names(target) -> Iterator[str]:
+    """The names in the key of an item assignment's target (``step`` of ``history[step] = v``)."""
+    if type(target) is ast.Subscript:
+        yield from (node.id for node in ast.walk(target.slice) if type(node) is ast.Name)
 
 
 def _accumulates(node: ast.Assign) -> bool:

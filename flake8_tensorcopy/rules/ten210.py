@@ -158,7 +158,8 @@ class OverlappingSliceAssignment(Rule):
         for event in model.events.find("write"):
             source, statement = event.detail.get("source"), event.detail.get("statement")
             written = event.value
-            if type(event.node) is ast.Call and written.is_tensor and "ndarray" not in written.kinds:
+            if type(event.node) is ast.Call and written.is_tensor and "ndarray" not in written.kinds \
+                    and _reads_receiver_rearranged(event.node):  # (LibCST only where the ast says so)
                 self._check_operand(site, site.node_of(event.node))
             if source is None or statement is None or not written.is_tensor or "ndarray" in written.kinds:
                 continue  # NumPy buffers overlapping copies
@@ -212,6 +213,21 @@ class OverlappingSliceAssignment(Rule):
             "elements of the input tensor and the written-to tensor refer to a single memory location' where the views "
             f"are contiguous, elsewhere it silently reads elements it already overwrote; use {suggestion(site, copied, operand)}",
             Fix(keep_parentheses(operand, copied), safe=False))
+
+
+def _reads_receiver_rearranged(call: ast.Call) -> bool:
+    """``x.add_(x.T)`` on the ast: the first argument is a rearranging view of the receiver."""
+    if type(call.func) is not ast.Attribute or not call.args or type(call.args[0]) is ast.Starred:
+        return False
+    operand, rearranged = call.args[0], False
+    while True:
+        if type(operand) is ast.Call and type(operand.func) is ast.Attribute and "rearrange" in k.role_of(
+                "method", operand.func.attr):
+            operand, rearranged = operand.func.value, True
+        elif type(operand) is ast.Attribute and "rearrange" in k.role_of("attribute", operand.attr):
+            operand, rearranged = operand.value, True
+        else:
+            return rearranged and ast.dump(operand) == ast.dump(call.func.value)
 
 
 def _view_named(model, site, write, value: ast.expr, source) -> Optional[cst.BaseExpression]:
