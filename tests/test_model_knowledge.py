@@ -142,6 +142,11 @@ def check_scales_grads(model, example):
     assert write.value.storages == _value_after(model, example, "r").storages
 
 
+def check_grad_norm(model, example):
+    result = _value_after(model, example, "r")
+    assert result.is_tensor and result.fresh and not result.grad
+
+
 def check_param_groups(model, example):
     result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
     assert result.is_tensor and result.storages == w.storages and result.grad

@@ -34,6 +34,7 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``set_to_none=True``: the next backward makes new ones, an old one held stays as it was) or,
   with ``set_to_none=False``, zeroes them in place; ``scales_grads``: writes in place the
   gradients of the tensors it is given (``torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)``);
+  ``grad_norm``: it returns their total norm, a new tensor (the others return None);
 - ``param_groups``: an optimizer's parameter groups, dicts whose ``"params"`` hold its tensors;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
@@ -369,6 +370,12 @@ HAND_TABLE: Tuple[Entry, ...] = (
           _W + "w.sum().backward()\nr = w.grad\ntorch.nn.utils.clip_grad_norm([w], 1.0)"),
     Entry("torch.nn.utils.clip_grads_with_norm_", "function", "scales_grads",
           _W + "w.sum().backward()\nr = w.grad\ntorch.nn.utils.clip_grads_with_norm_([w], 1.0, torch.tensor(2.0))"),
+    Entry("torch.nn.utils.clip_grad_norm_", "function", "grad_norm",
+          _W + "w.sum().backward()\nr = torch.nn.utils.clip_grad_norm_([w], 1.0)"),
+    Entry("torch.nn.utils.clip_grad.clip_grad_norm_", "function", "grad_norm",
+          _W + "import torch.nn.utils.clip_grad\nw.sum().backward()\nr = torch.nn.utils.clip_grad.clip_grad_norm_([w], 1.0)"),
+    Entry("torch.nn.utils.clip_grad_norm", "function", "grad_norm",
+          _W + "w.sum().backward()\nr = torch.nn.utils.clip_grad_norm([w], 1.0)"),
     Entry("param_groups", "attribute", "param_groups",
           _W + "opt = torch.optim.SGD([w], lr=0.1)\nr = opt.param_groups[0][\"params\"][0]"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),

@@ -1952,8 +1952,8 @@ class Transfer:
         elif "scales_grads" in roles:
             given = _tensors_in(first) if arguments else None
             self.writes_gradients(given.storages if given is not None and given.storages else None, node, state)
-            result = NONE if "value" in qual.rsplit(".", 1)[-1] else Value(  # (the norm, where it computes one)
-                TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind"))
+            result = Value(TENSOR, storages=frozenset((_site(node),)), fresh=True, why=_why(Evidence.TORCH_API, "kind")) \
+                if "grad_norm" in roles else NONE  # (the total norm, where it computes one)
         elif "sync" in roles:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, None, NONE, state)
@@ -2008,7 +2008,7 @@ class Transfer:
             frees_saved(node, state)
             backpropagates(state)
             if qual != "torch.autograd.grad":  # it returns the gradients, filling no .grad
-                self.backward_gradients(node, state)
+                self.backward_gradients(node, keywords.get("inputs"), state)
             self.function.runs_backward = True
             result = NONE
         elif "parameter" in roles:
@@ -2485,7 +2485,7 @@ class Transfer:
             self.record("backward", node, receiver_place, receiver, state, create_graph=_creates_graph(node))
             frees_saved(node, state)
             backpropagates(state)
-            self.backward_gradients(node, state)
+            self.backward_gradients(node, keywords.get("inputs"), state)
             self.function.runs_backward = True
             if self.summary_mode:
                 state["!backward"] = NONE
@@ -2708,7 +2708,7 @@ class Transfer:
         if method in ("append", "add", "extend", "insert", "update", "setdefault") and arguments:
             added = arguments[-1] if method not in ("extend", "update") else self.element(arguments[-1])
             if method in ("append", "insert") and node.args and type(node.args[-1]) is ast.Attribute \
-                    and added.storages and all(_is_gradient(storage) for storage in added.storages):
+                    and added.storages and all(is_gradient(storage) for storage in added.storages):
                 added = self.assigned(node.args[-1], added, state)  # ``maps.append(x.grad)``: the gradient under another name
             if method == "update" and arguments[-1].items is not None:
                 items = dict(receiver.items)
@@ -3406,15 +3406,13 @@ class Transfer:
                 return frozenset(held_within("attribute", storage, tensor.attr) for storage in base.storages)
         return base.storages
 
-    def backward_gradients(self, node, state: dict) -> None:
+    def backward_gradients(self, node, inputs: Optional[Value], state: dict) -> None:
         """A backward's effect on the gradients held: it adds into them in place, but with
         ``create_graph=True`` it replaces each by a new tensor (``grad = grad + new``): what is
-        held then keeps the old values, as after ``zero_grad()``."""
-        inputs = _keyword(node, "inputs") if node is not None else None
-        reached = None  # ``backward(inputs=[x])``: the gradients of those tensors only
-        if inputs is not None:
-            given = _tensors_in(self.evaluate(inputs, state))
-            reached = given.storages if given is not None and given.storages else None
+        held then keeps the old values, as after ``zero_grad()``. ``inputs``: the value of its
+        ``inputs=`` (``backward(inputs=[x])``: the gradients of those tensors only)."""
+        given = _tensors_in(inputs) if inputs is not None else None
+        reached = given.storages if given is not None and given.storages else None
         if _creates_graph(node):
             drop_gradients(held_gradients(state, reached), node, state)
         else:
@@ -3490,7 +3488,8 @@ def gradients_of(storages: frozenset, node) -> frozenset:
                      for held in (held_within("attribute", storage, GRADIENT),))
 
 
-def _is_gradient(storage) -> bool:
+def is_gradient(storage) -> bool:
+    """A tensor's gradient memory (``p.grad``: ``("attribute", storage, "grad")``)."""
     return type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" and storage[2] == GRADIENT
 
 
@@ -3500,7 +3499,7 @@ def held_gradients(state: dict, bases: Optional[frozenset] = None) -> frozenset:
     for value in state.values():
         if type(value) is Value and (value.storages or value.items):
             found.update(storage for storage in storages_held(value)
-                         if _is_gradient(storage) and (bases is None or storage[1] in bases or (
+                         if is_gradient(storage) and (bases is None or storage[1] in bases or (
                              type(storage[1]) is tuple and storage[1][:1] == ("attribute",) and storage[1][1] in bases)))
     return frozenset(found)
 

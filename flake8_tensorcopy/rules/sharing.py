@@ -23,7 +23,7 @@ from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.classes import on_receiver
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in, parameter_holding, parameter_index
-from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, GRADIENT, HANDED, ITEM_OF, METADATA
+from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, GRADIENT, HANDED, ITEM_OF, METADATA, is_gradient
 from flake8_tensorcopy.model.values import EMPTY, FIELDS, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 from flake8_tensorcopy.scan import descendants
@@ -979,11 +979,9 @@ _SURGERY_KINDS = frozenset(("assignment", "handed", "detach", "view", "partial_v
 
 def _only_gradients(storages: frozenset) -> bool:
     """Whether every one of ``storages`` is a tensor's gradient (``p.grad``, kept or dropped)."""
-    def gradient(storage) -> bool:
-        if type(storage) is tuple and storage[:1] == ("dropped",):
-            storage = storage[1]
-        return type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" and storage[2] == GRADIENT
-    return bool(storages) and all(map(gradient, storages))
+    return bool(storages) and all(
+        is_gradient(storage[1] if type(storage) is tuple and storage[:1] == ("dropped",) else storage)
+        for storage in storages)
 
 
 def _held_through_object(model, write, made, alias_storages: frozenset, name: Optional[str]) -> Optional[tuple]:

@@ -199,12 +199,11 @@ class OverlappingSliceAssignment(Rule):
 
     def _check_operand(self, site, call) -> None:
         """``x.add_(x.T)``: an in-place method reading its receiver's elements rearranged."""
-        if type(call) is not cst.Call or type(call.func) is not cst.Attribute or not call.args \
-                or call.args[0].keyword is not None or call.args[0].star:
+        if type(call) is not cst.Call or not call.args:
             return
         operand = call.args[0].value
-        read, rearranged = _unrearranged(bare(operand))
-        if rearranged is None or not bare(read).deep_equals(bare(call.func.value)):
+        rearranged = _unrearranged(bare(operand))[1]  # (``_reads_receiver_rearranged`` decided on the ast)
+        if rearranged is None:
             return
         copied = method(bare(operand), "clone")
         site.report(
