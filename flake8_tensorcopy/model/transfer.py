@@ -1554,8 +1554,16 @@ class Transfer:
         elif kind is ast.Compare and len(test.ops) == 1:
             differs = type(test.ops[0]) is ast.NotEq if truth else type(test.ops[0]) is ast.Eq
             left, right = test.left, test.comparators[0]
-            if differs and type(left) is ast.Attribute and left.attr in ("dtype", "device"):
+            if differs and not _dtype_or_device(left) and _dtype_or_device(right):
+                left, right = right, left  # ``dtype != x.dtype`` is ``x.dtype != dtype``
+            if differs and _dtype_or_device(left):
                 place, other = place_of(left.value), place_of(right)
+                if place is not None and other is not None and place not in state and type(left.value) is ast.Attribute:
+                    recording, self.recording = self.recording, False  # ``self.pe.dtype``: the object's tensor, held here
+                    held = self.evaluate(left.value, state)
+                    self.recording = recording
+                    if held.is_tensor and "[" not in place:
+                        state[place] = held
                 if place is not None and other is not None and place in state:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
             elif type(left) is ast.Attribute and left.attr == "dtype" and place_of(left.value) in state:
@@ -3716,6 +3724,11 @@ def dtype_named(dotted: str) -> str:
     if package.split(".")[0] == "torch" and last in k.DTYPE_ALIASES:
         return k.DTYPE_ALIASES[last]
     return last if last in k.DTYPES else ""
+
+
+def _dtype_or_device(node) -> bool:
+    """``x.dtype`` or ``x.device``: what a narrowing test compares."""
+    return type(node) is ast.Attribute and node.attr in ("dtype", "device")
 
 
 def dropped_facts(value: Value) -> frozenset:
