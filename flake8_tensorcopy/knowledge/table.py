@@ -229,6 +229,9 @@ RESULT_DTYPE_UNLESS: Dict[str, Tuple[str, int]] = {
 # NumPy constructors whose arrays are float64 unless ``dtype=`` says otherwise
 FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
                             "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.linspace"))
+# NumPy constructors of the data they are given: of Python floats spelled in the code (in lists and
+# tuples, one a float at least) a float64 array
+ARRAYS_OF_DATA = frozenset(("numpy.array", "numpy.asarray"))
 # NumPy random draws that make an array only where a size is given (the positional index of the
 # size, or of the first dimension; ``size=`` too): without one they draw a number
 # (``numpy.random.uniform(0.8, 1.2)``, ``rng.random()``, ``rng.integers(n)``); those of

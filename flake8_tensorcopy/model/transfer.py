@@ -3278,7 +3278,9 @@ class Transfer:
                 return None  # ``rng.choice(pairs)``: one item of an array, a row where it has two dimensions
             return NUMBER  # ``numpy.random.uniform(0.8, 1.2)``: one number drawn
         given = _keyword(node, "dtype")
-        if given is None:
+        if given is None and qual in k.ARRAYS_OF_DATA and node.args and _float_literals(node.args[0]):
+            dtype = "float64"  # ``numpy.array([0.0, 0.5])``: Python floats make a float64 array
+        elif given is None:
             dtype = "float64" if qual in k.FLOAT64_ARRAYS else ""
         else:
             dtype = dtype_named(place_of(given) or "") or _constant_dtype(given)
