@@ -142,6 +142,11 @@ def check_scales_grads(model, example):
     assert write.value.storages == _value_after(model, example, "r").storages
 
 
+def check_buffer_view(model, example):
+    result = _value_after(model, example, "r")
+    assert result.kinds in ({"ndarray"}, {"tensor"}) and "dtype:float32" in result.facts
+
+
 def check_grad_norm(model, example):
     result = _value_after(model, example, "r")
     assert result.is_tensor and result.fresh and not result.grad

@@ -12,6 +12,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   ``np.asarray(w)``, ``copy.copy(w)``, ``torch.as_tensor(w)``: the tensor itself);
 - ``index_cast``: a cast mostly used to make indices or masks of floats (``w.long()``): a copy
   there, so not counted as a move that may return the tensor itself;
+- ``buffer_view``: an array or tensor over the bytes of the buffer it is given, no copy
+  (``numpy.frombuffer(b, dtype=numpy.float32)``, ``torch.frombuffer(b, dtype=torch.float32)``);
 - ``array_only``: takes only an ndarray, so an unknown argument is one from there on (by use);
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
@@ -269,6 +271,10 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("torch.as_tensor", "function", "shares", _W + "r = torch.as_tensor(w)"),
     Entry("torch.asarray", "function", "shares", _W + "r = torch.asarray(w)"),
     Entry("numpy.asarray", "function", "shares", "import numpy\n" + _W + "r = numpy.asarray(w)"),
+    Entry("numpy.frombuffer", "function", "buffer_view",
+          "import numpy\nw = bytearray(8)\nr = numpy.frombuffer(w, dtype=numpy.float32)"),
+    Entry("torch.frombuffer", "function", "buffer_view",
+          "import torch\nw = bytearray(8)\nr = torch.frombuffer(w, dtype=torch.float32)"),
     Entry("long", "method", "index_cast", _W + "r = w.long()"),
     Entry("int", "method", "index_cast", _W + "r = w.int()"),
     Entry("bool", "method", "index_cast", _W + "r = w.bool()"),

@@ -1957,6 +1957,13 @@ class Transfer:
         elif "inplace" in roles and node.args:
             self.write(node.args[0], first, state, node)
             result = NONE
+        elif "buffer_view" in roles:  # ``np.frombuffer(payload)``: an array over the buffer's own bytes
+            given = _keyword(node, "dtype")
+            dtype = dtype_named(place_of(given) or "") or _constant_dtype(given) if given is not None else (
+                "float64" if qual.startswith("numpy.") else "")  # (NumPy's default dtype)
+            result = Value(kinds("ndarray") if qual.startswith("numpy.") else TENSOR,
+                           storages=first.storages or frozenset((_site(node),)), fresh=not first.storages,
+                           why=_why(Evidence.TORCH_API, "kind"), facts=_dtype_fact(dtype))
         elif "scales_grads" in roles:
             given = _tensors_in(first) if arguments else None
             self.writes_gradients(given.storages if given is not None and given.storages else None, node, state)
