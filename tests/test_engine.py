@@ -423,7 +423,8 @@ def resolved(monkeypatch):
     return modules
 
 
-@pytest.mark.parametrize("code", ["TEN203", "TEN306", "TEN401"])
+@pytest.mark.parametrize("code", ["TEN208", "TEN306", "TEN401",
+                                  pytest.param("TEN203", marks=pytest.mark.slow)])  # (the largest: -m slow)
 def test_positions_of_pruned_statements_are_the_whole_modules(code, resolved):
     """``positions_of`` resolves positions on pruned copies of the statements holding the
     nodes: for random sets of nodes of a fixture (expressions deep in methods, loops and
