@@ -101,8 +101,8 @@ def rule_fixtures():
 DEFAULT_RUN_FIXTURES = frozenset({"TEN205", "TEN208", "TEN307"})
 # The engine's properties (quiet bodies left out of the parse, one chunk parsed again after an
 # edit) hold or fail for LibCST's and the gate's reasons, not a rule's: by default they run on the
-# two smaller of these, every fixture under ``-m slow``.
-ENGINE_PROPERTY_FIXTURES = frozenset({"TEN205", "TEN208"})
+# smallest of these, every fixture under ``-m slow``.
+ENGINE_PROPERTY_FIXTURES = frozenset({"TEN208"})
 
 
 def by_weight(values, code=lambda value: value, default_run=DEFAULT_RUN_FIXTURES):
