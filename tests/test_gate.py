@@ -257,7 +257,7 @@ def programs(draw):
     return "\n\n\n".join(parts) + "\n"
 
 
-@pytest.mark.parametrize("examples, codes", [(15, 10), pytest.param(600, 18, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("examples, codes", [(30, 10), pytest.param(600, 18, marks=pytest.mark.slow)])
 def test_on_generated_programs_the_gate_keeps_every_finding(examples, codes):
     """Every finding of the queries with the gate forced open lies where the scan saw the
     rule's subscription (the file and the body the engine decides on), and the gated, sparse
