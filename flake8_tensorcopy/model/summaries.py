@@ -92,7 +92,7 @@ def _item_of_parameter(storage, function: str) -> bool:
     return type(storage) is tuple and storage[:1] == ("item",) and parameter_index(storage[1], function) is not None
 
 
-def _held_through(storage):
+def held_through(storage):
     """The storage an ``("attribute", storage, name)`` storage is an attribute of, else itself."""
     return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
 
@@ -144,17 +144,17 @@ class Instantiation:
                 (held_within("attribute", inner, storage[2]) for inner in self.per_instance[storage[1]])
                 if type(storage) is tuple and storage[:1] == ("attribute",) and storage[1] in self.per_instance
                 else (storage,))))
-        if not any(parameter_index(_held_through(storage), function) is not None
+        if not any(parameter_index(held_through(storage), function) is not None
                    or _item_of_parameter(storage, function) for storage in storages):
             return storages
         result = set()
         for storage in storages:
-            index = parameter_index(_held_through(storage), function)
+            index = parameter_index(held_through(storage), function)
             if _item_of_parameter(storage, function):
                 result |= self.items_passed(self.actual(storage[1][1]), storage[2:])
             elif index is None:
                 result.add(storage)
-            elif storage is _held_through(storage):
+            elif storage is held_through(storage):
                 result |= self.actual(index).storages
             elif _layer_parameter(self.actual(index), storage[2]):
                 result |= self.actual(index).storages  # ``model.weight`` of a torch layer passed: the layer's memory
@@ -177,7 +177,7 @@ class Instantiation:
 
     def parameter_of(self, storage) -> Optional[int]:
         """The parameter whose memory (or an attribute of it) ``storage`` is in the summary."""
-        return parameter_index(_held_through(storage), self.function)
+        return parameter_index(held_through(storage), self.function)
 
     def cast_copies(self, value: Value) -> bool:
         """Whether a cast the callee made of a parameter (``CAST_TO``), or of what its object's

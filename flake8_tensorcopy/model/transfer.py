@@ -3443,9 +3443,7 @@ class Transfer:
         if given is not None and _constant(given) is False:
             self.writes_gradients(bases, node, state)
         else:
-            drop_gradients(held_gradients(state, bases), node, state)
-            if self.summary_mode:
-                state["!drops_grads"] = NONE
+            drop_gradients(held_gradients(state, bases), node, state)  # (a summary's drop: ``method_call``)
 
     def steps_unseen_optimizer(self, node, state: dict) -> None:
         """``opt.step()`` on what may be an optimizer the model cannot see into (a parameter

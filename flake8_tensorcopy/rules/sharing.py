@@ -22,7 +22,7 @@ from flake8_tensorcopy.knowledge.conventions import inplace_named, snapshot_name
 from flake8_tensorcopy.fixes import Fix, bare, keep_parentheses, method
 from flake8_tensorcopy.model.classes import on_receiver
 from flake8_tensorcopy.model.places import inside, place_of, split_items
-from flake8_tensorcopy.model.summaries import allocated_in, parameter_holding, parameter_index
+from flake8_tensorcopy.model.summaries import allocated_in, held_through, parameter_holding, parameter_index
 from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, GRADIENT, HANDED, ITEM_OF, METADATA, is_gradient
 from flake8_tensorcopy.model.values import EMPTY, FIELDS, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
@@ -1142,8 +1142,8 @@ def _overwrites(write) -> bool:
 def _owner(storage):
     """The allocation an object's attribute belongs to (``("attribute", site, "frames")``: the
     object built at ``site``, whose constructor made the buffer), else the storage itself."""
-    while type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
-        storage = storage[1]
+    while held_through(storage) is not storage:
+        storage = held_through(storage)
     return storage
 
 

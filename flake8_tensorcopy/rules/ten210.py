@@ -158,9 +158,9 @@ class OverlappingSliceAssignment(Rule):
         for event in model.events.find("write"):
             source, statement = event.detail.get("source"), event.detail.get("statement")
             written = event.value
-            if type(event.node) is ast.Call and written.is_tensor and "ndarray" not in written.kinds \
-                    and _reads_receiver_rearranged(event.node):  # (LibCST only where the ast says so)
-                self._check_operand(site, site.node_of(event.node))
+            rearranged = _receiver_rearranged(event.node) if type(event.node) is ast.Call else None
+            if rearranged and written.is_tensor and "ndarray" not in written.kinds:  # (LibCST only then)
+                self._check_operand(site, site.node_of(event.node), rearranged)
             if source is None or statement is None or not written.is_tensor or "ndarray" in written.kinds:
                 continue  # NumPy buffers overlapping copies
             if source.fresh or not source.storages & written.storages:
@@ -197,14 +197,12 @@ class OverlappingSliceAssignment(Rule):
             Fix(keep_parentheses(value, copied), safe=False))
 
 
-    def _check_operand(self, site, call) -> None:
-        """``x.add_(x.T)``: an in-place method reading its receiver's elements rearranged."""
+    def _check_operand(self, site, call, rearranged: str) -> None:
+        """``x.add_(x.T)``: an in-place method reading its receiver's elements rearranged (by the
+        view ``rearranged`` names)."""
         if type(call) is not cst.Call or not call.args:
             return
         operand = call.args[0].value
-        rearranged = _unrearranged(bare(operand))[1]  # (``_reads_receiver_rearranged`` decided on the ast)
-        if rearranged is None:
-            return
         copied = method(bare(operand), "clone")
         site.report(
             self.code, operand,
@@ -214,19 +212,20 @@ class OverlappingSliceAssignment(Rule):
             Fix(keep_parentheses(operand, copied), safe=False))
 
 
-def _reads_receiver_rearranged(call: ast.Call) -> bool:
-    """``x.add_(x.T)`` on the ast: the first argument is a rearranging view of the receiver."""
+def _receiver_rearranged(call: ast.Call) -> Optional[str]:
+    """``x.add_(x.T)``: where the first argument is a rearranging view of the receiver, that view
+    (the one nearest the receiver) as ``_unrearranged`` shows it (``.T``, ``t()``), else None."""
     if type(call.func) is not ast.Attribute or not call.args or type(call.args[0]) is ast.Starred:
-        return False
-    operand, rearranged = call.args[0], False
+        return None
+    operand, rearranged = call.args[0], None
     while True:
         if type(operand) is ast.Call and type(operand.func) is ast.Attribute and "rearrange" in k.role_of(
                 "method", operand.func.attr):
-            operand, rearranged = operand.func.value, True
+            operand, rearranged = operand.func.value, f"{operand.func.attr}()"
         elif type(operand) is ast.Attribute and "rearrange" in k.role_of("attribute", operand.attr):
-            operand, rearranged = operand.value, True
+            operand, rearranged = operand.value, f".{operand.attr}"
         else:
-            return rearranged and ast.dump(operand) == ast.dump(call.func.value)
+            return rearranged if ast.dump(operand) == ast.dump(call.func.value) else None
 
 
 def _view_named(model, site, write, value: ast.expr, source) -> Optional[cst.BaseExpression]:
