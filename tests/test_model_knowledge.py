@@ -475,6 +475,37 @@ def check_array_copy(model, example):
         assert kept.exit_state()["r"].storages == kept.exit_state()["w"].storages
 
 
+def check_custom_function(model, example):
+    """``Scale.apply(w, 2.0)`` runs ``Scale.forward``: its output requires grad as ``w`` does, and
+    ``w``, handed to ``ctx.save_for_backward``, is kept for that backward (not under no_grad)."""
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.is_tensor and result.grad
+    [save] = model.events.find("save", line=_last_line(example))
+    assert save.detail["storages"] == w.storages
+    quiet = build_model(ast.parse(example.replace("r = ", "with torch.no_grad():\n    r = ")))
+    assert not quiet.events.find("save", line=_last_line(example) + 1)
+    assert not quiet.exit_state()["r"].grad
+
+
+def check_autograd_apply(model, example):
+    check_custom_function(model, example)
+    kept = build_model(ast.parse(example.replace("r = Scale.apply(w, 2.0)", "f = Scale.apply\nr = f(w, 2.0)")))
+    assert kept.events.find("save", line=_last_line(example) + 1)
+
+
+def check_saves_for_backward(model, example):
+    check_custom_function(model, example)
+    unsaved = build_model(ast.parse(example.replace("ctx.save_for_backward(x)", "ctx.k = k")))
+    assert not unsaved.events.find("save", line=_last_line(example))
+
+
+def check_saves_arguments(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.is_tensor and result.grad
+    [save] = model.events.find("save", line=_last_line(example))
+    assert save.detail["storages"] == w.storages  # the argument, not what sigmoid saves inside
+
+
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])
 def test_each_entry_shows_its_role_in_its_fixture_line(entry):
     model = build_model(ast.parse(entry.example))

@@ -37,6 +37,12 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   with ``set_to_none=False``, zeroes them in place; ``scales_grads``: writes in place the
   gradients of the tensors it is given (``torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)``);
   ``grad_norm``: it returns their total norm, a new tensor (the others return None);
+- ``custom_function``: a base class whose subclasses autograd runs as one operation
+  (``torch.autograd.Function``): ``F.apply(x)`` (role ``autograd_apply``) runs ``F.forward(ctx, x)``
+  with grad off, and its output requires grad where an input does; ``saves_for_backward``: what
+  ``ctx.save_for_backward(x)`` is given is kept, as autograd keeps an operation's inputs, for that
+  output's backward; ``saves_arguments``: an operation keeping its tensor arguments for its
+  backward, which runs the function it is given on them (``torch.utils.checkpoint.checkpoint(f, x)``);
 - ``param_groups``: an optimizer's parameter groups, dicts whose ``"params"`` hold its tensors;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
@@ -135,6 +141,9 @@ _W = "import torch, copy\nw = torch.ones(2, requires_grad=True)\n"
 _CUDA = "import torch\nw = torch.ones(2, device='cuda')\nh = w.to('cpu', non_blocking=True)\n"
 _PINNED = "import torch\np = torch.ones(2).pin_memory()\n"
 _A = "import numpy\nw = numpy.ones(4)\n"  # a NumPy array
+_FUNCTION = (_W + "class Scale(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, k):\n"
+             "        ctx.save_for_backward(x)\n        return x * k\n\n    @staticmethod\n"
+             "    def backward(ctx, g):\n        return g * 2, None\n\n\nr = Scale.apply(w, 2.0)")  # a custom Function
 _L = "import torch\nimport torch.nn.functional as F\nw = torch.ones(2)\nr = F.%s(w, w)"
 
 # the dtype a cast method gives (``w.float()``: float32), and every dtype name torch and NumPy share
@@ -234,6 +243,12 @@ FLOAT64_ARRAYS = frozenset(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.e
 # NumPy constructors of the data they are given: of Python floats spelled in the code (in lists and
 # tuples, one a float at least) a float64 array
 ARRAYS_OF_DATA = frozenset(("numpy.array", "numpy.asarray"))
+# The keywords of ``torch.utils.checkpoint.checkpoint`` itself; the others go to the function it runs
+CHECKPOINT_OPTIONS = frozenset(("use_reentrant", "preserve_rng_state", "determinism_check", "debug", "context_fn"))
+# Where a NumPy function takes its ``dtype`` by position too: its index among the arguments
+# (``numpy.zeros(n, numpy.float32)``, ``numpy.frombuffer(b, numpy.uint8)``)
+NUMPY_DTYPE_AT = {"numpy.zeros": 1, "numpy.ones": 1, "numpy.empty": 1, "numpy.identity": 1, "numpy.eye": 3,
+                  "numpy.linspace": 5, "numpy.array": 1, "numpy.asarray": 1, "numpy.frombuffer": 1}
 # NumPy random draws that make an array only where a size is given (the positional index of the
 # size, or of the first dimension; ``size=`` too): without one they draw a number
 # (``numpy.random.uniform(0.8, 1.2)``, ``rng.random()``, ``rng.integers(n)``); those of
@@ -385,6 +400,13 @@ HAND_TABLE: Tuple[Entry, ...] = (
           _W + "import torch.nn.utils.clip_grad\nw.sum().backward()\nr = torch.nn.utils.clip_grad.clip_grad_norm_([w], 1.0)"),
     Entry("torch.nn.utils.clip_grad_norm", "function", "grad_norm",
           _W + "w.sum().backward()\nr = torch.nn.utils.clip_grad_norm([w], 1.0)"),
+    Entry("torch.autograd.Function", "function", "custom_function", _FUNCTION),
+    Entry("torch.autograd.function.Function", "function", "custom_function",
+          _FUNCTION.replace("torch.autograd.Function", "torch.autograd.function.Function")),
+    Entry("apply", "attribute", "autograd_apply", _FUNCTION),
+    Entry("save_for_backward", "method", "saves_for_backward", _FUNCTION),
+    Entry("torch.utils.checkpoint.checkpoint", "function", "saves_arguments",
+          _W + "import torch.utils.checkpoint\nr = torch.utils.checkpoint.checkpoint(torch.sigmoid, w, use_reentrant=False)"),
     Entry("param_groups", "attribute", "param_groups",
           _W + "opt = torch.optim.SGD([w], lr=0.1)\nr = opt.param_groups[0][\"params\"][0]"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),

@@ -260,6 +260,15 @@ class Model:
         info = self.classes.get(class_name)
         return info.method(method, self.classes) if info is not None else None
 
+    def autograd_forward(self, class_name: str) -> Optional[FunctionInfo]:
+        """The ``forward`` of a class of the file built on ``torch.autograd.Function``, which its
+        ``apply`` runs (role ``custom_function`` of a base in its lineage)."""
+        info = self.classes.get(class_name)
+        if info is None or not any("custom_function" in role_of("function", base)
+                                   for holder in info.lineage(self.classes) for base in holder.bases):
+            return None
+        return self.method_of(class_name, "forward")
+
     def instance_attribute(self, class_name: str, attribute: str) -> Optional[Value]:
         info = self.classes.get(class_name)
         if info is None:
@@ -505,6 +514,8 @@ class Model:
             state[parameter.arg] = value
         if any(grad_disabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):
             state[NO_GRAD] = frozenset(("decorator",))
+        elif function.owner is not None and self.autograd_forward(function.owner.name) is function:
+            state[NO_GRAD] = frozenset(("autograd_function",))  # autograd runs a custom Function's forward so
         elif not symbolic and function.grad_at_calls is False \
                 and not (function.owner is not None and getattr(function.node, "name", "") == "forward") \
                 and not any(grad_enabled_by(self, decorator) for decorator in getattr(function.node, "decorator_list", ())):

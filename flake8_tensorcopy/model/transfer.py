@@ -9,6 +9,7 @@ hand-kept table); a call of a function or method of the file applies its summary
 
 import ast
 import builtins
+from contextlib import contextmanager
 from functools import partial
 from keyword import iskeyword
 from typing import List, Optional, Tuple
@@ -73,6 +74,13 @@ def _keyword(node: ast.Call, name: str):
         if keyword.arg == name:
             return keyword.value
     return None
+
+
+def _dtype_argument(node: ast.Call, qual: str):
+    """The ``dtype`` a call is given, by keyword or, for a NumPy function taking it there, by position."""
+    at = k.NUMPY_DTYPE_AT.get(qual)
+    given = _keyword(node, "dtype")
+    return node.args[at] if given is None and at is not None and len(node.args) > at else given
 
 
 def _why(evidence: Evidence, *components: str) -> tuple:
@@ -1064,6 +1072,9 @@ class Transfer:
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
+        if base.qual.startswith("class:") and "autograd_apply" in k.role_of("attribute", name) \
+                and self.model.autograd_forward(base.qual[6:]) is not None:  # ``Scale.apply``, called or kept
+            return Value(kinds("function"), qual="apply:" + base.qual[6:])
         field = _named_field(base, name)
         if field is not None:  # ``w.max(-1).values``
             return field
@@ -1456,6 +1467,45 @@ class Transfer:
             return NUMBER
         return UNKNOWN
 
+    def one_operation(self, run, arguments, keywords, node, state) -> Value:
+        """What ``run`` computes where autograd records it as one operation (a custom ``Function``'s
+        ``apply``, a checkpointed function): with grad off inside, what it saves kept only where an
+        input may need a gradient, its output requiring grad where an input does."""
+        given = [value for value in list(arguments) + list(keywords.values()) if value is not None]
+        records = any(_may_need_grad(value) for value in given) and not state.get(NO_GRAD)
+        if records:
+            result = run()
+        else:
+            with _grad_off(state, "one_operation"):  # no input needs a gradient: nothing it saves is kept
+                result = run()
+        if not records or not result.is_tensor and "?" not in result.kinds:
+            return result
+        return result._replace(grad=any(value.grad for value in given), graph=any(value.grad for value in given),
+                               grad_from=frozenset().union(*(value.grad_from for value in given)))
+
+    def saved_for_backward(self, given, operation: str, node, state) -> None:
+        """The tensors ``given`` kept for a backward whatever the grad mode inside (a custom
+        ``Function``'s forward runs with grad off): the caller's grad mode decides at the call."""
+        kept = frozenset().union(*(value.storages for value in given if value.is_tensor or "?" in value.kinds))
+        if kept and not state.get(INFERENCE):
+            add_saved(kept, state)
+            self.record("save", node, None, NONE, state, op=operation, what="input", storages=kept)
+
+    def checkpointed(self, node: ast.Call, arguments, keywords, state) -> Value:
+        """``checkpoint(f, x, use_reentrant=False)``: ``f(x)`` recorded as one operation keeping
+        ``x`` for its backward (which runs ``f`` again)."""
+        passed = {key: value for key, value in keywords.items() if key not in k.CHECKPOINT_OPTIONS}
+        call = ast.copy_location(ast.Call(func=node.args[0], args=node.args[1:], keywords=[
+            keyword for keyword in node.keywords if keyword.arg in passed]), node)
+
+        def run() -> Value:
+            with _grad_off(state, "checkpoint"):  # what the function saves inside is made again in backward
+                result = self.call_value(arguments[0], arguments[1:], passed, call, state)
+            if not state.get(NO_GRAD):
+                self.saved_for_backward(arguments[1:], "torch.utils.checkpoint.checkpoint", node, state)
+            return result
+        return self.one_operation(run, arguments[1:], passed, node, state)
+
     def save(self, function: Optional[str], operands, result: Value, state, node=None, saved=None) -> None:
         """What autograd keeps of an operation on grad tensors (the torch tables say which,
         unless ``saved`` does); nothing under ``torch.no_grad()``."""
@@ -1815,6 +1865,10 @@ class Transfer:
                               receiver_place=receiver_place, environment=environment_of(callee))
         if qual.startswith("class:"):
             return self.instantiate_class(qual[6:], arguments, keywords, node, state)
+        if qual.startswith("apply:"):  # ``Scale.apply(x, k)``: ``Scale.forward(ctx, x, k)``, recorded as one operation
+            forward = self.model.autograd_forward(qual[6:])
+            return self.one_operation(lambda: self.apply(forward, [UNKNOWN] + arguments, keywords, node, state),
+                                      arguments, keywords, node, state)
         if qual.startswith("builtins."):
             return self.builtin(qual[9:], arguments, keywords, node, state)
         if "?" in callee.kinds and arguments and not self.summary_mode:
@@ -1938,6 +1992,8 @@ class Transfer:
     def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
         roles = k.role_of("function", qual)
         first = arguments[0] if arguments else UNKNOWN
+        if "saves_arguments" in roles and arguments and not any(type(item) is ast.Starred for item in node.args):
+            return self.checkpointed(node, arguments, keywords, state)
         if (qual in k.VIEW_FUNCTIONS or roles & {"values_indices", "values_indices_with_dim"}) and node.args \
                 and type(node.args[0]) is not ast.Starred:
             # ``torch.flatten(x, 1)`` is ``x.flatten(1)``: the view (or detached alias) of its first argument
@@ -1958,8 +2014,8 @@ class Transfer:
             self.write(node.args[0], first, state, node)
             result = NONE
         elif "buffer_view" in roles:  # ``np.frombuffer(payload)``: an array over the buffer's own bytes
-            given = _keyword(node, "dtype")
-            dtype = dtype_named(place_of(given) or "") or _constant_dtype(given) if given is not None else (
+            given = _dtype_argument(node, qual)
+            dtype = _given_dtype(given) if given is not None else (
                 "float64" if qual.startswith("numpy.") else "")  # (NumPy's default dtype)
             result = Value(kinds("ndarray") if qual.startswith("numpy.") else TENSOR,
                            storages=first.storages or frozenset((_site(node),)), fresh=not first.storages,
@@ -2279,6 +2335,9 @@ class Transfer:
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
             return self.call_value(self.attribute_of(receiver, method, node), arguments, keywords, node, state)
         roles = k.role_of("method", method)
+        if "saves_for_backward" in roles:  # ``ctx.save_for_backward(x)``: kept for the output's backward
+            self.saved_for_backward(arguments, "ctx.save_for_backward", node, state)
+            return NONE
         if "clears_grads" in roles and self.summary_mode and _constant(
                 node.args[0] if node.args else _keyword(node, "set_to_none")) is not False:
             state["!drops_grads"] = NONE  # ``opt.zero_grad()`` of whatever the caller passes: its caller's gradients are new
@@ -3262,8 +3321,10 @@ class Transfer:
         elif "array_view" in roles or "array_copy" in roles and not copies:
             result = self.aliased(node, receiver_node, receiver._replace(fresh=False, items=None), "array_view",
                                   method + "()", state)
-        elif copies:
-            result = new_array(node)
+        elif copies:  # the dtype it is given (``astype(numpy.float16)``), else the array's own (``copy()``)
+            given = node.args[0] if node.args else _keyword(node, "dtype")
+            dtype = _given_dtype(given) if given is not None else dtype_of(receiver)
+            result = new_array(node)._replace(facts=_dtype_fact(dtype))
         else:
             return self.unknown_call(arguments, keywords, node, state, method)
         self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments), keywords=keywords)
@@ -3284,13 +3345,13 @@ class Transfer:
             if qual in k.RANDOM_DRAWS_FROM and first.kinds != INTEGER.kinds:
                 return None  # ``rng.choice(pairs)``: one item of an array, a row where it has two dimensions
             return NUMBER  # ``numpy.random.uniform(0.8, 1.2)``: one number drawn
-        given = _keyword(node, "dtype")
+        given = _dtype_argument(node, qual)
         if given is None and qual in k.ARRAYS_OF_DATA and node.args and _float_literals(node.args[0]):
             dtype = "float64"  # ``numpy.array([0.0, 0.5])``: Python floats make a float64 array
         elif given is None:
             dtype = "float64" if qual in k.FLOAT64_ARRAYS else ""
         else:
-            dtype = dtype_named(place_of(given) or "") or _constant_dtype(given)
+            dtype = _given_dtype(given)
         return new_array(node)._replace(facts=_blank(qual) | ({"dtype:" + dtype} if dtype else EMPTY))
 
     def legacy_of_array(self, qual: str, node, array: Value, state: dict) -> Value:
@@ -3622,6 +3683,20 @@ def renew_saved(storages: frozenset, state: dict) -> None:
     for place, value in list(state.items()):
         if type(value) is Value and storages_held(value) & storages:
             state[place] = _renamed(value, earlier)
+
+
+@contextmanager
+def _grad_off(state: dict, why: str):
+    """Grad mode off on this path while the block runs (as ``torch.no_grad()`` would), then as before."""
+    outer = state.get(NO_GRAD)
+    state[NO_GRAD] = (outer or EMPTY) | {why}
+    try:
+        yield
+    finally:
+        if outer is None:
+            state.pop(NO_GRAD, None)
+        else:
+            state[NO_GRAD] = outer
 
 
 def _kept_for_backward(state: dict) -> bool:
