@@ -2992,9 +2992,13 @@ class Transfer:
         bound = dict(fact[len(ENVIRONMENT):].split("=", 1) for fact in environment)
         for name, value in summary.closure_stores.items():
             if name in state and type(state[name]) is Value and self.encloses(function, name):  # fill its container
-                state[name] = _filled(state[name], value, instance)
+                place = name
             elif type(state.get(bound.get(name))) is Value:  # a factory's parameter: the container its caller gave
-                state[bound[name]] = _filled(state[bound[name]], value, instance)
+                place = bound[name]
+            else:
+                continue
+            state[place] = _filled(state[place], value, instance)  # (``feats["fc"] = out.detach()``: an alias kept there)
+            self.record("bind", node, place, state[place], state)
         if summary.parameter_stores:
             # ``remember(model, store)`` filled ``store``: the caller's container holds what it put there
             places = self.argument_places(function, node)
@@ -3116,10 +3120,14 @@ class Transfer:
             self.effect(partial(self.model.passed_to, function,
                                 self.model.bind_arguments(function, [module, UNKNOWN, output], {})))
         self.recording, recording = False, self.recording
+        before = dict(state)
         try:
             self.call_value(Value(kinds("function"), qual=hook, facts=closure), [module, UNKNOWN, output], {}, node, state)
         finally:
             self.recording = recording
+        for place, value in state.items():  # what it kept (``feats["fc"] = output.detach()``) is bound here
+            if type(value) is Value and value is not before.get(place) and place.isidentifier():
+                self.record("bind", node, place, value, state)
 
     def called_later(self, module_node, node) -> bool:
         """Whether the running function calls, after ``node``, the module ``module_node`` names or
@@ -3143,6 +3151,13 @@ class Transfer:
             # a hook on the module or on a layer it holds (``model[0]`` of a chain a caller passed)
             if storage in held or type(storage) is tuple and storage[:1] == ("item",) and storage[1] in held:
                 self.run_hook(module, hook, fed, node, state, closure)
+                writer = _next_layer_writing(module, storage)
+                if writer is not None:  # ``nn.ReLU(inplace=True)`` after the hooked layer writes the output it saw,
+                    output = frozenset((_site(node),))  # inside the chain, before the chain saved its output
+                    saved = state.get(SAVED, EMPTY)
+                    state[SAVED] = saved - output
+                    self.write(node, Value(TENSOR, storages=output), state, node, method=writer.qual)
+                    state[SAVED] = saved
 
     def fed_by_parameters(self, layer_node, state: dict) -> bool:
         """Whether ``chain[i]`` is a layer of a chain (``nn.Sequential``) after one with
@@ -4707,6 +4722,19 @@ def _on_device(value: Value) -> bool:
     """A tensor (or what may be one) not known to be on the host (pinned memory is the host's):
     reading it waits for the device."""
     return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
+
+
+def _next_layer_writing(chain: Value, layer_storage) -> Optional[Value]:
+    """The layer of ``chain`` (an ``nn.Sequential``) right after the one holding ``layer_storage``
+    where it writes its input in place (the output of the layer before), else None."""
+    if "module_chain" not in k.role_of("function", chain.qual) or not chain.items:
+        return None
+    layers = [layer for _, layer in chain.items]
+    for position, layer in enumerate(layers[:-1]):
+        if layer_storage in layer.storages:
+            following = layers[position + 1]
+            return following if WRITES_INPUT in following.facts else None
+    return None
 
 
 def _classes_of(value: Value) -> List[str]:
