@@ -458,6 +458,14 @@ def check_random_generator(model, example):
     assert _value_after(model, example, "g").storages == frozenset()  # the generator holds no array
 
 
+def check_array_elementwise(model, example):
+    result, w = _value_after(model, example, "r"), _value_after(model, example, "w")
+    assert result.kinds == {"ndarray"} and result.fresh and not result.storages & w.storages
+    assert "dtype:float64" in result.facts  # ``numpy.ones(4)``'s dtype
+    of_number = build_model(ast.parse(example.replace("(w", "(0.5")))
+    assert of_number.exit_state()["r"].kinds != {"ndarray"}  # of a number: no array the model claims
+
+
 def check_array_inplace(model, example):
     assert _write(model, example).storages == _value_after(model, example, "w").storages
 

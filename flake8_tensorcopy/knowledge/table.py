@@ -14,6 +14,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   there, so not counted as a move that may return the tensor itself;
 - ``buffer_view``: an array or tensor over the bytes of the buffer it is given, no copy
   (``numpy.frombuffer(b, dtype=numpy.float32)``, ``torch.frombuffer(b, dtype=torch.float32)``);
+- ``array_elementwise``: a NumPy function computing a new array element by element from an array
+  (``numpy.sin(a)``, ``numpy.clip(a, 0, 1)``), of the array's floating dtype;
 - ``array_only``: takes only an ndarray, so an unknown argument is one from there on (by use);
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
@@ -563,6 +565,13 @@ HAND_TABLE: Tuple[Entry, ...] = (
     # a method only ``numpy.random.default_rng()`` generators have: integer draws (indices)
     Entry("numpy.random.integers", "function", "array_constructor",
           "import numpy\ng = numpy.random.default_rng(0)\nr = g.integers(0, 3, 3)"),
+) + tuple(
+    # NumPy's elementwise functions: a new array of an array, of its floating dtype
+    Entry("numpy." + name, "function", "array_elementwise", _A + "r = numpy.%s(w%s)" % (name, more))
+    for name, more in (("sin", ""), ("cos", ""), ("tan", ""), ("tanh", ""), ("exp", ""), ("expm1", ""), ("log", ""),
+                       ("log1p", ""), ("log2", ""), ("log10", ""), ("sqrt", ""), ("square", ""), ("abs", ""),
+                       ("absolute", ""), ("negative", ""), ("floor", ""), ("ceil", ""), ("round", ""), ("rint", ""),
+                       ("clip", ", 0.0, 1.0"), ("maximum", ", 0.0"), ("minimum", ", 0.0"))
 ) + tuple(
     Entry("numpy.random." + name, "function", "random_generator",
           "import numpy\ng = numpy.random.%s(0)\nr = g.random(3)" % name)

@@ -304,7 +304,13 @@ class Model:
                   else _handed(owner, function.name, function.names[index], value) for index, value in enumerate(passed)]
         instance = Instantiation(function.name, handed, lambda value: UNKNOWN)
         for path, value in summary.stores.items():
-            owner.store(path, instance.value(value))
+            kept = instance.value(value)
+            given = [passed[index] for index in range(function.receiver_offset, len(passed))
+                     if (HANDED, owner.name, function.name, function.names[index]) in kept.storages]
+            if len(given) == 1 and given[0] is not None and not _passed_facts(kept):
+                # ``self.master = master``: what the callers handed keeps their dtype on the object
+                kept = kept._replace(facts=kept.facts | _passed_facts(given[0]) - _OBJECT_FACTS)
+            owner.store(path, kept)
 
     @staticmethod
     def pass_fields(info: ClassInfo, bound: Dict[str, Value]) -> None:

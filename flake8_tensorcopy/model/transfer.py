@@ -2060,6 +2060,11 @@ class Transfer:
             if qual == "copy.deepcopy" and not self.summary_mode:
                 self.copied_parameter(first)
             result = _differentiable(_copied(first, node), roles)
+        elif "shares" in roles and node.args and _constant(_keyword(node, "copy")) is True:
+            given = _keyword(node, "dtype")  # ``torch.asarray(img, copy=True)``: new memory, whatever it is given
+            result = Value(kinds("ndarray") if qual.startswith("numpy.") else TENSOR, storages=frozenset((_site(node),)),
+                           fresh=True, device=first.device, why=_why(Evidence.TORCH_API, "kind"),
+                           facts=_dtype_fact(_given_dtype(given)) if given is not None else dtype_facts(first))
         elif "shares" in roles and node.args:
             given = _keyword(node, "dtype")
             cast = _given_dtype(given) if given is not None else ""
@@ -3353,6 +3358,9 @@ class Transfer:
         if out is not None and _is_array(out) and "inplace" in k.role_of("syntax", "out="):
             self.write(_keyword(node, "out"), out, state, node, method=qual)
             return out._replace(fresh=False)
+        if "array_elementwise" in roles and _is_array(first):  # ``numpy.sin(a)``: a new array of a's floating dtype
+            dtype = dtype_of(first)
+            return new_array(node)._replace(facts=_dtype_fact(dtype if dtype in k.FLOATING_DTYPES else ""))
         if "array_constructor" not in roles:
             return None
         size_at = k.RANDOM_DRAW_SIZE_AT.get(qual)
