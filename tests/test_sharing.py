@@ -102,6 +102,52 @@ def test_an_optimizer_step_moves_what_a_detached_alias_of_a_parameter_sees():
     assert torch.equal(kept, net.weight) and not torch.equal(kept, before)
 
 
+ORIGIN = '''import torch
+from torch import nn
+
+
+class Origin:
+    def __init__(self, model: nn.Module):
+        self.model = model
+        self.start = {{name: p.{alias} for name, p in model.named_parameters()}}
+
+    def travelled(self) -> float:
+        return sum(float((p.detach() - self.start[name]).norm()) for name, p in self.model.named_parameters())
+
+    def size(self) -> int:
+        return sum(p.numel() for p in self.model.parameters())
+
+
+def train(steps: int):
+    model = nn.Linear(4, 2)
+{before}    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    for _ in range(steps):
+        opt.zero_grad()
+        model(torch.randn(8, 4)).pow(2).mean().backward()
+        opt.step()
+{after}'''
+
+
+@pytest.mark.parametrize("alias, before, after, expected", [
+    ("detach()", "    origin = Origin(model)\n", "    return origin.travelled()\n",
+     [("TEN203", 8, "'p' is written in place on line 24 and 'origin.travelled()' reads it on line 25")]),
+    ("detach().clone()", "    origin = Origin(model)\n", "    return origin.travelled()\n", []),
+    ("detach()", "    origin = Origin(model)\n", "    return origin.size()\n", []),  # reads no value it kept
+    ("detach()", "", "    return Origin(model).travelled()\n", []),  # made after the steps
+])
+def test_an_alias_a_construction_keeps_is_read_by_a_later_method_call(alias, before, after, expected):
+    """``Origin(model)`` keeps detached aliases of the model's parameters; the steps write them in
+    the function that built it, and ``origin.travelled()`` reads what it kept."""
+    source = ORIGIN.format(alias=alias, before=before, after=after)
+    found = [(finding.code, finding.line, finding.message) for finding in lint_source(source)]
+    assert [(code, line) for code, line, _ in found] == [(code, line) for code, line, _ in expected]
+    assert all(fragment in message for (_, _, message), (_, _, fragment) in zip(found, expected))
+    namespace = {}
+    exec(compile(source, "origin.py", "exec"), namespace)
+    if before and "travelled" in after:  # built before the steps: what it kept moved with them where it is an alias
+        assert (namespace["train"](3) == 0.0) == (alias == "detach()")
+
+
 HELPER = '''import copy
 import torch
 

@@ -669,6 +669,7 @@ class Model:
             writes_held=exit_state.get("!writes_held", EMPTY),
             held_written_through=exit_state.get(HELD_WRITTEN_THROUGH, EMPTY),
             reads_held=exit_state.get("!reads_held", EMPTY),
+            reads_held_made=exit_state.get("!reads_held_made", EMPTY),
             closure_stores=_closure_stores(function, exit_state),
             parameter_stores=_parameter_stores(function, exit_state),
             forwarded=exit_state.get(FORWARDED, EMPTY),

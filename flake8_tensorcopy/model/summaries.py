@@ -37,6 +37,7 @@ class Summary(NamedTuple):
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place
     held_written_through: frozenset = frozenset()  # the aliases those writes went through (``w.data``)
     reads_held: frozenset = frozenset()  # storages made elsewhere (``self.state`` from ``__init__``) whose values it reads
+    reads_held_made: frozenset = frozenset()  # the aliases those reads went through (``self.reference`` a detach kept)
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
     items_written: frozenset = frozenset()  # parameter indices whose items it writes in place (a loop over ``ts``)
     items_assigned: frozenset = frozenset()  # parameter indices whose items it assigns parts of (``a[:] = v``)

@@ -170,7 +170,9 @@ class Transfer:
         self.naming = (node.value, node.targets[0].id) if single else None
         value = self.evaluate(node.value, state)
         self.rebinding, self.assigning, self.naming = EMPTY, None, None
-        value = self.assigned(node.value, value, state)
+        receiver = self.function.names[0] if self.function.receiver_offset else None
+        value = self.assigned(node.value, value, state, kept_on_receiver=self.summary_mode and all(
+            on_receiver(target, receiver) for target in node.targets))
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
         self.accumulated(node, value, state)
@@ -224,7 +226,10 @@ class Transfer:
                 self.rebind(node.target, written, state, same_memory=True)
                 return
             old = written
-        self.rebind(node.target, self.arithmetic(node.op, old, other, node, state), state)
+        result = self.arithmetic(node.op, old, other, node, state)
+        if "?" in old.kinds and old.storages:  # a tensor, an array or a list (the same object, written) or a number (new)
+            result = join(old._replace(fresh=False), result)
+        self.rebind(node.target, result, state)
 
     def stmt_Return(self, node, state):
         value = NONE if node.value is None else self.evaluate(node.value, state)
@@ -885,6 +890,8 @@ class Transfer:
             held = made_elsewhere(value.storages, self.function.node)
             if held:
                 state["!reads_held"] = state.get("!reads_held", EMPTY) | held
+                if value.made:
+                    state["!reads_held_made"] = state.get("!reads_held_made", EMPTY) | value.made
         if self.summary_mode and ENTRY in state.get(IN_FLIGHT, EMPTY):  # read before any sync in here
             read = {parameter_index(storage, self.function.name) for storage in value.storages}
             read.discard(None)
@@ -2961,7 +2968,8 @@ class Transfer:
                        through=frozenset((summary.held_written_through,)))
         if summary.reads_held:
             called = place_of(node.func) if type(node) is ast.Call else None
-            self.record("read", node, None, Value(kinds("?"), storages=instance.storages(summary.reads_held)), state,
+            self.record("read", node, None, Value(kinds("?"), storages=instance.storages(summary.reads_held),
+                                                  made=summary.reads_held_made), state,
                         by_call=called or function.name)
         for index in summary.stepped:
             self.step_writes(instance.actual(index), node, state)
@@ -3275,10 +3283,12 @@ class Transfer:
                     source_node=source_node, fresh_source=fresh_source)
         return value
 
-    def assigned(self, expression, value: Value, state: dict) -> Value:
+    def assigned(self, expression, value: Value, state: dict, kept_on_receiver: bool = False) -> Value:
         """``y = x`` of a tensor or an array: one object under two names (an alias made by
         assignment); so is ``y = getattr(m, "w")``. Not ``y = xs[0]``: an item bound to a name is
-        mostly a handle the code writes through on purpose (``exp_avg = state["exp_avg"]``)."""
+        mostly a handle the code writes through on purpose (``exp_avg = state["exp_avg"]``).
+        ``kept_on_receiver``: a summary's ``self.start = pos`` of a parameter callers decide, an
+        alias where they pass a tensor, as the class's other methods see it."""
         here = (expression.lineno, expression.col_offset)
         if any(made[:2] == here for made in value.made):  # ``w.data``, ``w.T``, ``w[0]``: made by the expression itself
             return value
@@ -3288,7 +3298,8 @@ class Transfer:
                 return self.aliased(expression, expression, value, "assignment", "assignment", state,
                                     source_place=f"{place}.{expression.args[1].value}")
             return value
-        if type(expression) in (ast.Name, ast.Attribute) and (value.is_tensor or "ndarray" in value.kinds):
+        if type(expression) in (ast.Name, ast.Attribute) and (
+                value.is_tensor or "ndarray" in value.kinds or kept_on_receiver and value.kind_from):
             return self.aliased(expression, expression, value, "assignment", "assignment", state)
         return value
 
@@ -5219,7 +5230,7 @@ HELD_WRITTEN_THROUGH = "!held_written_through"
 REFILLS = "!refills"
 # state keys a summary is made of that grow along the function, whatever block adds to them
 _SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
-                    "!reads_held", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH,
+                    "!reads_held", "!reads_held_made", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH,
                     REFILLS)
 BACKPROPAGATED = "!backpropagated"
 

@@ -273,11 +273,13 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if part and not through_alias and (_disjoint(part, write.detail.get("part")) or _through_other_parts(
                 model, write, alias, part)):
             continue  # ``row = x[0]; x[1] = v`` or ``other = x[1]; other += v``: another part of the base
-        arrivals = [alias] if write.function is alias.function else _arrivals(model, made, write.function)
+        keeping = _kept_by_calls(model, alias, write.function) if write.function is not alias.function else []
+        arrivals = [alias] if write.function is alias.function else _arrivals(model, made, write.function) + keeping
         # the memory of the alias's chain the write reaches (not another tensor a joined value names)
         reached = EMPTY
         for arrival in arrivals:
-            arrived = write.storages & (storages if arrival is alias else _storages_made(arrival.value, made))
+            arrived = write.storages & (storages if arrival is alias or arrival in keeping
+                                        else _storages_made(arrival.value, made))
             if arrived and events.after_unless(arrival, write, _allocated_for(model, write, arrived)):
                 reached |= arrived
         if not reached and _closure_after(alias, write.function):  # the factory made it before the closure runs
@@ -856,6 +858,16 @@ def _arrivals(model, made, function) -> list:
         model.answers[key] = [event for event in model.events.of_function(function) if event.value is not None
                               and _storages_made(event.value, made)]
     return model.answers[key]
+
+
+def _kept_by_calls(model, alias, function) -> list:
+    """Where an alias a method keeps on its object (``self.reference = {n: p.detach() ...}`` in
+    ``__init__``) reaches ``function``: its calls of that method (the construction), after which the
+    object holds it."""
+    if alias.function.owner is None or not alias.function.receiver_offset or _kept_on_object(model, alias) is None:
+        return []
+    return [call for call in model.events.of_function(function)
+            if call.kind == "call" and call.detail.get("callee") == alias.function.name]
 
 
 def _indexed_containers(model) -> set:
