@@ -433,6 +433,22 @@ def check_full_reduction(model, example):
         assert ZERO_DIM not in along.exit_state()["r"].facts
 
 
+def check_one_dim(model, example):
+    from flake8_tensorcopy.model.transfer import ONE_DIM, ZERO_DIM
+
+    assert ONE_DIM in _value_after(model, example, "r").facts
+    row = build_model(ast.parse(example + "\nfor i in r:\n    q = i"))
+    assert ZERO_DIM in row.exit_state()["q"].facts  # an item of a 1-d tensor: 0-d
+
+
+def check_one_dim_alone(model, example):
+    from flake8_tensorcopy.model.transfer import ONE_DIM
+
+    check_one_dim(model, example)
+    given = build_model(ast.parse(example.replace("()", "(0)")))
+    assert ONE_DIM not in given.exit_state()["r"].facts  # ``w.flatten(0)``, ``w.unique(0)``: not said
+
+
 def check_keeps_shape(model, example):
     from flake8_tensorcopy.model.transfer import ZERO_DIM
 

@@ -16,6 +16,9 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   (``numpy.frombuffer(b, dtype=numpy.float32)``, ``torch.frombuffer(b, dtype=torch.float32)``);
 - ``array_elementwise``: a NumPy function computing a new array element by element from an array
   (``numpy.sin(a)``, ``numpy.clip(a, 0, 1)``), of the array's floating dtype;
+- ``one_dim``: a tensor of one dimension (``torch.arange(n)``, ``torch.randperm(n)``), whose items
+  iteration hands out as 0-d tensors, which index as integers do (``x[i]`` views); ``one_dim_alone``:
+  so where nothing but the tensor is given (``w.unique()``, ``w.flatten()``; not ``w.flatten(1)``);
 - ``array_only``: takes only an ndarray, so an unknown argument is one from there on (by use);
 - ``value_read``: reads the tensor's values on the host (``w.item()``, ``w.numpy()``);
 - ``sync``: waits for every copy in flight (``torch.cuda.synchronize()``, a blocking read of a
@@ -602,6 +605,20 @@ HAND_TABLE: Tuple[Entry, ...] = (
     for name, where in ((reduction, "method"), ("torch." + reduction, "function"))
 ) + tuple(
     Entry(reduction, "method", "full_reduction", _W + "r = w.%s()" % reduction) for reduction in ("max", "min")
+) + tuple(
+    # with no dim given, the index into the flattened tensor: a 0-d tensor
+    Entry(name, where, "full_reduction", _W + ("r = w.%s()" if where == "method" else "r = torch.%s(w)") % reduction)
+    for reduction in ("argmax", "argmin") for name, where in ((reduction, "method"), ("torch." + reduction, "function"))
+) + tuple(
+    Entry(name, where, role, _W + "r = %s" % call)
+    for name, where, role, call in (
+        ("torch.arange", "function", "one_dim", "torch.arange(3)"),
+        ("torch.randperm", "function", "one_dim", "torch.randperm(3)"),
+        ("torch.linspace", "function", "one_dim", "torch.linspace(0, 1, 3)"),
+        ("torch.masked_select", "function", "one_dim", "torch.masked_select(w, w > 0)"),
+        ("masked_select", "method", "one_dim", "w.masked_select(w > 0)"),
+        ("unique", "method", "one_dim_alone", "w.unique()"), ("flatten", "method", "one_dim_alone", "w.flatten()"),
+        ("ravel", "method", "one_dim_alone", "w.ravel()"))
 ) + tuple(
     # a functional loss left at its default reduction (or ``reduction="mean"``/``"sum"``): a 0-d tensor
     Entry("torch.nn.functional." + loss, "function", role, _L % loss)

@@ -919,6 +919,8 @@ class Transfer:
             self.zero_dim_nodes.add(id(node))
         else:
             self.zero_dim_nodes.discard(id(node))
+            if value.is_tensor and self.one_dim(node):
+                value = value._replace(facts=value.facts | {ONE_DIM})
         if value.fresh:
             self.fresh_nodes.add(id(node))
         else:
@@ -962,6 +964,24 @@ class Transfer:
         if "full_reduction" in roles:
             return not node.args and all(keyword.arg == "dtype" for keyword in node.keywords)
         return "keeps_shape" in roles and self.zero_dim_operand(node.func.value, state) == "0-d"
+
+    def one_dim(self, node) -> bool:
+        """A result of one dimension (role ``one_dim``): ``torch.arange(n)``, ``w.unique()`` with no
+        ``dim``, ``w.flatten()`` with no argument; ``torch.tensor([1, 2])`` of numbers spelled in a list."""
+        if type(node) is not ast.Call:
+            return False
+        qual = self.model.qualify(place_of(node.func) or "")
+        if qual.startswith("torch."):
+            roles = k.role_of("function", qual)
+        elif type(node.func) is ast.Attribute:
+            roles = k.role_of("method", node.func.attr)
+        else:
+            return False
+        if "constructs" in roles:
+            data = node.args[0] if node.args else None
+            return type(data) is ast.List and bool(data.elts) and all(
+                type(_constant(item)) in (int, float) for item in data.elts)
+        return "one_dim" in roles or "one_dim_alone" in roles and not node.args and not node.keywords
 
     def zero_dim_operand(self, node, state: dict):
         """"0-d", "number" or None (neither, or not known)."""
@@ -1563,8 +1583,9 @@ class Transfer:
         if value.items is not None:
             found = items_join(value)
             return found if found is not None else UNKNOWN
-        if value.is_tensor:
-            return value._replace(items=None, fresh=False, facts=ITERATED)
+        if value.is_tensor:  # a row, of the tensor's dtype; of a 1-d tensor a 0-d one
+            return value._replace(items=None, fresh=False, facts=ITERATED | dtype_facts(value) | (
+                {ZERO_DIM} if ONE_DIM in value.facts else EMPTY))
         if value.qual in _MODULE_SEQUENCES and "module" in value.kinds:  # ``for block in blocks``: its layers
             return submodule(value)
         if self.summary_mode and value.kind_from:  # an item of what a caller passes: its items at a call site
@@ -4366,6 +4387,8 @@ def _advanced_index(index_node, index: Value) -> bool:
         items = dict(index.items or ())
         return any(type(element) is ast.Tuple or _advanced_index(element, items.get(str(position), UNKNOWN))
                    for position, element in enumerate(index_node.elts))  # ``x[..., (0, 1)]``: a sequence picks
+    if ZERO_DIM in index.facts and dtype_of(index) != "bool":
+        return False  # ``x[i]`` of a 0-d integer tensor (an item of ``torch.arange(n)``): an integer index, a view
     return type(index_node) in (ast.List, ast.Compare, ast.ListComp) or bool(
         index.kinds & {"list", "ndarray", "tensor"}) and "?" not in index.kinds
 
@@ -4671,6 +4694,7 @@ def _held_modules(arguments) -> tuple:
 _COLLATED_KINDS = frozenset(("tensor", "ndarray", "int", "number", "bool"))  # what default_collate makes tensors of
 _OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp)  # what makes a new value: none requires grad under no_grad
 ZERO_DIM = "0-d"  # a fact: a tensor of no dimensions (``torch.stack`` of such gives shape (n,))
+ONE_DIM = "1-d"  # a fact: a tensor of one dimension, whose items are 0-d tensors
 UNPLACED = frozenset(("?",))  # a device: given (``device=device``) but not known; it may be an accelerator
 
 
