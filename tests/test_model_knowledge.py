@@ -528,6 +528,9 @@ def check_saves_arguments(model, example):
     assert result.is_tensor and result.grad
     [save] = model.events.find("save", line=_last_line(example))
     assert save.detail["storages"] == w.storages  # the argument, not what sigmoid saves inside
+    plain = build_model(ast.parse(example.replace("use_reentrant=True", "use_reentrant=False")))
+    [inside] = plain.events.find("save", line=_last_line(example))
+    assert inside.detail["what"] == "output"  # not reentrant: sigmoid's own save, of its output
 
 
 @pytest.mark.parametrize("entry", HAND_TABLE, ids=[f"{entry.role}:{entry.name}" for entry in HAND_TABLE])

@@ -117,6 +117,13 @@ class Origin:
     def size(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
 
+    def norm(self) -> float:
+        total = 0.0
+        for p in self.model.parameters():
+            now = p.detach()
+            total += float(now.norm())
+        return total
+
 
 def train(steps: int):
     model = nn.Linear(4, 2)
@@ -130,9 +137,10 @@ def train(steps: int):
 
 @pytest.mark.parametrize("alias, before, after, expected", [
     ("detach()", "    origin = Origin(model)\n", "    return origin.travelled()\n",
-     [("TEN203", 8, "'p' is written in place on line 24 and 'origin.travelled()' reads it on line 25")]),
+     [("TEN203", 8, "'p' is written in place on line 31 and 'origin.travelled()' reads it on line 32")]),
     ("detach().clone()", "    origin = Origin(model)\n", "    return origin.travelled()\n", []),
     ("detach()", "    origin = Origin(model)\n", "    return origin.size()\n", []),  # reads no value it kept
+    ("detach()", "    origin = Origin(model)\n", "    return origin.norm()\n", []),  # an alias each call makes anew
     ("detach()", "", "    return Origin(model).travelled()\n", []),  # made after the steps
 ])
 def test_an_alias_a_construction_keeps_is_read_by_a_later_method_call(alias, before, after, expected):
@@ -146,6 +154,28 @@ def test_an_alias_a_construction_keeps_is_read_by_a_later_method_call(alias, bef
     exec(compile(source, "origin.py", "exec"), namespace)
     if before and "travelled" in after:  # built before the steps: what it kept moved with them where it is an alias
         assert (namespace["train"](3) == 0.0) == (alias == "detach()")
+
+
+def test_an_alias_a_method_makes_anew_at_each_call_is_no_alias_a_later_call_reads():
+    """``now = p.detach()`` read at once in a method called at each step: each call makes its own."""
+    source = ORIGIN.format(alias="detach().clone()", before="    origin = Origin(model)\n", after="").replace(
+        "    for _ in range(steps):\n", "    for _ in range(steps):\n        origin.norm()\n") + "    return origin.norm()\n"
+    assert lint_source(source) == []
+    namespace = {}
+    exec(compile(source, "origin.py", "exec"), namespace)
+    assert namespace["train"](2) > 0.0
+
+
+def test_an_object_built_again_before_each_read_keeps_the_alias_anew():
+    """``origin = Origin(model); origin.travelled()`` at the top of each step: the read follows a new
+    construction, never a write of what that object kept (review s20 F12)."""
+    source = ORIGIN.format(alias="detach()", before="    seen = []\n", after="    return seen\n").replace(
+        "    for _ in range(steps):\n",
+        "    for _ in range(steps):\n        origin = Origin(model)\n        seen.append(origin.travelled())\n")
+    assert lint_source(source) == []
+    namespace = {}
+    exec(compile(source, "origin.py", "exec"), namespace)
+    assert namespace["train"](3) == [0.0, 0.0, 0.0]  # each read right after its construction
 
 
 HELPER = '''import copy

@@ -47,7 +47,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   with grad off, and its output requires grad where an input does; ``saves_for_backward``: what
   ``ctx.save_for_backward(x)`` is given is kept, as autograd keeps an operation's inputs, for that
   output's backward; ``saves_arguments``: an operation keeping its tensor arguments for its
-  backward, which runs the function it is given on them (``torch.utils.checkpoint.checkpoint(f, x)``);
+  backward, which runs the function it is given on them (``torch.utils.checkpoint.checkpoint(f, x)``,
+  reentrant, the default; with ``use_reentrant=False`` the function's own operations keep what they save);
 - ``param_groups``: an optimizer's parameter groups, dicts whose ``"params"`` hold its tensors;
 - ``module`` / ``optimizer``: a package whose classes build modules / optimizers;
 - ``scheduler``: a package whose classes build learning-rate schedulers: their ``step()``
@@ -191,6 +192,24 @@ DTYPE_ALIASES: Dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32", "short": "int16",
     "cfloat": "complex64", "cdouble": "complex128",
 }
+# NumPy's ranges of the numbers given: of integers an int64 array, of a float a float64 one
+RANGES_OF_NUMBERS = frozenset(("numpy.arange",))
+# NumPy's elementwise functions computed in floats, and the float they compute an integer (or
+# bool) array in (``numpy.sin`` of int64 is float64, of int16 float32, of uint8 float16)
+NUMPY_FLOAT_FUNCTIONS = frozenset("numpy." + name for name in (
+    "sin", "cos", "tan", "tanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt"))
+NUMPY_FLOAT_OF_INTEGERS = {"bool": "float16", "int8": "float16", "uint8": "float16", "int16": "float32",
+                           "uint16": "float32", "int32": "float64", "uint32": "float64", "int64": "float64",
+                           "uint64": "float64"}
+# Module attributes that are Python floats (``numpy.pi``, ``math.pi``)
+NUMERIC_CONSTANTS = frozenset(f"{package}.{name}" for package in ("numpy", "math") for name in ("pi", "e", "inf", "nan", "tau"))
+# Python's types and NumPy's other names as dtypes (``numpy.zeros(n, float)``, ``dtype=np.double``;
+# torch reads Python's types so too)
+PYTHON_DTYPES: Dict[str, str] = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}
+NUMPY_DTYPE_ALIASES: Dict[str, str] = {
+    "double": "float64", "single": "float32", "half": "float16", "float_": "float64", "int_": "int64",
+    "intc": "int32", "longlong": "int64", "bool_": "bool",
+}
 # The dtype of a result that depends neither on its operands' dtypes nor on the default dtype,
 # each with its fixture expression (``w`` a float tensor): ``tests/test_knowledge_runtime`` runs
 # it on float32 and float64 tensors. ``torch.arange`` of integers, ``torch.full`` of an integer,
@@ -253,7 +272,9 @@ CHECKPOINT_OPTIONS = frozenset(("use_reentrant", "preserve_rng_state", "determin
 # Where a NumPy function takes its ``dtype`` by position too: its index among the arguments
 # (``numpy.zeros(n, numpy.float32)``, ``numpy.frombuffer(b, numpy.uint8)``)
 NUMPY_DTYPE_AT = {"numpy.zeros": 1, "numpy.ones": 1, "numpy.empty": 1, "numpy.identity": 1, "numpy.eye": 3,
-                  "numpy.linspace": 5, "numpy.array": 1, "numpy.asarray": 1, "numpy.frombuffer": 1}
+                  "numpy.linspace": 5, "numpy.array": 1, "numpy.asarray": 1, "numpy.frombuffer": 1,
+                  "numpy.zeros_like": 1, "numpy.ones_like": 1, "numpy.empty_like": 1, "numpy.full": 2,
+                  "numpy.full_like": 2}
 # NumPy random draws that make an array only where a size is given (the positional index of the
 # size, or of the first dimension; ``size=`` too): without one they draw a number
 # (``numpy.random.uniform(0.8, 1.2)``, ``rng.random()``, ``rng.integers(n)``); those of
@@ -411,7 +432,7 @@ HAND_TABLE: Tuple[Entry, ...] = (
     Entry("apply", "attribute", "autograd_apply", _FUNCTION),
     Entry("save_for_backward", "method", "saves_for_backward", _FUNCTION),
     Entry("torch.utils.checkpoint.checkpoint", "function", "saves_arguments",
-          _W + "import torch.utils.checkpoint\nr = torch.utils.checkpoint.checkpoint(torch.sigmoid, w, use_reentrant=False)"),
+          _W + "import torch.utils.checkpoint\nr = torch.utils.checkpoint.checkpoint(torch.sigmoid, w, use_reentrant=True)"),
     Entry("param_groups", "attribute", "param_groups",
           _W + "opt = torch.optim.SGD([w], lr=0.1)\nr = opt.param_groups[0][\"params\"][0]"),
     Entry("torch.nn", "package", "module", _W + "r = torch.nn.Linear(2, 2)"),

@@ -890,8 +890,10 @@ class Transfer:
             held = made_elsewhere(value.storages, self.function.node)
             if held:
                 state["!reads_held"] = state.get("!reads_held", EMPTY) | held
-                if value.made:
-                    state["!reads_held_made"] = state.get("!reads_held_made", EMPTY) | value.made
+                node = self.function.node  # the aliases kept elsewhere it reads through, not those each call makes anew
+                kept = frozenset(made for made in value.made if not node.lineno <= made[0] <= node.end_lineno)
+                if kept:
+                    state["!reads_held_made"] = state.get("!reads_held_made", EMPTY) | kept
         if self.summary_mode and ENTRY in state.get(IN_FLIGHT, EMPTY):  # read before any sync in here
             read = {parameter_index(storage, self.function.name) for storage in value.storages}
             read.discard(None)
@@ -1098,6 +1100,8 @@ class Transfer:
 
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
+            if f"{base.qual}.{name}" in k.NUMERIC_CONSTANTS:  # ``numpy.pi``: a Python float
+                return NUMBER
             return Value(kinds("pymodule"), qual=f"{base.qual}.{name}")
         if base.qual.startswith("class:") and "autograd_apply" in k.role_of("attribute", name) \
                 and self.model.autograd_forward(base.qual[6:]) is not None:  # ``Scale.apply``, called or kept
@@ -1519,11 +1523,14 @@ class Transfer:
             self.record("save", node, None, NONE, state, op=operation, what="input", storages=kept)
 
     def checkpointed(self, node: ast.Call, arguments, keywords, state) -> Value:
-        """``checkpoint(f, x, use_reentrant=False)``: ``f(x)`` recorded as one operation keeping
-        ``x`` for its backward (which runs ``f`` again)."""
+        """``checkpoint(f, x)``: reentrant (the default), ``f(x)`` recorded as one operation keeping
+        ``x`` for its backward (which runs ``f`` again); with ``use_reentrant=False``, ``f(x)`` whose
+        operations keep, version-checked, what they save (torch 2.13, measured)."""
         passed = {key: value for key, value in keywords.items() if key not in k.CHECKPOINT_OPTIONS}
         call = ast.copy_location(ast.Call(func=node.args[0], args=node.args[1:], keywords=[
             keyword for keyword in node.keywords if keyword.arg in passed]), node)
+        if _constant(_keyword(node, "use_reentrant")) is False:  # its own operations keep what they save
+            return self.call_value(arguments[0], arguments[1:], passed, call, state)
 
         def run() -> Value:
             with _grad_off(state, "checkpoint"):  # what the function saves inside is made again in backward
@@ -2145,7 +2152,7 @@ class Transfer:
                 element = self.tensor_result(qual, last, first, arguments, keywords, node, state)
                 result = Value(kinds("tuple"), storages=frozenset((_site(node),)), fresh=True, items=(("*", element),))
         if result is None and qual.startswith("numpy."):
-            result = self.array_function(qual, roles, node, first, keywords, state)
+            result = self.array_function(qual, roles, node, first, keywords, state, arguments)
         if result is not None and "like_buffer" in roles and node.args:
             result = shaped_like(result, node.args[0], first)
         if result is None:
@@ -2659,7 +2666,7 @@ class Transfer:
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
                            facts=view_facts(roles, method, spelled) | (
-                               _viewed_dtype(receiver, method, node, arguments) if view
+                               _viewed_dtype(receiver, method, node, arguments) | _casts(receiver) if view
                                else _dtype_fact(result_dtype(function, node, arguments, keywords))),
                            made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
@@ -3186,12 +3193,18 @@ class Transfer:
             if storage in held or type(storage) is tuple and storage[:1] == ("item",) and storage[1] in held:
                 self.run_hook(module, hook, fed, node, state, closure)
                 writer = _next_layer_writing(module, storage)
-                if writer is not None:  # ``nn.ReLU(inplace=True)`` after the hooked layer writes the output it saw,
+                if writer is not None and not self.replaces_output(hook):
+                    # ``nn.ReLU(inplace=True)`` after the hooked layer writes the output it saw,
                     output = frozenset((_site(node),))  # inside the chain, before the chain saved its output
                     saved = state.get(SAVED, EMPTY)
                     state[SAVED] = saved - output
                     self.write(node, Value(TENSOR, storages=output), state, node, method=writer.qual)
                     state[SAVED] = saved
+
+    def replaces_output(self, hook: str) -> bool:
+        """Whether a forward hook returns something, which the module hands on instead of its output."""
+        summary = self.model.summary(self.model.functions_by_name[hook[6:]])
+        return summary is None or summary.returns is not None and summary.returns.kinds != NONE.kinds
 
     def fed_by_parameters(self, layer_node, state: dict) -> bool:
         """Whether ``chain[i]`` is a layer of a chain (``nn.Sequential``) after one with
@@ -3382,7 +3395,7 @@ class Transfer:
         self.record("call", node, None, result, state, callee=method, arguments=tuple(arguments), keywords=keywords)
         return result
 
-    def array_function(self, qual: str, roles, node, first: Value, keywords, state) -> Optional[Value]:
+    def array_function(self, qual: str, roles, node, first: Value, keywords, state, operands=()) -> Optional[Value]:
         """A NumPy function: its ``out=`` array is written in place and handed back
         (``np.add(a, 1, out=a)``); a constructor (``np.zeros``, ``np.array``, ``np.stack``) makes
         a new array; None where the model knows nothing of it."""
@@ -3390,9 +3403,11 @@ class Transfer:
         if out is not None and _is_array(out) and "inplace" in k.role_of("syntax", "out="):
             self.write(_keyword(node, "out"), out, state, node, method=qual)
             return out._replace(fresh=False)
-        if "array_elementwise" in roles and _is_array(first):  # ``numpy.sin(a)``: a new array of a's floating dtype
-            dtype = dtype_of(first)
-            return new_array(node)._replace(facts=_dtype_fact(dtype if dtype in k.FLOATING_DTYPES else ""))
+        if "array_elementwise" in roles and _is_array(first):
+            given = _keyword(node, "dtype")
+            if given is not None:  # ``numpy.sin(a, dtype=numpy.float32)``
+                return new_array(node)._replace(facts=_dtype_fact(_given_dtype(given)))
+            return self.elementwise_array(qual, node, first, operands[1:])
         if "array_constructor" not in roles:
             return None
         size_at = k.RANDOM_DRAW_SIZE_AT.get(qual)
@@ -3403,11 +3418,28 @@ class Transfer:
         given = _dtype_argument(node, qual)
         if given is None and qual in k.ARRAYS_OF_DATA and node.args and _float_literals(node.args[0]):
             dtype = "float64"  # ``numpy.array([0.0, 0.5])``: Python floats make a float64 array
+        elif given is None and qual in k.RANGES_OF_NUMBERS and operands:  # ``numpy.arange(n)``: int64 of integers
+            dtype = "int64" if all(value.kinds == INTEGER.kinds for value in operands) else "float64" if all(
+                value.kinds <= _NUMERIC for value in operands) else ""
         elif given is None:
             dtype = "float64" if qual in k.FLOAT64_ARRAYS else ""
         else:
             dtype = _given_dtype(given)
         return new_array(node)._replace(facts=_blank(qual) | ({"dtype:" + dtype} if dtype else EMPTY))
+
+    @staticmethod
+    def elementwise_array(qual: str, node, first: Value, others) -> Optional[Value]:
+        """``numpy.sin(a)``: a new array of a's floating dtype, of an unknown one where a's is unknown,
+        of the float NumPy computes an integer array in (``numpy.sin`` of int64: float64); None where
+        NumPy's promotion with another array, or of integers kept as integers, decides."""
+        dtype = dtype_of(first)
+        if any(_is_array(other) and dtype_of(other) != dtype for other in others):
+            return None  # ``numpy.maximum(a32, b64)``: float64
+        if dtype and dtype not in k.FLOATING_DTYPES:
+            dtype = k.NUMPY_FLOAT_OF_INTEGERS.get(dtype, "") if qual in k.NUMPY_FLOAT_FUNCTIONS else ""
+            if not dtype:
+                return None
+        return new_array(node)._replace(facts=_dtype_fact(dtype))
 
     def legacy_of_array(self, qual: str, node, array: Value, state: dict) -> Value:
         """``torch.FloatTensor(a)`` of an ndarray: its memory where the dtypes agree (or may),
@@ -3860,6 +3892,10 @@ def dtype_named(dotted: str) -> str:
     package, _, last = dotted.rpartition(".")
     if package.split(".")[0] == "torch" and last in k.DTYPE_ALIASES:
         return k.DTYPE_ALIASES[last]
+    if package in ("numpy", "np") and last in k.NUMPY_DTYPE_ALIASES:
+        return k.NUMPY_DTYPE_ALIASES[last]
+    if package in ("", "builtins") and last in k.PYTHON_DTYPES:  # ``dtype=float``: float64, in NumPy and torch
+        return k.PYTHON_DTYPES[last]
     return last if last in k.DTYPES else ""
 
 
@@ -4010,12 +4046,13 @@ def _arithmetic_dtype(op, left: Value, right: Value) -> str:
 
 
 def _array_arithmetic_dtype(left: Value, right: Value) -> str:
-    """float64 for NumPy arithmetic of float64 arrays and Python numbers (NumPy's default float:
-    a float64 array stays one), else ""."""
+    """The floating dtype of NumPy arithmetic of arrays of that dtype and Python numbers (a Python
+    number does not widen an array: ``t * 2.0`` of a float32 ``t`` is float32), else ""."""
     arrays = {dtype_of(value) for value in (left, right) if _is_array(value)}
     numbers = [value.kinds for value in (left, right) if not _is_array(value)]
     complex_number = any("complex" in value.facts for value in (left, right))
-    return "float64" if arrays == {"float64"} and all(found <= _NUMERIC for found in numbers) and not complex_number else ""
+    floating = len(arrays) == 1 and next(iter(arrays)) in k.FLOATING_DTYPES
+    return next(iter(arrays)) if floating and all(found <= _NUMERIC for found in numbers) and not complex_number else ""
 
 
 def _tested_places(test) -> Optional[list]:
@@ -5205,6 +5242,12 @@ def _repeated_part(base: Value) -> frozenset:
     """``repeated:`` a part of what ``expand()`` made (``mask[b]``): other positions of the
     expanded tensor share its memory, so a write to the part changes them too."""
     return frozenset("repeated:" + fact.partition(":")[2] for fact in base.facts if fact.startswith("overlapping:"))
+
+
+def _casts(value: Value) -> frozenset:
+    """A summary's casts of what a caller passes (``CAST_TO``): a view of such a cast is of the same
+    copy, or of the caller's tensor, as the cast is at each call site."""
+    return frozenset(fact for fact in value.facts if fact.startswith(CAST_TO))
 
 
 def view_facts(roles: frozenset, name: str, shown: str) -> frozenset:

@@ -298,8 +298,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         observed = None
         for read in events.find("read"):
+            # (a construction between the write and the read keeps the alias anew: ``monitor = Monitor(m)``)
             if read.value is None or not events.after_unless(write, read, [
-                    kill for kill in _made_anew(model, alias, read) if kill.node is not write.node]):
+                    kill for kill in _made_anew(model, alias, read) + keeping if kill.node is not write.node]):
                 continue
             if inside(read.node, write.node) and inside(alias.node, write.node):
                 continue  # ``torch.add(p.data, u, out=p.data)``: its operands are read before it writes, each run anew
