@@ -117,6 +117,9 @@ class Origin:
     def size(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
 
+    def __call__(self, model: nn.Module) -> float:
+        return sum(float((p.detach() - self.start[name]).norm()) for name, p in model.named_parameters())
+
     def norm(self) -> float:
         total = 0.0
         for p in self.model.parameters():
@@ -137,7 +140,9 @@ def train(steps: int):
 
 @pytest.mark.parametrize("alias, before, after, expected", [
     ("detach()", "    origin = Origin(model)\n", "    return origin.travelled()\n",
-     [("TEN203", 8, "'p' is written in place on line 31 and 'origin.travelled()' reads it on line 32")]),
+     [("TEN203", 8, "'p' is written in place on line 34 and 'origin.travelled()' reads it on line 35")]),
+    ("detach()", "    origin = Origin(model)\n", "    return origin(model)\n",  # its __call__
+     [("TEN203", 8, "'p' is written in place on line 34 and 'origin()' reads it on line 35")]),
     ("detach().clone()", "    origin = Origin(model)\n", "    return origin.travelled()\n", []),
     ("detach()", "    origin = Origin(model)\n", "    return origin.size()\n", []),  # reads no value it kept
     ("detach()", "    origin = Origin(model)\n", "    return origin.norm()\n", []),  # an alias each call makes anew
@@ -152,7 +157,8 @@ def test_an_alias_a_construction_keeps_is_read_by_a_later_method_call(alias, bef
     assert all(fragment in message for (_, _, message), (_, _, fragment) in zip(found, expected))
     namespace = {}
     exec(compile(source, "origin.py", "exec"), namespace)
-    if before and "travelled" in after:  # built before the steps: what it kept moved with them where it is an alias
+    if before and ("travelled" in after or "origin(model)" in after):  # built before the steps: what it kept
+        # moved with them where it is an alias
         assert (namespace["train"](3) == 0.0) == (alias == "detach()")
 
 
@@ -164,6 +170,45 @@ def test_an_alias_a_method_makes_anew_at_each_call_is_no_alias_a_later_call_read
     namespace = {}
     exec(compile(source, "origin.py", "exec"), namespace)
     assert namespace["train"](2) > 0.0
+
+
+ANCHOR = '''import torch
+from torch import nn
+
+
+class Anchor:
+    def __init__(self, model: nn.Module):
+        self.start = {{name: p.{alias} for name, p in model.named_parameters()}}
+
+    def __call__(self, model: nn.Module):
+        return sum(((p - self.start[name]) ** 2).sum() for name, p in model.named_parameters())
+
+
+def train(steps: int):
+    model = nn.Linear(4, 2)
+    anchor = Anchor(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    penalties = []
+    for _ in range(steps):
+        loss = model(torch.randn(8, 4)).pow(2).mean() + anchor(model)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        penalties.append(float(anchor(model)))
+    return penalties
+'''
+
+
+@pytest.mark.parametrize("alias", ["detach()", "detach().clone()"])
+def test_an_object_that_keeps_only_aliases_of_what_it_was_handed_is_read_when_called(alias):
+    """``Anchor(model)`` keeps no ``self.model``, only ``p.detach()`` of the model's parameters; calling
+    the object after the steps reads them (an L2-SP penalty that stays zero)."""
+    source = ANCHOR.format(alias=alias)
+    found = [(finding.code, finding.line) for finding in lint_source(source)]
+    assert found == ([("TEN203", 7)] if alias == "detach()" else [])
+    namespace = {}
+    exec(compile(source, "anchor.py", "exec"), namespace)
+    assert (namespace["train"](3) == [0.0, 0.0, 0.0]) == (alias == "detach()")
 
 
 def test_an_object_built_again_before_each_read_keeps_the_alias_anew():

@@ -1871,8 +1871,9 @@ class Transfer:
         else:
             callee = self.evaluate(func, state)
         arguments, keywords = self.arguments(node, state)
-        if not _runs_forward(callee):
-            result = self.call_value(callee, arguments, keywords, node, state)
+        if not _runs_forward(callee):  # (``meter(x)`` of an object of the file: its ``__call__`` on that object)
+            result = self.call_value(callee, arguments, keywords, node, state,
+                                     receiver_place=place_of(func) if _classes_of(callee) else None)
             if _site(node) in result.storages and FORWARDED in state and _runs_forward(result):
                 state[FORWARDED] = state[FORWARDED] - {_site(node)}  # a new module from this site: not run yet
             if self.summary_mode and callee.kind_from:  # a parameter called: a module passed in ran its forward

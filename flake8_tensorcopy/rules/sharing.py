@@ -282,6 +282,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                                         else _storages_made(arrival.value, made))
             if arrived and events.after_unless(arrival, write, _allocated_for(model, write, arrived)):
                 reached |= arrived
+                if arrival in keeping:  # what the object was handed, as its methods' reads name it
+                    reached |= {storage for storage in storages if type(storage) is tuple and storage[:1] == (HANDED,)}
         if not reached and _closure_after(alias, write.function):  # the factory made it before the closure runs
             arrived = write.storages & storages
             if arrived and events.entered_unless(write, _allocated_for(model, write, arrived)):
