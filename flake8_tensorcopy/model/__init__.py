@@ -305,11 +305,9 @@ class Model:
         instance = Instantiation(function.name, handed, lambda value: UNKNOWN)
         for path, value in summary.stores.items():
             kept = instance.value(value)
-            given = [(passed[index], (HANDED, owner.name, function.name, function.names[index]))
-                     for index in range(function.receiver_offset, len(passed))
+            given = [(passed[index], handed[index].storages) for index in range(function.receiver_offset, len(passed))
                      if (HANDED, owner.name, function.name, function.names[index]) in kept.storages]
-            if len(given) == 1 and given[0][0] is not None and not _passed_facts(kept) and all(
-                    storage == given[0][1] or storage in given[0][0].storages for storage in kept.storages):
+            if len(given) == 1 and given[0][0] is not None and not _passed_facts(kept) and kept.storages <= given[0][1]:
                 # ``self.master = master``: what the callers handed keeps their dtype on the object
                 kept = kept._replace(facts=kept.facts | _passed_facts(given[0][0]) - _OBJECT_FACTS)
             owner.store(path, kept)

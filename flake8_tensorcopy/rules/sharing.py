@@ -867,10 +867,12 @@ def _kept_by_calls(model, alias, function) -> list:
     """Where an alias a method keeps on its object (``self.reference = {n: p.detach() ...}`` in
     ``__init__``) reaches ``function``: its calls of that method (the construction), after which the
     object holds it."""
-    if alias.function.owner is None or not alias.function.receiver_offset or _kept_on_object(model, alias) is None:
-        return []
-    return [call for call in model.events.of_function(function)
-            if call.kind == "call" and call.detail.get("callee") == alias.function.name]
+    key = ("kept by calls", alias.detail["made"], id(function))
+    if key not in model.answers:
+        kept = alias.function.owner is not None and alias.function.receiver_offset and _kept_on_object(model, alias)
+        model.answers[key] = [call for call in model.events.of_function(function) if call.kind == "call"
+                              and call.detail.get("callee") == alias.function.name] if kept else []
+    return model.answers[key]
 
 
 def _indexed_containers(model) -> set:
