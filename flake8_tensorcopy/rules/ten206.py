@@ -92,7 +92,11 @@ class AssignmentShares(AliasRule):
                         not returned_side(model, alias, True) or of_its_own_object(alias) and _partial(sharing.write)))
 
     def fix(self, node, alias, site) -> Optional[Fix]:
-        return unsafe(node, method(bare(node), "clone"))
+        """``x.clone()``, or ``a.copy()`` of a NumPy array (one of either kind: no fix)."""
+        kinds = alias.value.kinds & {"tensor", "ndarray"}
+        if len(kinds) != 1:
+            return None
+        return unsafe(node, method(bare(node), "copy" if kinds == {"ndarray"} else "clone"))
 
 
 RULE = AssignmentShares()
