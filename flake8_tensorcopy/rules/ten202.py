@@ -69,7 +69,14 @@ class FromNumpyShares(AliasRule):
             if name is None:
                 return None
             module = cst.Name(name)
-        return unsafe(node, cst.Call(func=cst.Attribute(value=module, attr=cst.Name("tensor")), args=node.args))
+        # ``torch.asarray(a, copy=False)``: torch.tensor takes none of asarray's own keywords but these
+        args = [arg for arg in node.args if arg.keyword is None or arg.keyword.value in _TENSOR_KEYWORDS]
+        if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return unsafe(node, cst.Call(func=cst.Attribute(value=module, attr=cst.Name("tensor")), args=args))
+
+
+_TENSOR_KEYWORDS = frozenset(("dtype", "device", "requires_grad", "pin_memory"))
 
 
 RULE = FromNumpyShares()
