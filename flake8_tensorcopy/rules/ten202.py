@@ -69,7 +69,7 @@ class FromNumpyShares(AliasRule):
             if name is None:
                 return None
             module = cst.Name(name)
-        # ``torch.asarray(a, copy=False)``: torch.tensor takes none of asarray's own keywords but these
+        # ``torch.asarray(a, copy=False)``: only the keywords torch.tensor takes too
         args = [arg for arg in node.args if arg.keyword is None or arg.keyword.value in _TENSOR_KEYWORDS]
         if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT:
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)

@@ -92,7 +92,7 @@ class AssignmentShares(AliasRule):
                         not returned_side(model, alias, True) or of_its_own_object(alias) and _partial(sharing.write)))
 
     def fix(self, node, alias, site) -> Optional[Fix]:
-        """``x.clone()``, or ``a.copy()`` of a NumPy array (one of either kind: no fix)."""
+        """``x.clone()``, or ``a.copy()`` of a NumPy array; none where the value may be either."""
         kinds = alias.value.kinds & {"tensor", "ndarray"}
         if len(kinds) != 1:
             return None
