@@ -3,8 +3,8 @@
 import pytest
 
 from flake8_tensorcopy.knowledge import (
-    DEFAULT_DTYPE, DEFAULT_DTYPE_FACTORIES, FLOAT64_ARRAYS, HAND_TABLE, LAYERS_UPDATING_RUNNING_STATS, LEGACY_DTYPES,
-    METADATA_INPLACE, RESULT_DTYPES, RUNNING_STATISTICS,
+    DEFAULT_DTYPE, DEFAULT_DTYPE_FACTORIES, FLOAT64_ARRAYS, HAND_TABLE, INPLACE_ONLY_IN_TRAINING,
+    LAYERS_UPDATING_RUNNING_STATS, LEGACY_DTYPES, METADATA_INPLACE, RESULT_DTYPES, RUNNING_STATISTICS,
 )
 
 torch = pytest.importorskip("torch")
@@ -306,3 +306,14 @@ def test_a_new_leaf_factory_requires_grad_only_where_asked_whatever_its_argument
     assert made["w"].requires_grad and not made["r"].requires_grad and made["r"].grad_fn is None
     exec(entry.example[:-1] + ", requires_grad=True)", made)
     assert made["r"].requires_grad and made["r"].grad_fn is None
+
+
+@pytest.mark.parametrize("qual", sorted(INPLACE_ONLY_IN_TRAINING))
+def test_an_inplace_dropout_writes_its_input_in_training_only(qual):
+    layer = getattr(torch.nn, qual.rpartition(".")[2])(0.5, inplace=True)
+    x = torch.randn(*{"1d": (2, 3, 4), "3d": (2, 3, 4, 4, 4)}.get(qual[-2:], (2, 3, 4, 4)))
+    kept = x.clone()
+    layer.eval()(x)
+    assert torch.equal(x, kept)  # eval: handed back untouched
+    layer.train()(x)
+    assert not torch.equal(x, kept)  # training: written in place

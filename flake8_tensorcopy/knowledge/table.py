@@ -192,6 +192,9 @@ DTYPE_ALIASES: Dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32", "short": "int16",
     "cfloat": "complex64", "cdouble": "complex128",
 }
+# Layers built with ``inplace=True`` that write their input only in training: in eval mode they hand
+# it back untouched (measured on torch 2.13, ``tests/test_knowledge_runtime``)
+INPLACE_ONLY_IN_TRAINING = frozenset("torch.nn." + name for name in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d"))
 # NumPy's ranges of the numbers given: of integers an int64 array, of a float a float64 one
 RANGES_OF_NUMBERS = frozenset(("numpy.arange",))
 # NumPy's elementwise functions computed in floats, and the float they compute an integer (or

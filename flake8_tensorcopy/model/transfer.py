@@ -2004,7 +2004,7 @@ class Transfer:
         statistics = _running_statistics(module)
         if statistics:
             self.write(node, Value(TENSOR, storages=statistics), state, node, method=module.qual)
-        if WRITES_INPUT in module.facts and node.args and arguments and type(node.args[0]) is not ast.Starred:
+        if _writes_input(module, module) and node.args and arguments and type(node.args[0]) is not ast.Starred:
             written = arguments[0]
             self.write(node.args[0], written, state, node, grad=written.grad, method=module.qual)
             self.save(module.qual, arguments, written, state, node)
@@ -4805,6 +4805,13 @@ def _on_device(value: Value) -> bool:
     return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
 
 
+def _writes_input(layer: Value, holder: Value) -> bool:
+    """A layer built with ``inplace=True``, unless it writes only in training (dropout) and ``.eval()``
+    was called on it or on the module holding it."""
+    return WRITES_INPUT in layer.facts and not (
+        layer.qual in k.INPLACE_ONLY_IN_TRAINING and IN_EVAL in layer.facts | holder.facts)
+
+
 def _next_layer_writing(chain: Value, layer_storage) -> Optional[Value]:
     """The layer of ``chain`` (an ``nn.Sequential``) right after the one holding ``layer_storage``
     where it writes its input in place (the output of the layer before), else None."""
@@ -4814,7 +4821,7 @@ def _next_layer_writing(chain: Value, layer_storage) -> Optional[Value]:
     for position, layer in enumerate(layers[:-1]):
         if layer_storage in layer.storages:
             following = layers[position + 1]
-            return following if WRITES_INPUT in following.facts else None
+            return following if _writes_input(following, chain) else None
     return None
 
 
