@@ -1511,8 +1511,8 @@ class Transfer:
                 result = run()
         if not records or not result.is_tensor and "?" not in result.kinds:
             return result
-        return result._replace(grad=any(value.grad for value in given), graph=any(value.grad for value in given),
-                               grad_from=frozenset().union(*(value.grad_from for value in given)))
+        grad = any(value.grad for value in given)
+        return result._replace(grad=grad, graph=grad, grad_from=frozenset().union(*(value.grad_from for value in given)))
 
     def saved_for_backward(self, given, operation: str, node, state) -> None:
         """The tensors ``given`` kept for a backward whatever the grad mode inside (a custom
@@ -3893,7 +3893,7 @@ def dtype_named(dotted: str) -> str:
     package, _, last = dotted.rpartition(".")
     if package.split(".")[0] == "torch" and last in k.DTYPE_ALIASES:
         return k.DTYPE_ALIASES[last]
-    if package in ("numpy", "np") and last in k.NUMPY_DTYPE_ALIASES:
+    if package and last in k.NUMPY_DTYPE_ALIASES:  # ``np.double``, however the file names NumPy
         return k.NUMPY_DTYPE_ALIASES[last]
     if package in ("", "builtins") and last in k.PYTHON_DTYPES:  # ``dtype=float``: float64, in NumPy and torch
         return k.PYTHON_DTYPES[last]
