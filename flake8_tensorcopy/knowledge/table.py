@@ -184,6 +184,14 @@ RUNNING_STATISTICS = frozenset(("running_mean", "running_var", "num_batches_trac
 # another value), but autograd's version counter counts the call, so a tensor saved for
 # backward and changed so fails that backward (TEN307); tests/test_knowledge_runtime runs each
 METADATA_INPLACE = frozenset(("t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_", "as_strided_"))
+# In-place methods that may give a tensor other sizes and strides, and new values too
+RESIZES_IN_PLACE = frozenset(("resize_", "resize_as_", "set_"))
+# Factories whose arguments are the sizes of a new contiguous tensor (``torch.rand(2, 3)``,
+# ``torch.zeros((2, 3))``): True where only the first argument is (``torch.full((2, 3), 0.5)``)
+FACTORIES_OF_SIZES: Dict[str, bool] = {
+    "torch.zeros": False, "torch.ones": False, "torch.empty": False, "torch.rand": False, "torch.randn": False,
+    "torch.full": True,
+}
 # The list methods that grow a container in place (no tensor or array has them): what is given is
 # kept beside what the container held (the gate opens TEN306 on them; the model keeps the item)
 CONTAINER_GROWTH = frozenset(("append", "extend", "insert"))

@@ -21,6 +21,7 @@ from flake8_tensorcopy.knowledge.conventions import loss_named, words
 from flake8_tensorcopy.model.classes import ClassInfo, is_property, property_accessor, stores_elsewhere
 from flake8_tensorcopy.model.disputes import disputes
 from flake8_tensorcopy.model.events import EventStore
+from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.flow import build_graph
 from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
@@ -472,7 +473,9 @@ class Model:
                 value = Value(TENSOR, grad=True, graph=True, storages=storages,
                               why=(("kind", Evidence.LOSS), ("grad", Evidence.LOSS)))
             elif symbolic or not function.passed or function.passed[index] is None:
-                value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol)
+                # in a summary, what a call passes, laid out as that call's value is (``layout``)
+                value = Value(kinds("?"), storages=storages, kind_from=symbol, grad_from=symbol,
+                              facts=frozenset((layout.AS_PASSED,)) if symbolic else EMPTY)
             else:
                 value = function.passed[index]
                 # a module is one object wherever it goes: the one model every caller builds and
@@ -924,9 +927,10 @@ def _passed_items(value: Value) -> Optional[tuple]:
 
 
 def _passed_facts(value: Value) -> frozenset:
-    """What a call site's value says of itself that holds inside the callee: its dtype, what
-    kind of layer it is."""
-    return frozenset(fact for fact in value.facts if fact.startswith(_DTYPE_FACTS) or fact in _OBJECT_FACTS)
+    """What a call site's value says of itself that holds inside the callee: its dtype, its
+    sizes and strides, what kind of layer it is."""
+    return frozenset(fact for fact in value.facts
+                     if fact.startswith(_DTYPE_FACTS) or fact in _OBJECT_FACTS or fact.startswith(layout.LAYOUT))
 
 
 def _closure_stores(function: FunctionInfo, exit_state: dict) -> Dict[str, Value]:

@@ -14,6 +14,7 @@ graph's, and a recursive call meets an unknown result.
 from typing import Dict, NamedTuple, Optional, Sequence
 
 from flake8_tensorcopy import knowledge as k
+from flake8_tensorcopy.model import layout
 
 from flake8_tensorcopy.model.values import EMPTY, FIELDS, UNKNOWN, Evidence, Value, held_within, items_join, join
 
@@ -192,6 +193,27 @@ class Instantiation:
         dtypes = {surely_dtype(self.actual(index)) for index in indices} | set(kept)
         return "" not in dtypes and casts[0] not in dtypes
 
+    def relaid(self, value: Value):
+        """The facts of ``value`` at this call, its layout steps (``layout.RELAYOUT``) replayed on
+        the sizes the call passes, and whether a step copied there (``x.t().reshape(-1)`` of a 2x3
+        tensor: nothing of the result is the caller's memory)."""
+        steps = layout.program(value.facts)
+        if steps is None:
+            return value.facts, False
+        facts = layout.without_layout(value.facts)
+        indices = {self.parameter_of(storage) for storage in value.storages}
+        if len(indices) != 1 or None in indices:
+            return facts, False
+        actual = self.actual(indices.pop())
+        known, passed = layout.decode(actual.facts), layout.program(actual.facts)
+        if known is not None:
+            after, copied = layout.replay(known, steps)
+            return facts | ({layout.encode(after)} if after is not None and not copied else set()), copied
+        if passed is not None and not any(layout.symbolic(operation) for operation in steps):
+            # the caller's own parameter, in its summary: the steps of both
+            return facts | {layout.RELAYOUT + repr(passed + steps)}, False
+        return facts, False
+
     def converts(self, value: Value) -> bool:
         """Whether a tensor or array the callee made of a parameter's memory (``torch.as_tensor(v)``)
         is new memory at this call: what it passes there is surely no tensor nor array (a list,
@@ -261,7 +283,8 @@ class Instantiation:
             grad = grad or actual.grad or "module" in actual.kinds
             graph = graph or actual.grad or "module" in actual.kinds
         storages, made = value.storages, value.made
-        if self.cast_copies(value) or self.converts(value):  # a copy of what the call site passes
+        facts, relaid_copies = self.relaid(value)
+        if self.cast_copies(value) or self.converts(value) or relaid_copies:  # a copy of what the call site passes
             storages = frozenset(storage for storage in storages
                                  if self.parameter_of(storage) is None and storage not in self.instance_dtypes)
             made = frozenset()
@@ -271,7 +294,7 @@ class Instantiation:
             why=why if why else ((("kind", Evidence.SUMMARY),) if "tensor" in kinds else ()),
             items=self.inherited_items(kind_from) if value.items is None else tuple(
                 (key, self.value(item)) for key, item in value.items),
-            facts=value.facts | self.inherited_fields(kind_from) if value.items is None else value.facts,
+            facts=facts | self.inherited_fields(kind_from) if value.items is None else facts,
         )
         for index in called:
             made = self.call_value(self.actual(index))

@@ -16,6 +16,7 @@ from typing import List, Optional, Tuple
 
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
+from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain, surely_dtype
 from flake8_tensorcopy.model.values import (
@@ -923,6 +924,10 @@ class Transfer:
             self.zero_dim_nodes.discard(id(node))
             if value.is_tensor and self.one_dim(node):
                 value = value._replace(facts=value.facts | {ONE_DIM})
+        if value.is_tensor and value.fresh and type(node) is ast.Call and layout.decode(value.facts) is None:
+            sizes = self.spelled_sizes(node, state)
+            if sizes is not None:
+                value = value._replace(facts=value.facts | {layout.encode(layout.contiguous(sizes))})
         if value.fresh:
             self.fresh_nodes.add(id(node))
         else:
@@ -966,6 +971,93 @@ class Transfer:
         if "full_reduction" in roles:
             return not node.args and all(keyword.arg == "dtype" for keyword in node.keywords)
         return "keeps_shape" in roles and self.zero_dim_operand(node.func.value, state) == "0-d"
+
+    def spelled_sizes(self, node: ast.Call, state: dict) -> Optional[tuple]:
+        """The sizes a factory is given, each known (``torch.rand(2, 3, 4, 4)``, ``torch.zeros((n, 4))``
+        with ``n`` a size of a tensor of known sizes), or the nesting of literal lists
+        ``torch.tensor`` copies; None otherwise, or where ``memory_format=`` lays it out another way."""
+        if any(keyword.arg in ("memory_format", "out") for keyword in node.keywords):
+            return None
+        qual = self.model.qualify(place_of(node.func) or "")
+        if qual in k.FACTORIES_OF_SIZES:
+            spelled = node.args[:1] if k.FACTORIES_OF_SIZES[qual] else node.args
+            if len(spelled) == 1 and type(spelled[0]) in (ast.Tuple, ast.List):
+                spelled = spelled[0].elts
+            sizes = tuple(self.size_argument(argument, state) for argument in spelled)
+            return sizes if spelled and all(type(size) is int and size >= 0 for size in sizes) else None
+        if "constructs" in k.role_of("function", qual) and node.args:
+            return _nested_sizes(node.args[0])
+        return None
+
+    def size_argument(self, node, state: dict):
+        """A size spelled in the code: an int literal, a size of a tensor whose sizes are known
+        (``x.size(1)``, ``x.shape[1]``), or in a summary a size of a parameter as passed
+        (``("size", 1)``, known at each call); None otherwise."""
+        literal = _integer(node)
+        if literal is not None:
+            return literal
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "size" \
+                and len(node.args) == 1 and not node.keywords:
+            base, dim = node.func.value, _integer(node.args[0])
+        elif type(node) is ast.Subscript and type(node.value) is ast.Attribute and node.value.attr == "shape":
+            base, dim = node.value.value, _integer(node.slice)
+        else:
+            return None
+        value = state.get(place_of(base)) if dim is not None and place_of(base) is not None else None
+        if value is None:
+            return None
+        known = layout.decode(value.facts)
+        if known is not None:
+            return known[0][dim] if -len(known[0]) <= dim < len(known[0]) else None
+        indices = {parameter_index(storage, self.function.name) for storage in value.storages}
+        if not self.summary_mode or layout.AS_PASSED not in value.facts or len(indices) != 1 or None in indices:
+            return None
+        return ("size", indices.pop(), dim)
+
+    def layout_step(self, method: str, node: ast.Call, state: dict) -> Optional[tuple]:
+        """The step a method takes on a layout, with its arguments known (``("permute", (0, 2, 3, 1))``)."""
+        arguments = node.args
+        if method in ("permute", "reshape", "view") and len(arguments) == 1 and type(arguments[0]) in (ast.Tuple, ast.List):
+            arguments = arguments[0].elts
+        if method == "flatten":
+            start, end = _keyword(node, "start_dim"), _keyword(node, "end_dim")
+            arguments = [start or (node.args[0] if node.args else ast.Constant(0)),
+                         end or (node.args[1] if len(node.args) > 1 else ast.Constant(-1))]
+        elif node.keywords:
+            return None
+        sizes = tuple(self.size_argument(argument, state) for argument in arguments)
+        if None in sizes:
+            return None
+        if method == "permute" and sizes:
+            return ("permute", sizes)
+        if method in ("transpose", "swapaxes", "swapdims") and len(sizes) == 2:
+            return ("transpose",) + sizes
+        if method in ("t", "contiguous") and not sizes:
+            return (method,)
+        if method == "unsqueeze" and len(sizes) == 1:
+            return ("unsqueeze",) + sizes
+        if method in ("reshape", "view") and sizes:
+            return (method, sizes)
+        if method == "flatten":
+            return ("flatten",) + sizes
+        return None
+
+    def relaid(self, receiver: Value, method: str, node: ast.Call, state: dict) -> Tuple[frozenset, bool]:
+        """The layout fact of what ``method`` makes of ``receiver`` and whether it copied
+        (``reshape()`` where no view has the sizes asked for, ``contiguous()`` of a permuted
+        tensor); in a summary, the step appended to what a parameter as passed went through."""
+        operation = self.layout_step(method, node, state) if receiver.facts else None
+        if operation is None:
+            return EMPTY, False
+        known = layout.decode(receiver.facts)
+        if known is not None and not layout.symbolic(operation):
+            after, copied = layout.step(known, operation)
+            return (frozenset((layout.encode(after),)) if after is not None else EMPTY), copied
+        steps = layout.program(receiver.facts) if self.summary_mode else None
+        indices = {parameter_index(storage, self.function.name) for storage in receiver.storages}
+        if steps is None or len(indices) != 1 or not layout.symbolic(operation) <= indices:
+            return EMPTY, False
+        return frozenset((layout.RELAYOUT + repr(steps + (operation,)),)), False
 
     def one_dim(self, node) -> bool:
         """A result of one dimension (role ``one_dim``): ``torch.arange(n)``, ``w.unique()`` with no
@@ -1095,8 +1187,10 @@ class Transfer:
             if target.attr == GRADIENT:  # ``p.grad = None``: the gradient held so far is p's no more
                 drop_gradients(held_gradients(state, self.gradient_bases(target, base, state)), target, state)
             place = place_of(target.value)
+            if target.attr == "data":  # ``x.data = v``: x takes v's sizes
+                forget_layout(base.storages, state)
             if target.attr == "data" and place in state and dtype_facts(base):  # ``x.data = v``: x takes v's dtype
-                state[place] = base._replace(facts=base.facts - dtype_facts(base) | dtype_facts(value))
+                state[place] = base._replace(facts=layout.without_layout(base.facts) - dtype_facts(base) | dtype_facts(value))
 
     def attribute_of(self, base: Value, name: str, node, state: Optional[dict] = None) -> Value:
         if base.qual and "pymodule" in base.kinds or base.qual.startswith("builtins."):
@@ -2629,7 +2723,8 @@ class Transfer:
             return self.move(receiver, method, roles, receiver_node, arguments, keywords, node, state)
         if method in k.METADATA_INPLACE:  # ``x.t_()``: the same values seen with another shape
             self.write(receiver_node, receiver, state, node, kind="retag", method=method)
-            return receiver._replace(fresh=False)
+            forget_layout(receiver.storages, state)
+            return receiver._replace(fresh=False, facts=layout.without_layout(receiver.facts))
         if method in k.INPLACE_METHODS:
             self.write(receiver_node, receiver, state, node, grad=any_grad, method=method)
             written = receiver._replace(grad=any_grad, graph=receiver.graph or any(value.grad for value in arguments))
@@ -2638,6 +2733,9 @@ class Transfer:
                 self.save("torch.Tensor." + method, (), written, state, node, saved=("output",))
             if "uniform_write" not in roles:  # ``buf.normal_()``, ``buf.copy_(x)``: content now, no longer blank
                 written = written._replace(facts=written.facts - BLANK)
+            if method in k.RESIZES_IN_PLACE:  # ``x.resize_(n)``, ``x.set_(u)``: sizes no longer known
+                forget_layout(receiver.storages, state)
+                written = written._replace(facts=layout.without_layout(written.facts))
             if "async_copy" in roles and arguments and _non_blocking(node) and (receiver.pinned or arguments[0].pinned):
                 written = written._replace(pending=self.start_copy(node, arguments[0], receiver.pinned, state))
                 self.pending_in_base(receiver_node, written.pending, state)
@@ -2657,7 +2755,9 @@ class Transfer:
             "full_reduction" in roles or method in k.METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS)
         # ``torch.atleast_2d(x)``: a view function with no method twin hands back ``x`` or a view of it
         view = method in k.VIEW_METHODS or spelled == f"torch.{method}()" and f"torch.{method}" in k.VIEW_FUNCTIONS
-        if view or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE \
+        relaid, copied = self.relaid(receiver, method, node, state) if view else (EMPTY, False)
+        view = view and not copied  # ``reshape()`` of a layout no view has: a copy
+        if view or copied or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE \
                 or elementwise or untabled:
             if not view:
                 self.host_read(receiver_node, receiver, state, "tensor_method")
@@ -2666,8 +2766,9 @@ class Transfer:
                            why=_why(Evidence.TENSOR_METHOD, "kind") if method in TENSOR_ONLY_METHODS
                            else weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver),
                            grad_from=receiver.grad_from | frozenset().union(*(v.grad_from for v in arguments)),
-                           facts=view_facts(roles, method, spelled) | (
+                           facts=view_facts(roles, method, spelled) | relaid | (
                                _viewed_dtype(receiver, method, node, arguments) | _casts(receiver) if view
+                               else _viewed_dtype(receiver, method, node, arguments) if copied
                                else _dtype_fact(result_dtype(function, node, arguments, keywords))),
                            made=receiver.made if view else EMPTY)  # a view of an alias is that alias too
             if "index_result" in roles:
@@ -2765,7 +2866,8 @@ class Transfer:
         if not cast and method == "type_as" and dtype_of(receiver) == "bool":
             copies = True  # a mask made numeric (the convention: a bool tensor is matched to data, not to another mask)
         copies = copies or bool(cast and not may_have_dtype(receiver, cast))  # ``.float()`` of a uint8 tensor
-        copies = copies or method == "contiguous" and NONCONTIGUOUS in receiver.facts
+        relaid, relaid_copies = self.relaid(receiver, method, node, state) if method == "contiguous" else (EMPTY, False)
+        copies = copies or method == "contiguous" and (NONCONTIGUOUS in receiver.facts or relaid_copies)
         device = _device_of(target) if target is not None else EMPTY
         if not device and target_value is not None:
             device = target_value.device  # a name bound to a device, or a tensor's
@@ -2783,7 +2885,7 @@ class Transfer:
         result = receiver._replace(
             storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
             graph=receiver.graph or receiver.grad and not itself, pending=EMPTY, items=None, pinned=False,
-            facts=frozenset(("dtype:" + cast,)) if cast else EMPTY,
+            facts=(frozenset(("dtype:" + cast,)) if cast else EMPTY) | relaid,
         )
         if self.summary_mode and cast and not copies and not device:
             # a cast of what a caller passes: each call site's dtype decides whether it copies
@@ -5086,6 +5188,23 @@ def _broadcasts_a_new_unit_dim(node: ast.Call) -> bool:
         return False
     size = _integer(sizes[dim])
     return size is not None and size >= 2
+
+
+def _nested_sizes(node) -> Optional[tuple]:
+    """The sizes of nested literal lists of numbers (``[[1.0, 2.0], [3.0, 4.0]]``: ``(2, 2)``)."""
+    if type(node) not in (ast.List, ast.Tuple):
+        return () if type(_constant(node)) in (int, float, bool) else None
+    inner = [_nested_sizes(item) for item in node.elts]
+    if not inner or None in inner or len(set(inner)) != 1:
+        return None
+    return (len(inner),) + inner[0]
+
+
+def forget_layout(storages: frozenset, state: dict) -> None:
+    """Every place holding this memory no longer knows its layout (``x.t_()``, ``x.data = v``)."""
+    for place, value in list(state.items()):
+        if type(value) is Value and value.storages & storages and layout.decode(value.facts) is not None:
+            state[place] = value._replace(facts=layout.without_layout(value.facts))
 
 
 def _integer(node) -> Optional[int]:
