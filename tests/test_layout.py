@@ -24,7 +24,7 @@ def _random_step(tensor, rng):
         first, second = rng.randrange(rank), rng.randrange(rank)
         return ("transpose", first, second), tensor.transpose(first, second)
     if kind == "t" and rank <= 2:
-        return ("t",), tensor.t()
+        return (("T",), tensor.T) if rank == 2 and rng.random() < 0.5 else (("t",), tensor.t())
     if kind == "unsqueeze":
         dim = rng.randint(-rank - 1, rank)
         return ("unsqueeze", dim), tensor.unsqueeze(dim)

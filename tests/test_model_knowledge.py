@@ -286,6 +286,22 @@ def check_grad_mode_test(model, example):
     assert build_model(ast.parse(example.replace("if not ", "if "))).events.find("save")
 
 
+def _copies_in_flight_at_the_end(model, example) -> frozenset:
+    last = _last_line(example)
+    return frozenset().union(*(model.events.unsynced(event) for event in model.events.events if event.line == last))
+
+
+def check_cuda_test(model, example):
+    """A sync under the test covers the copy: where the test fails no copy is asynchronous."""
+    assert not _copies_in_flight_at_the_end(model, example)
+    guard = [line for line in example.splitlines() if line.startswith("if ")][0]
+    flagged = example.replace(guard, "if flag:")  # a test of something else: the copy may still run
+    assert _copies_in_flight_at_the_end(build_model(ast.parse(flagged)), flagged)
+
+
+check_device_type = check_cuda_test
+
+
 def check_inference_mode_test(model, example):
     assert not model.events.find("save")
     assert build_model(ast.parse(example.replace("if torch.", "if not torch."))).events.find("save")

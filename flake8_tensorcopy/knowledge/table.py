@@ -81,6 +81,10 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   also on a path a test of grad mode took as inference; ``grad_mode_test`` /
   ``inference_mode_test``: a test whose False / True branch runs with grad off
   (``if not torch.is_grad_enabled():``, ``if torch.is_inference_mode_enabled():``);
+- ``cuda_test``: a test that fails where no CUDA device is there (``torch.cuda.is_available()``),
+  so no copy on that path is asynchronous; ``device_type``: the type of the device a program
+  runs on, compared with ``"cuda"`` or ``"cpu"`` (``if device.type == "cuda":``), taken as the
+  same test (the convention: a program testing its device's type puts its tensors there);
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written
   (``w.chunk(2)``; iterating over a tensor unbinds it);
@@ -510,6 +514,10 @@ HAND_TABLE: Tuple[Entry, ...] = (
           _W + "with torch.set_grad_enabled(False):\n    r = torch.sigmoid(w)"),
     Entry("torch.is_grad_enabled", "function", "grad_mode_test",
           _W + "if not torch.is_grad_enabled():\n    r = torch.sigmoid(w)"),
+    Entry("torch.cuda.is_available", "function", "cuda_test",
+          _CUDA + "if torch.cuda.is_available():\n    torch.cuda.synchronize()\nr = h.numpy()"),
+    Entry("type", "attribute", "device_type",
+          _CUDA + "if w.device.type == 'cuda':\n    torch.cuda.synchronize()\nr = h.numpy()"),
     Entry("torch.is_inference_mode_enabled", "function", "inference_mode_test",
           _W + "if torch.is_inference_mode_enabled():\n    r = torch.sigmoid(w)"),
     Entry("torch.enable_grad", "function", "grad_on",

@@ -112,6 +112,8 @@ def step(layout: Layout, operation: tuple) -> Tuple[Optional[Layout], bool]:
         if None in dims or sorted(dims) != list(range(rank)):
             return None, False
         return (tuple(sizes[d] for d in dims), tuple(strides[d] for d in dims)), False
+    if name == "T":
+        return (tuple(reversed(sizes)), tuple(reversed(strides))), False
     if name in ("transpose", "t"):
         if name == "t" and rank < 2:
             return layout, False  # ``t()`` of a 0-d or 1-d tensor is the tensor's own layout

@@ -1042,12 +1042,12 @@ class Transfer:
             return ("flatten",) + sizes
         return None
 
-    def relaid(self, receiver: Value, method: str, node: ast.Call, state: dict) -> Tuple[frozenset, bool]:
-        """The layout fact of what ``method`` makes of ``receiver`` and whether it copied
-        (``reshape()`` where no view has the sizes asked for, ``contiguous()`` of a permuted
-        tensor); in a summary, the step appended to what a parameter as passed went through."""
-        operation = self.layout_step(method, node, state) if receiver.facts else None
-        if operation is None:
+    def relaid(self, receiver: Value, operation: Optional[tuple]) -> Tuple[frozenset, bool]:
+        """The layout fact of what ``operation`` (``layout_step``) makes of ``receiver`` and
+        whether it copied (``reshape()`` where no view has the sizes asked for, ``contiguous()``
+        of a permuted tensor); in a summary, the step appended to what a parameter as passed
+        went through."""
+        if operation is None or not receiver.facts:
             return EMPTY, False
         known = layout.decode(receiver.facts)
         if known is not None and not layout.symbolic(operation):
@@ -1243,7 +1243,8 @@ class Transfer:
                                why=_why(Evidence.TENSOR_METHOD, "kind"),
                                grad_from=base.grad_from if name != "grad" else EMPTY, made=base.made,
                                facts=view_facts(roles, name, f".{name}") | (
-                                   dtype_facts(base) if name == GRADIENT else EMPTY) | (  # a gradient has its tensor's dtype
+                                   dtype_facts(base) if name == GRADIENT else EMPTY) | (
+                                   self.relaid(base, _LAYOUT_ATTRIBUTES.get(name))[0]) | (  # a gradient has its tensor's dtype
                                    dropped_facts(base) if name in k.VIEW_ATTRIBUTES else EMPTY))  # ``w.data.T``: still detached
                 if name in k.VIEW_ATTRIBUTES:
                     return self.aliased(node, _operand(node), result, "view", "." + name, state)
@@ -1698,6 +1699,8 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
+        if IN_FLIGHT in state and without_cuda(self.model, test, truth):
+            state[IN_FLIGHT] = EMPTY  # no device here: every copy was synchronous
         if self.narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
                 self.narrow_not_tensor(test, truth, state) or self.narrow_identity(test, truth, state):
             return
@@ -2755,7 +2758,7 @@ class Transfer:
             "full_reduction" in roles or method in k.METHODS_RETURNING_TENSOR_WITHOUT_ARGUMENTS)
         # ``torch.atleast_2d(x)``: a view function with no method twin hands back ``x`` or a view of it
         view = method in k.VIEW_METHODS or spelled == f"torch.{method}()" and f"torch.{method}" in k.VIEW_FUNCTIONS
-        relaid, copied = self.relaid(receiver, method, node, state) if view else (EMPTY, False)
+        relaid, copied = self.relaid(receiver, self.layout_step(method, node, state)) if view else (EMPTY, False)
         view = view and not copied  # ``reshape()`` of a layout no view has: a copy
         if view or copied or method in k.METHODS_RETURNING_TENSOR or method in k.METHODS_RETURNING_TENSOR_SEQUENCE \
                 or elementwise or untabled:
@@ -2866,7 +2869,8 @@ class Transfer:
         if not cast and method == "type_as" and dtype_of(receiver) == "bool":
             copies = True  # a mask made numeric (the convention: a bool tensor is matched to data, not to another mask)
         copies = copies or bool(cast and not may_have_dtype(receiver, cast))  # ``.float()`` of a uint8 tensor
-        relaid, relaid_copies = self.relaid(receiver, method, node, state) if method == "contiguous" else (EMPTY, False)
+        relaid, relaid_copies = self.relaid(receiver, self.layout_step(method, node, state)) \
+            if method == "contiguous" else (EMPTY, False)
         copies = copies or method == "contiguous" and (NONCONTIGUOUS in receiver.facts or relaid_copies)
         device = _device_of(target) if target is not None else EMPTY
         if not device and target_value is not None:
@@ -5188,6 +5192,28 @@ def _broadcasts_a_new_unit_dim(node: ast.Call) -> bool:
         return False
     size = _integer(sizes[dim])
     return size is not None and size >= 2
+
+
+# attributes that lay a tensor out anew: ``w.T`` reverses its dims, ``w.mT`` swaps the last two
+_LAYOUT_ATTRIBUTES = {"T": ("T",), "mT": ("transpose", -2, -1)}
+
+
+def without_cuda(model, test, truth: bool) -> bool:
+    """Whether a test that held (``truth``) or failed proves no CUDA device is in use on its path,
+    where no copy is asynchronous: ``torch.cuda.is_available()`` failed (role ``cuda_test``),
+    ``device.type == "cuda"`` failed or ``device.type == "cpu"`` held (role ``device_type``, a
+    convention). A sync under such a test waits for every copy that can be in flight."""
+    if type(test) is ast.Call and not test.args and not test.keywords:
+        return not truth and "cuda_test" in k.role_of("function", model.qualify(place_of(test.func) or ""))
+    if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Eq, ast.NotEq):
+        return False
+    attribute, named = test.left, _constant(test.comparators[0])
+    if type(attribute) is not ast.Attribute:
+        attribute, named = test.comparators[0], _constant(test.left)
+    if type(attribute) is not ast.Attribute or "device_type" not in k.role_of("attribute", attribute.attr):
+        return False
+    equal = truth if type(test.ops[0]) is ast.Eq else not truth  # the device type is the one named
+    return named == "cuda" and not equal or named == "cpu" and equal
 
 
 def _nested_sizes(node) -> Optional[tuple]:

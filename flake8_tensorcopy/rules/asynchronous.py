@@ -1,7 +1,9 @@
 """TEN4xx: asynchronous copies between host and device (``non_blocking=True``), as queries of
 the model: its ``copy-start`` events (to the host, or from a pinned host tensor), the host reads
 and in-place writes after them, and the copies still in flight there. A sync counts only where
-it waits for the copy on every path (``if flag: torch.cuda.synchronize()`` does not).
+it waits for the copy on every path (``if flag: torch.cuda.synchronize()`` does not; under
+``if torch.cuda.is_available():`` or ``if device.type == "cuda":`` it does, since on the other
+path no copy is asynchronous).
 """
 
 from typing import Callable, List, Optional
@@ -58,7 +60,9 @@ class HostReadBeforeSync(Rule):
     the caller, iterating a list it was appended to) before any synchronization:
     `torch.cuda.synchronize()`, `stream.synchronize()`, `event.synchronize()` or
     `stream.wait_event(event)` of an event recorded after the copy, or a blocking
-    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor). A copy into a
+    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor), also one under
+    `if torch.cuda.is_available():` or `if device.type == "cuda":` (without CUDA no copy is
+    asynchronous; a program testing its device's type is taken to put its tensors there). A copy into a
     slice (`host[:n].copy_(x, non_blocking=True)`) fills the whole tensor's memory. A buffer kept
     on the object (`self.buf.copy_(x, non_blocking=True)`) also counts as read where another
     method (or the same one, on its next call) reads it before synchronizing while a method left
