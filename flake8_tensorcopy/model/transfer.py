@@ -1582,10 +1582,13 @@ class Transfer:
             return new_array(node)._replace(facts=_dtype_fact(_array_arithmetic_dtype(left, right)))
         if left.kind_from or right.kind_from or left.called or right.called:
             # in a summary, of a parameter or of what calling one returns (``m(x) * 2``): each
-            # call site's arguments decide its kind and grad; new memory either way
-            return Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
-                         kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from,
-                         called=left.called | right.called)
+            # call site's arguments decide its kind and grad; new memory either way, and what the
+            # operator keeps for backward is what it keeps of tensors passed there (``w ** 2``: ``w``)
+            result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True,
+                           kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from,
+                           called=left.called | right.called)
+            self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node, own_gradients_only=True)
+            return result
         if left.items is not None and right.items is not None:  # list + list
             return Value(left.kinds | right.kinds, storages=frozenset((_site(node),)), fresh=True,
                          items=(("*", join(self.element(left), self.element(right))),))
@@ -1635,9 +1638,12 @@ class Transfer:
             return result
         return self.one_operation(run, arguments[1:], passed, node, state)
 
-    def save(self, function: Optional[str], operands, result: Value, state, node=None, saved=None) -> None:
+    def save(self, function: Optional[str], operands, result: Value, state, node=None, saved=None,
+             own_gradients_only: bool = False) -> None:
         """What autograd keeps of an operation on grad tensors (the torch tables say which,
-        unless ``saved`` does); nothing under ``torch.no_grad()``."""
+        unless ``saved`` does); nothing under ``torch.no_grad()``. ``own_gradients_only``: of
+        what a summary's callers pass, only what it keeps for its own gradient (``w ** 2``), not
+        for another operand's, which a call may pass without grad (``x @ w``)."""
         if saved is None:
             saved = k.SAVED_FOR_BACKWARD.get(function) if function else None
         if not saved or not (result.grad or result.grad_from) or not _kept_for_backward(state):
@@ -1650,7 +1656,8 @@ class Transfer:
                 self.saved_outputs |= kept
             elif type(what) is int and what < len(operands) and operands[what] is not None:
                 other = for_other.get(what)
-                if other is not None and other < len(operands) and not _may_need_grad(operands[other]):
+                if other is not None and other < len(operands) and (not _may_need_grad(operands[other]) or (
+                        own_gradients_only and not operands[other].grad)):
                     continue  # kept only for the other operand's gradient, which it has none of
                 kept = operands[what].storages
             else:
@@ -2649,7 +2656,7 @@ class Transfer:
             return _module_tensors(receiver._replace(storages=held), method)
         if method == "load_state_dict" and arguments:
             return self.load_state(receiver, arguments[0], node, state)
-        if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "requires_grad_"):
+        if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "bfloat16", "requires_grad_"):
             place = place_of(node.func.value) if type(node.func) is ast.Attribute else None
             if method in ("train", "eval"):  # ``m.eval()``, ``m.train(False)``: its running statistics stay
                 mode = node.args[0] if node.args else _keyword(node, "mode")
@@ -2665,8 +2672,11 @@ class Transfer:
                     state[place] = receiver
                 if not freezing:  # ``backbone[0].requires_grad_(True)``: the backbone is frozen no more
                     thaw_holders(place, state)
-            if dtype_facts(receiver) and method not in ("cuda", "cpu", "train", "eval", "requires_grad_"):
-                receiver = receiver._replace(facts=receiver.facts - dtype_facts(receiver))  # cast in place
+            if method not in ("cuda", "cpu", "train", "eval", "requires_grad_") and not _moved_only(node):
+                # cast in place: ``m.half()``, ``m.to(torch.float16)`` give its floating parameters that dtype
+                cast = k.CAST_DTYPES.get(method) or _module_cast(node)
+                receiver = receiver._replace(facts=receiver.facts - dtype_facts(receiver) | (
+                    {"dtype:" + cast} if cast in k.FLOATING_DTYPES else set()))
                 if place is not None and "[" not in place and place in state:
                     state[place] = receiver
             return receiver
@@ -5196,6 +5206,21 @@ def _broadcasts_a_new_unit_dim(node: ast.Call) -> bool:
 
 # attributes that lay a tensor out anew: ``w.T`` reverses its dims, ``w.mT`` swaps the last two
 _LAYOUT_ATTRIBUTES = {"T": ("T",), "mT": ("transpose", -2, -1)}
+
+
+def _module_cast(node: ast.Call) -> str:
+    """The dtype ``m.to(...)`` names (``m.to(torch.float16)``, ``m.to(device, dtype=torch.bfloat16)``), else empty."""
+    named = [dtype_named(place_of(argument) or "") for argument in list(node.args) + [
+        keyword.value for keyword in node.keywords if keyword.arg == "dtype"]]
+    named = [dtype for dtype in named if dtype]
+    return named[0] if len(named) == 1 else ""
+
+
+def _moved_only(node: ast.Call) -> bool:
+    """``m.to("cuda")``, ``m.to(device=d)``: a move that casts nothing (a string or ``device=`` alone)."""
+    return type(node.func) is ast.Attribute and node.func.attr == "to" and all(
+        type(_constant(argument)) is str for argument in node.args) and all(
+        keyword.arg in ("device", "non_blocking") for keyword in node.keywords) and bool(node.args or node.keywords)
 
 
 def without_cuda(model, test, truth: bool) -> bool:
