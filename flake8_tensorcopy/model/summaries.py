@@ -258,7 +258,14 @@ class Instantiation:
                    and storage[0] == "item" else None for storage in value.storages}
         if len(indices) != 1 or None in indices:
             return None
-        return items_join(self.actual(indices.pop()))
+        element = items_join(self.actual(indices.pop()))
+        if element is None or not value.made:
+            return element
+        # an alias the callee made of it (``[p.data for p in params]``): that alias of the caller's
+        # item, cut from the graph where it was detached
+        detached = any(len(made) == 3 and made[2] == "detach" for made in value.made)
+        return element._replace(made=element.made | value.made, grad=element.grad and not detached,
+                                graph=element.graph and not detached)
 
     def value(self, value: Value) -> Value:
         if value is None:

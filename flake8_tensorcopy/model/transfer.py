@@ -18,7 +18,9 @@ from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
-from flake8_tensorcopy.model.summaries import CAST_TO, Instantiation, allocated_in, parameter_index, plain, surely_dtype
+from flake8_tensorcopy.model.summaries import (
+    CAST_TO, Instantiation, allocated_in, parameter_holding, parameter_index, plain, surely_dtype,
+)
 from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
@@ -1132,6 +1134,12 @@ class Transfer:
             self.left_by_earlier_calls(base, value, state)
         return self.tensor_attribute(node, base, value, state)
 
+    def held_by_a_parameter(self, value: Value) -> bool:
+        """In a summary, whether ``value`` is something a parameter holds (an item of an optimizer's
+        groups a caller passes): each call site's argument decides what it is."""
+        return self.summary_mode and bool(value.storages) and all(
+            parameter_holding(storage, self.function.name) is not None for storage in value.storages)
+
     def left_by_earlier_calls(self, base: Value, value: Value, state) -> None:
         """An object's attribute (``self.buf``) filled by a copy that a method left in flight:
         before any sync of this call (``ENTRY``), that copy may still run, so it is in flight from
@@ -1220,12 +1228,15 @@ class Transfer:
                     self.model.classes[class_name], base, name, found)))
         if found_in_classes:
             return join_all(found_in_classes)
-        if "optimizer" in base.kinds and "param_groups" in k.role_of("attribute", name) and base.items:
-            # ``opt.param_groups``: dicts whose ``"params"`` hold the tensors it was built from
-            group = Value(kinds("dict"), items=(("'params'", Value(kinds("list"), items=(("*", base.all_items()),))),
+        if "param_groups" in k.role_of("attribute", name) and (
+                "optimizer" in base.kinds and base.items or self.summary_mode and base.kind_from and not base.items):
+            # ``opt.param_groups``: dicts whose ``"params"`` hold the tensors it was built from; in a
+            # summary, of an optimizer a caller passes, the tensors that one holds at each call
+            held = base.all_items() if base.items else _filled_elsewhere(base, None)
+            group = Value(kinds("dict"), items=(("'params'", Value(kinds("list"), items=(("*", held),))),
                                                 ("*", UNKNOWN)))
             return Value(kinds("list"), items=(("*", group),))
-        if base.is_tensor or "?" in base.kinds and base.kind_from:
+        if base.is_tensor or "?" in base.kinds and (base.kind_from or self.held_by_a_parameter(base)):
             roles = k.role_of("attribute", name)
             if "detach" in roles:
                 detached = base._replace(grad=False, graph=False, fresh=False, items=None, grad_from=EMPTY,
