@@ -27,7 +27,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    FROZEN, HANDED, HELD_WRITTEN_THROUGH, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
+    FROZEN, HANDED, HELD_WRITTEN_THROUGH, SAVED_IF_GRAD, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
     grad_disabled_by, grad_enabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
@@ -680,6 +680,7 @@ class Model:
             attribute_writes=exit_state.get("!attribute_writes", EMPTY),
             refills=exit_state.get(REFILLS, EMPTY),
             drops_grads="!drops_grads" in exit_state,
+            saved_if_grad=exit_state.get(SAVED_IF_GRAD, EMPTY),
         )
 
     # ----- the final solve

@@ -51,6 +51,7 @@ class Summary(NamedTuple):
     attribute_writes: frozenset = frozenset()
     refills: frozenset = frozenset()  # of a generator: the memory it yielded and writes again for a later item
     drops_grads: bool = False  # some path drops gradients (``zero_grad()``, ``p.grad = None``): a caller's held ones are old
+    saved_if_grad: frozenset = frozenset()  # parameter indices kept for their own gradient (``w ** 2``), where it needs one
 
 
 _ARRAYS = frozenset(("tensor", "ndarray"))

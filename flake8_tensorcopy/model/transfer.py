@@ -15,7 +15,7 @@ from keyword import iskeyword
 from typing import List, Optional, Tuple
 
 from flake8_tensorcopy import knowledge as k
-from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
+from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call, words
 from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import (
@@ -1649,6 +1649,19 @@ class Transfer:
             return result
         return self.one_operation(run, arguments[1:], passed, node, state)
 
+    def saved_if_grad(self, summary, instance: Instantiation, state: dict) -> frozenset:
+        """What a call passes that the callee keeps for its own gradient (``w ** 2``): kept where it
+        may need one (in a summary, where the caller's own parameter may: at its callers)."""
+        kept = set()
+        for index in summary.saved_if_grad:
+            actual = instance.actual(index)
+            if actual.grad:
+                kept |= actual.storages
+            elif self.summary_mode and actual.grad_from:
+                passed = {parameter_index(storage, self.function.name) for storage in actual.storages} - {None}
+                state[SAVED_IF_GRAD] = state.get(SAVED_IF_GRAD, EMPTY) | passed
+        return frozenset(kept)
+
     def save(self, function: Optional[str], operands, result: Value, state, node=None, saved=None,
              own_gradients_only: bool = False) -> None:
         """What autograd keeps of an operation on grad tensors (the torch tables say which,
@@ -1673,6 +1686,11 @@ class Transfer:
                 kept = operands[what].storages
             else:
                 continue
+            if own_gradients_only and self.summary_mode:
+                # what a caller passes is kept for its own gradient only where it needs one (at each call)
+                passed = {parameter_index(storage, self.function.name) for storage in kept} - {None}
+                state[SAVED_IF_GRAD] = state.get(SAVED_IF_GRAD, EMPTY) | passed
+                kept = frozenset(storage for storage in kept if parameter_index(storage, self.function.name) is None)
             storages |= kept
             if kept and node is not None:
                 self.record("save", node, None, result, state, op=function, what="output" if what == "output" else "input",
@@ -1717,7 +1735,7 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
-        if IN_FLIGHT in state and without_cuda(self.model, test, truth):
+        if IN_FLIGHT in state and without_cuda(self.model, test, truth) and self.tests_the_device(test, state):
             state[IN_FLIGHT] = EMPTY  # no device here: every copy was synchronous
         if self.narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
                 self.narrow_not_tensor(test, truth, state) or self.narrow_identity(test, truth, state):
@@ -1768,6 +1786,23 @@ class Transfer:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
             elif type(left) is ast.Attribute and left.attr == "dtype" and place_of(left.value) in state:
                 self.narrow_dtype(place_of(left.value), test.ops[0], right, truth, state)
+
+    def tests_the_device(self, test, state: dict) -> bool:
+        """Whether a test of a device's type (``x.type == "cuda"``) tests the device the program runs on:
+        ``x`` a device (``torch.device(...)``, a tensor's ``.device``, a name saying it is one), not
+        another object's ``type``, nor the device of a tensor known to be on the host (``host.device``)."""
+        if type(test) is not ast.Compare:
+            return True  # ``torch.cuda.is_available()``
+        for side in (test.left, *test.comparators):
+            if type(side) is not ast.Attribute:
+                continue
+            base = side.value
+            if type(base) is ast.Attribute and base.attr == "device":
+                held = state.get(place_of(base.value) or "")
+                return not (type(held) is Value and held.device == HOST)
+            held = state.get(place_of(base) or "")
+            return type(held) is Value and "device" in held.kinds or "device" in words(place_of(base) or "")
+        return False
 
     def narrow_dtype(self, place: str, op, right, truth: bool, state: dict) -> None:
         """``x.dtype == torch.uint8`` held: that dtype; ``x.dtype in (torch.float16, torch.bfloat16)``
@@ -3138,8 +3173,9 @@ class Transfer:
             drop_gradients(held_gradients(state), node, state)
         elif summary.backward:  # a helper's backward adds into the gradients the caller holds
             self.writes_gradients(None, node, state)
-        if summary.saved and _kept_for_backward(state):
-            kept = instance.storages(_saved_for_caller(summary, instance.lines))
+        if (summary.saved or summary.saved_if_grad) and _kept_for_backward(state):
+            kept = instance.storages(_saved_for_caller(summary, instance.lines)) | self.saved_if_grad(
+                summary, instance, state)
             add_saved(kept, state)
             # its output (the memory it returns that it saved), told apart from its inputs before the
             # instance maps both to storages of the caller (an input may be an earlier call's output)
@@ -4698,6 +4734,7 @@ UPDATES_RUNNING_STATS = "updates_running_stats"  # a fact of a layer whose call 
 IN_EVAL = "in_eval"  # a fact of a module ``.eval()`` (or ``.train(False)``) was called on
 FROZEN = "frozen"  # a fact of a module ``.requires_grad_(False)`` was called on: no parameter of it requires grad
 RETAINS_GRAD = "retains_grad"  # a fact: ``retain_grad()`` was called on the tensor, backward fills its ``.grad``
+SAVED_IF_GRAD = "!saved_if_grad"  # state key of a summary: parameters kept for their own gradient, where they need one
 HANDED = "handed"  # a storage: what a method of a class was handed and the instance keeps (Model._fold_stores)
 
 

@@ -970,7 +970,21 @@ def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: 
             model.events.after_unless(call, write, allocations) for call in keeping):
         return None
     kept = _kept_on_object(model, alias)
-    return kept if kept is not None and kept[0] != f"{write.place}.data" else None  # ``self.a.data`` is ``self.a``
+    if kept is None or kept[0] == f"{write.place}.data" or _given_its_own_memory(model, alias, kept[0]):
+        return None  # ``self.a.data`` is ``self.a``
+    return kept
+
+
+def _given_its_own_memory(model, alias, place: str) -> bool:
+    """Whether ``place`` is ``self.<a>.data`` and the alias's memory came from ``self.<a>`` itself
+    (``w = self.fc.weight; self.fc.weight.data = w.to(dtype)``): a tensor given its own memory
+    back, no second object."""
+    if not place.endswith(".data"):
+        return False
+    holder = place[:-len(".data")]
+    chain = alias.value.made | {alias.detail["made"]}
+    return any(other.function is alias.function and other.place == holder and other.detail["made"] in chain
+               for other in model.events.find("alias"))
 
 
 def _kept_on_object(model, alias) -> Optional[tuple]:
@@ -1185,6 +1199,8 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
             continue
         if through_alias and name is not None and (name == place or name.startswith(place + ".")):
             continue  # ``layer`` holds it as ``layer.weight.data``, the alias written itself
+        if _data_of_the_written(model, state, place, write):
+            continue  # ``h.fc.weight.data`` is ``h.fc.weight``, the written tensor itself: no second object
         holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
         if holder == "a parameter" and not _parameter_holds(value, write):
             holder = None  # ``image = to_hsv(image)``: the name holds a value of the function's own now
@@ -1196,6 +1212,22 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
     if through_alias:
         return _parameter_written(write, alias) or _attribute_of_another_object(write, alias)
     return None
+
+
+def _data_of_the_written(model, state: dict, place: str, write) -> bool:
+    """Whether ``place`` is ``<base>.data`` of the tensor the write writes (``h.fc.weight.data``,
+    ``h.fc.weight`` holding that memory): the tensor written itself, not a second object."""
+    if not place.endswith(".data"):
+        return False
+    base = place[:-len(".data")]
+    value = state.get(base)
+    if value is None:
+        try:
+            value = model.value_at(write.line, base)
+        except (KeyError, TypeError):
+            return False
+    return type(value) is not frozenset and value is not None and bool(value.storages) \
+        and value.storages <= write.storages
 
 
 def _attribute_of_another_object(write, alias) -> Optional[tuple]:
