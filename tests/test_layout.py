@@ -99,3 +99,28 @@ def test_factories_of_sizes_make_contiguous_tensors_of_those_sizes():
         assert tuple(made.shape) == (2, 3) and tuple(made.stride()) == layout.contiguous_strides((2, 3)), qual
         if not first_only:
             assert tuple(factory((2, 3)).shape) == (2, 3), qual
+
+
+def test_elementwise_results_and_ranges_agree_with_torch():
+    """``x + 1`` keeps a dense tensor's order of strides (else it is laid out anew); ``torch.arange``
+    of literal bounds has the length torch gives it."""
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(400):
+        sizes = tuple(rng.choice((1, 2, 3, 4)) for _ in range(rng.randint(1, 4)))
+        tensor, known = torch.empty(sizes), layout.contiguous(sizes)
+        for _ in range(rng.randint(0, 2)):
+            operation, tensor_after = _random_step(tensor, rng)
+            known, _ = layout.step(known, operation)
+            tensor = tensor_after
+        if tensor.dim() >= 2 and rng.random() < 0.5:  # a slice with a step: not dense
+            tensor, known = tensor[:, ::2], None
+        result = tensor + 1
+        expected = layout.elementwise(known) if known is not None else None
+        if expected is not None:
+            assert expected[0] == tuple(result.shape)
+            assert all(size == 1 or mine == theirs for size, mine, theirs in zip(expected[0], expected[1], result.stride()))
+            seen.add(layout.is_contiguous(known))
+    assert seen == {True, False}
+    for start, end, step in ((0, 6.0, 1), (1, 10, 2), (0, 1, 0.25), (5, 1, -1), (0, 0, 1), (0.5, 3, 0.7)):
+        assert layout.arange_length(start, end, step) == torch.arange(start, end, step).numel()

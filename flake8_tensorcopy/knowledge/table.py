@@ -196,6 +196,8 @@ FACTORIES_OF_SIZES: Dict[str, bool] = {
     "torch.zeros": False, "torch.ones": False, "torch.empty": False, "torch.rand": False, "torch.randn": False,
     "torch.full": True,
 }
+# Ranges whose literal bounds give the length of the 1-d tensor they make (``torch.arange(6.0)``)
+RANGES_OF_SIZES = frozenset(("torch.arange",))
 # The list methods that grow a container in place (no tensor or array has them): what is given is
 # kept beside what the container held (the gate opens TEN306 on them; the model keeps the item)
 CONTAINER_GROWTH = frozenset(("append", "extend", "insert"))

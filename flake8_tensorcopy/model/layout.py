@@ -150,6 +150,25 @@ def step(layout: Layout, operation: tuple) -> Tuple[Optional[Layout], bool]:
     return None, False
 
 
+def elementwise(layout: Layout) -> Optional[Layout]:
+    """The layout of an elementwise result of one tensor (``x + 1``): torch keeps a dense input's
+    order of strides (a permuted tensor's result is permuted the same way), else lays it out anew."""
+    sizes, strides = layout
+    order = sorted(range(len(sizes)), key=lambda d: (strides[d], -sizes[d]), reverse=True)
+    packed = contiguous_strides([sizes[d] for d in order])
+    if all(sizes[d] == 1 or strides[d] == packed[i] for i, d in enumerate(order)):
+        return layout
+    return contiguous(sizes) if 0 not in sizes else None
+
+
+def arange_length(start: float, end: float, step: float) -> Optional[int]:
+    """How many values ``torch.arange(start, end, step)`` makes."""
+    if step == 0:
+        return None
+    count = -(-(end - start) // step)  # the ceiling
+    return max(int(count), 0)
+
+
 def encode(layout: Layout) -> str:
     return LAYOUT + ",".join(map(str, layout[0])) + "/" + ",".join(map(str, layout[1]))
 

@@ -989,6 +989,12 @@ class Transfer:
             return sizes if spelled and all(type(size) is int and size >= 0 for size in sizes) else None
         if "constructs" in k.role_of("function", qual) and node.args:
             return _nested_sizes(node.args[0])
+        if qual in k.RANGES_OF_SIZES:  # ``torch.arange(6.0)``, ``torch.arange(1, 10, 2)``
+            bounds = [_constant(argument) for argument in node.args]
+            if 1 <= len(bounds) <= 3 and all(type(bound) in (int, float) for bound in bounds):
+                start, end, step = ([0] + bounds + [1])[:3] if len(bounds) == 1 else (bounds + [1])[:3]
+                length = layout.arange_length(start, end, step)
+                return (length,) if length is not None else None
         return None
 
     def size_argument(self, node, state: dict):
@@ -1585,7 +1591,8 @@ class Transfer:
             result = Value(
                 TENSOR, grad=grad, graph=grad, storages=frozenset((_site(node),)), fresh=True,
                 device=left.device | right.device, why=weakest_kind(_why(Evidence.TORCH_API, "kind"), left, right),
-                grad_from=left.grad_from | right.grad_from, facts=_dtype_fact(_arithmetic_dtype(op, left, right)),
+                grad_from=left.grad_from | right.grad_from,
+                facts=_dtype_fact(_arithmetic_dtype(op, left, right)) | _elementwise_layout(left, right),
             )
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node)
             return self.carry_dropped(result, (left, right), node, state)
@@ -5287,6 +5294,16 @@ def without_cuda(model, test, truth: bool) -> bool:
         return False
     equal = truth if type(test.ops[0]) is ast.Eq else not truth  # the device type is the one named
     return named == "cuda" and not equal or named == "cpu" and equal
+
+
+def _elementwise_layout(left: Value, right: Value) -> frozenset:
+    """The layout fact of ``x + 1`` (a tensor of known layout and a Python number), else none."""
+    tensor, other = (left, right) if left.is_tensor else (right, left)
+    known = layout.decode(tensor.facts)
+    if known is None or not other.kinds or not other.kinds <= _NUMERIC:
+        return EMPTY
+    result = layout.elementwise(known)
+    return frozenset((layout.encode(result),)) if result is not None else EMPTY
 
 
 def _nested_sizes(node) -> Optional[tuple]:
