@@ -4972,8 +4972,11 @@ def _collating_loader(node: ast.Call, numeric: bool) -> Value:
 
 def _on_device(value: Value) -> bool:
     """A tensor (or what may be one) not known to be on the host (pinned memory is the host's):
-    reading it waits for the device."""
-    return (value.is_tensor or "?" in value.kinds) and "cpu" not in value.device and not value.pinned
+    reading it waits for the device. One on the device the program picks (``"cuda" if
+    torch.cuda.is_available() else "cpu"``) waits where the device is there; elsewhere no copy was
+    asynchronous (the convention of ``device_type``)."""
+    return (value.is_tensor or "?" in value.kinds) and not value.pinned and (
+        "cpu" not in value.device or bool(value.device - HOST))
 
 
 def _writes_input(layer: Value, holder: Value) -> bool:

@@ -60,7 +60,8 @@ class HostReadBeforeSync(Rule):
     the caller, iterating a list it was appended to) before any synchronization:
     `torch.cuda.synchronize()`, `stream.synchronize()`, `event.synchronize()` or
     `stream.wait_event(event)` of an event recorded after the copy, or a blocking
-    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor), also one under
+    device-to-host read (`.item()`, `.cpu()`, `.tolist()` of a device tensor, or of one on the
+    device the program picks: `"cuda" if torch.cuda.is_available() else "cpu"`), also one under
     `if torch.cuda.is_available():` or `if device.type == "cuda":` (without CUDA no copy is
     asynchronous; a program testing its device's type is taken to put its tensors there). A copy into a
     slice (`host[:n].copy_(x, non_blocking=True)`) fills the whole tensor's memory. A buffer kept
