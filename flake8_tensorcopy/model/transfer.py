@@ -3180,7 +3180,7 @@ class Transfer:
             drop_gradients(held_gradients(state), node, state)
         elif summary.backward:  # a helper's backward adds into the gradients the caller holds
             self.writes_gradients(None, node, state)
-        if (summary.saved or summary.saved_if_grad) and _kept_for_backward(state):
+        if (summary.saved or summary.saved_if_grad) and _kept_for_backward(state) and _graph_kept(summary):
             kept = instance.storages(_saved_for_caller(summary, instance.lines)) | self.saved_if_grad(
                 summary, instance, state)
             add_saved(kept, state)
@@ -5333,6 +5333,19 @@ def _integer(node) -> Optional[int]:
         return None if inner is None else -inner
     value = _constant(node)
     return value if type(value) is int and type(value) is not bool else None
+
+
+def _graph_kept(summary) -> bool:
+    """Whether anything of what a call recorded may reach a backward: it returns, stores or hands
+    out something (a graph tensor, or a value callers decide), or runs its own backward. A helper
+    returning a number (``(w ** 2).sum().item()``) frees its graph, and with it what it saved."""
+    returned = summary.returns
+    return returned is None and summary.backward or returned is not None and bool(
+        returned.grad or returned.graph or returned.grad_from or returned.kind_from or returned.called
+        or returned.items or "?" in returned.kinds or returned.is_tensor) or bool(
+        summary.stores or summary.closure_stores or summary.parameter_stores or summary.backward or summary.writes
+        or summary.item_writes or summary.items_written or summary.items_assigned or summary.attribute_writes
+        or summary.writes_held)
 
 
 def _saved_for_caller(summary, lines: tuple) -> frozenset:
