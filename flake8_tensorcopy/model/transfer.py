@@ -1275,7 +1275,8 @@ class Transfer:
             return self.module_buffer(base, name, node)
         if held and "module_parameter" in k.role_of("attribute", name):  # the module's tensors: its storages
             return Value(TENSOR, grad=FROZEN not in base.facts, storages=base.storages or frozenset((_site(node),)),
-                         device=base.device, why=_why(Evidence.MODULE_CALL, "kind"))  # (none of a frozen one's requires it)
+                         device=base.device, why=_why(Evidence.MODULE_CALL, "kind"),  # (none of a frozen one's requires it)
+                         facts=dtype_facts(base))  # ``net.weight`` of a model cast with ``.half()``: float16
         if SUBMODULE in base.facts and "module_parameter" in k.role_of("attribute", name):
             # ``model.encoder.weight``: a layer's parameter, by its name (weak), its holder's storages
             return Value(TENSOR, grad=True, storages=base.storages or frozenset((_site(node),)),
