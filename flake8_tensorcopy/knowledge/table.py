@@ -83,8 +83,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   (``if not torch.is_grad_enabled():``, ``if torch.is_inference_mode_enabled():``);
 - ``cuda_test``: a test that fails where no CUDA device is there (``torch.cuda.is_available()``),
   so no copy on that path is asynchronous; ``device_type``: the type of the device a program
-  runs on (a ``torch.device``, a tensor's ``.device`` not known to be on the host, a name saying
-  device), compared with ``"cuda"`` or ``"cpu"`` (``if device.type == "cuda":``), taken as the
+  runs on (a ``torch.device``, a parameter annotated as one, a tensor's ``.device`` not known to be
+  on the host), compared with ``"cuda"`` or ``"cpu"`` (``if device.type == "cuda":``), taken as the
   same test (the convention: a program testing its device's type puts its tensors there);
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written

@@ -581,7 +581,7 @@ class Model:
     def annotated_torch(self, annotation: ast.AST, value: Value) -> Value:
         """A parameter annotated ``Optional[Tensor]`` is a tensor or None, ``nn.Parameter`` a leaf
         that requires grad, a torch module class (``nn.Conv1d``, ``nn.Module``) that module, ``np.ndarray``
-        a NumPy array, ``List[int]`` a list."""
+        a NumPy array, ``List[int]`` a list, ``torch.device`` a device."""
         optional = None
         if type(annotation) is ast.Subscript and (place_of(annotation.value) or "").split(".")[-1] == "Optional":
             optional = annotation.slice
@@ -595,6 +595,8 @@ class Model:
         qual = self.annotation_name(annotation) or ""
         if qual in _SCALAR_ANNOTATIONS:  # ``extent: int``: a Python number, what it multiplies keeps no gradient of it
             return value._replace(kinds=kinds(_SCALAR_ANNOTATIONS[qual]), why=(("kind", Evidence.ANNOTATION),))
+        if "device" in role_of("function", qual):  # ``device: torch.device``: a device, as ``torch.device(...)`` makes
+            return value._replace(kinds=frozenset({"device"}), why=(("kind", Evidence.ANNOTATION),))
         if "parameter" in role_of("function", qual):
             return value._replace(kinds=TENSOR, grad=True, why=(("kind", Evidence.ANNOTATION), ("grad", Evidence.ANNOTATION)))
         container = self.annotation_name(annotation.value) if type(annotation) is ast.Subscript else None

@@ -15,7 +15,7 @@ from keyword import iskeyword
 from typing import List, Optional, Tuple
 
 from flake8_tensorcopy import knowledge as k
-from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call, words
+from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, training_call
 from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import (
@@ -1797,7 +1797,7 @@ class Transfer:
 
     def tests_the_device(self, test, state: dict) -> bool:
         """Whether a test of a device's type (``x.type == "cuda"``) tests the device the program runs on:
-        ``x`` a device (``torch.device(...)``, a tensor's ``.device``, a name saying it is one), not
+        ``x`` a device (``torch.device(...)``, a parameter annotated as one, a tensor's ``.device``), not
         another object's ``type``, nor the device of a tensor known to be on the host (``host.device``)."""
         if type(test) is not ast.Compare:
             return True  # ``torch.cuda.is_available()``
@@ -1809,7 +1809,9 @@ class Transfer:
                 held = state.get(place_of(base.value) or "")
                 return not (type(held) is Value and held.device == HOST)
             held = state.get(place_of(base) or "")
-            return type(held) is Value and "device" in held.kinds or "device" in words(place_of(base) or "")
+            if held is None and type(base) is ast.Name:  # a module's ``device = torch.device(...)``
+                held = self.model.outer_value(self.function, base.id)
+            return type(held) is Value and "device" in held.kinds
         return False
 
     def narrow_dtype(self, place: str, op, right, truth: bool, state: dict) -> None:
