@@ -160,6 +160,7 @@ class Model:
         self._rebound: Optional[Dict[int, set]] = None
         self._comprehensions = None
         self._stores_elsewhere = None
+        self._module_classes = None
         self.named_tests: Dict[str, tuple] = {}  # ``fp = x.is_floating_point()``: the test and what it tested
         self._alias_operations: Optional[dict] = None
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
@@ -218,7 +219,10 @@ class Model:
         return "class:" + dotted if dotted in self.classes or head in self._class_names() else dotted
 
     def _class_names(self):
-        return {statement.name for statement in self.tree.body if type(statement) is ast.ClassDef}
+        """The classes the module's body defines (asked at every qualification, worked out once)."""
+        if self._module_classes is None:
+            self._module_classes = {statement.name for statement in self.tree.body if type(statement) is ast.ClassDef}
+        return self._module_classes
 
     def class_is_module(self, info: ClassInfo, seen=()) -> bool:
         for base in info.bases:

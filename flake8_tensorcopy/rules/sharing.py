@@ -65,6 +65,15 @@ def chains(model) -> List[tuple]:
     return found
 
 
+def _chain_of(model) -> dict:
+    """The chains by the id of their outermost alias (one chain per id), for the checks that ask
+    of one write which chains it went through."""
+    found = model.answers.get("chain of")
+    if found is None:
+        found = model.answers["chain of"] = {event.detail["made"]: (event, kind) for event, kind in chains(model)}
+    return found
+
+
 def _chains(model) -> Iterator[tuple]:
     by_id = {}
     for event in model.events.find("alias"):
@@ -573,9 +582,9 @@ def _through_reported(model, write, alias) -> bool:
     ways = [made - alias.value.made for made in write.detail.get("through") or ()]
     if not ways or not all(ways):
         return False
-    reported = {event.detail["made"] for event, kind in chains(model)
-                if any(event.detail["made"] in way for way in ways) and _built_on(alias, event, write)
-                and _reported(model, event, kind)}
+    chain_of = _chain_of(model)
+    reported = {made for made in frozenset().union(*ways) if made in chain_of
+                and _built_on(alias, chain_of[made][0], write) and _reported(model, *chain_of[made])}
     return all(way & reported for way in ways)
 
 
@@ -594,8 +603,9 @@ def _through_reported_argument(model, write, alias) -> bool:
     spot = write.value.made - alias.value.made
     if type(write.node) is not ast.Call or not spot:
         return False
-    return any(event.detail["made"] in spot and inside(event.node, write.node) and _built_on(alias, event, write)
-               and _reported(model, event, kind) for event, kind in chains(model))
+    chain_of = _chain_of(model)
+    return any(inside(event.node, write.node) and _built_on(alias, event, write) and _reported(model, event, kind)
+               for event, kind in (chain_of[made] for made in spot if made in chain_of))
 
 
 def _reported(model, alias, kind: str) -> bool:
@@ -856,11 +866,23 @@ def _rebound_in(function, name: str, line: int) -> bool:
 def _arrivals(model, made, function) -> list:
     """Where an alias made in another function reaches ``function``: its events whose value
     holds it (``b, _ = snap(w)``: the call of the helper that returns it)."""
-    key = ("arrivals", made, id(function))
+    key = ("arrivals", id(function))
     if key not in model.answers:
-        model.answers[key] = [event for event in model.events.of_function(function) if event.value is not None
-                              and _storages_made(event.value, made)]
-    return model.answers[key]
+        by_alias = model.answers[key] = {}
+        for event in model.events.of_function(function):
+            if event.value is not None:
+                for arrived in _aliases_holding_memory(event.value):
+                    by_alias.setdefault(arrived, []).append(event)
+    return model.answers[key].get(made, [])
+
+
+def _aliases_holding_memory(value) -> set:
+    """The aliases ``value`` (or an item of it) holds some memory as: those ``_storages_made``
+    finds storages of."""
+    found = set(value.made) if value.storages else set()
+    for _, item in value.items or ():
+        found |= _aliases_holding_memory(item)
+    return found
 
 
 def _kept_by_calls(model, alias, function) -> list:
@@ -996,13 +1018,22 @@ def _kept_on_object(model, alias) -> Optional[tuple]:
     if owner is None or not alias.function.receiver_offset:
         return None
     made = alias.detail["made"]
-    if any(write.function.owner is owner and made in write.value.made for write in model.events.find("write")):
+    if made in _written_through_by_their_class(model, owner):
         return None
     receiver = alias.function.names[0]
     for attribute, value in sorted(owner.attributes.items()):
         if _storages_made(value, made):
             return f"{receiver}.{attribute}", "outlives the function (an attribute)"
     return None
+
+
+def _written_through_by_their_class(model, owner) -> frozenset:
+    """The aliases the methods of ``owner`` write through, worked out once per class."""
+    key = ("written through by the class", id(owner))
+    if key not in model.answers:
+        model.answers[key] = frozenset().union(*(write.value.made for write in model.events.find("write")
+                                                 if write.function.owner is owner))
+    return model.answers[key]
 
 
 _SURGERY_KINDS = frozenset(("assignment", "handed", "detach", "view", "partial_view"))
