@@ -224,9 +224,10 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+$")
 
 
 def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode],
-                 within: Optional[cst.CSTNode] = None) -> Dict[cst.CSTNode, CodeRange]:
-    """Where ``nodes`` are (all inside the top-level statement ``within``, where it is given:
-    only that statement is walked, not the module up to it).
+                 within: Sequence[cst.CSTNode] = ()) -> Dict[cst.CSTNode, CodeRange]:
+    """Where ``nodes`` are (all inside the last of the statements ``within``, where it is given,
+    each holding the next from a top-level one down: only that last one is walked, not the
+    module up to it).
 
     LibCST's PositionProvider generates the code of all it resolves (over a whole module,
     about twice its parse), so it runs on a pruned copy of each top-level statement holding a
@@ -238,7 +239,9 @@ def positions_of(module: cst.Module, tree: ast.Module, nodes: List[cst.CSTNode],
     pairs = _paired(module.body, tree.body)
     if pairs is None:  # the two trees disagree: resolve the whole module
         return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
-    counts = _wanted_below(module.body if within is None else [within], wanted)
+    counts = _wanted_below(list(within[-1:]) or module.body, wanted)
+    for statement in within[:-1]:  # each holds all the last one does
+        counts[id(statement)] = counts.get(id(within[-1]), 0)
     found: Dict[cst.CSTNode, CodeRange] = {}
     for statement, first in pairs:
         if id(statement) not in counts:
@@ -346,6 +349,7 @@ class ModelSite:
         self.reports: List[Report] = []
         self._statements: Optional[dict] = None
         self._resolved: Dict[tuple, dict] = {}
+        self.positions: Dict[cst.CSTNode, CodeRange] = {}  # of the nodes ``node_of`` resolved: reports' positions
 
     @property
     def parsed(self) -> bool:
@@ -364,44 +368,48 @@ class ModelSite:
         its type there). ast columns are UTF-8 byte offsets; LibCST's are characters."""
         name = type(node).__name__
         wanted = getattr(cst, _CST_NAMES.get(name, name), None)
-        holder, top = self._innermost_statement(node) if wanted is not None else (None, None)
-        if holder is None:
+        path = self._statements_holding(node) if wanted is not None else []
+        if not path:
             return None
         start = (node.lineno, self._column(node.lineno, node.col_offset))
         end = (node.end_lineno, self._column(node.end_lineno, node.end_col_offset))
-        return self._spans(holder, wanted, top).get((start, end))
+        return self._spans(path, wanted).get((start, end))
 
-    def _innermost_statement(self, node: ast.AST) -> tuple:
-        """(the innermost LibCST statement whose lines hold ``node`` outside any nested body,
-        the top-level statement holding it): positions are then resolved over a few lines, not
-        over a whole class, nor a walk of the module up to it."""
+    def _statements_holding(self, node: ast.AST) -> List[cst.CSTNode]:
+        """The LibCST statements holding ``node``, from the top-level one down to the innermost
+        one whose lines hold it outside any nested body: positions are then resolved over a few
+        lines, not over a whole class, nor a walk of the module up to it."""
         statements, nodes = self.module.body, self.tree.body
-        holder = top = None
+        path: List[cst.CSTNode] = []
         while True:
             found = next(((statement, first) for statement, first, last in _spanned(statements, nodes)
                           if first.lineno <= node.lineno and last.end_lineno >= node.end_lineno), None)
             if found is None:
-                return holder, top
+                return path
             holder, first = found
-            top = top or holder
+            path.append(holder)
             body = getattr(holder, "body", None)
             inner = getattr(first, "body", None)
             if type(holder) is cst.SimpleStatementLine or type(body) is not cst.IndentedBlock or type(inner) is not list:
-                return holder, top
+                return path
             if not inner or not (inner[0].lineno <= node.lineno and node.end_lineno <= inner[-1].end_lineno):
-                return holder, top  # in the header (a decorator, a condition) or across the body
+                return path  # in the header (a decorator, a condition) or across the body
             statements, nodes = body.body, inner
 
-    def _spans(self, holder: cst.CSTNode, wanted: type, top: cst.CSTNode) -> dict:
-        """``{(start, end): node}`` of the nodes of one type in a statement (``top``: the top-level
-        statement holding it), resolved once (rules ask for many nodes of one statement)."""
+    def _spans(self, path: List[cst.CSTNode], wanted: type) -> dict:
+        """``{(start, end): node}`` of the nodes of one type in the last statement of ``path``
+        (the statements holding it from the top-level one down), resolved once (rules ask for
+        many nodes of one statement)."""
+        holder = path[-1]
         key = (id(holder), wanted)
         found = self._resolved.get(key)
         if found is None:
             candidates = [current for current in subtree(holder) if type(current) is wanted]
+            resolved = positions_of(self.module, self.tree, candidates, path)
+            self.positions.update(resolved)
             found = self._resolved[key] = {
                 ((where.start.line, where.start.column), (where.end.line, where.end.column)): candidate
-                for candidate, where in positions_of(self.module, self.tree, candidates, top).items()}
+                for candidate, where in resolved.items()}
         return found
 
     def _column(self, line: int, offset: int) -> int:
@@ -523,7 +531,8 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
     if not reports:
         return (site.module if site.parsed else None), []
     module = site.module
-    positions = positions_of(module, tree, [report.node for report in reports])
+    unknown = [report.node for report in reports if report.node not in site.positions]
+    positions = {**site.positions, **(positions_of(module, tree, unknown) if unknown else {})}
     findings = []
     for report in reports:
         where = positions[report.node]

@@ -46,9 +46,15 @@ def _side(value, storages: frozenset, made) -> Optional[bool]:
     whatever order they come in) counts as holding the alias: a write of the source changes what
     it keeps, a write through the alias is what it keeps the alias for. (Not a container's items:
     those a loop over keys collapses into one are other tensors each.)"""
-    if value.storages & (storages | containers_of(storages)):  # the container holds an item it does not list
+    return _side_holding(value, storages | containers_of(storages), made)
+
+
+def _side_holding(value, holding: frozenset, made) -> Optional[bool]:
+    """``_side`` given the storages and the containers holding them."""
+    if value.storages & holding:  # the container holds an item it does not list
         return made in value.made
-    found = [side for side in (_side(item, storages, made) for _, item in value.items or ()) if side is not None]
+    found = [side for side in (_side_holding(item, holding, made) for _, item in value.items or ())
+             if side is not None]
     if not found:
         return None
     # a record's fields or a literal's keyed items hold both at once; only a collapsed ``"*"`` item is another tensor each
@@ -266,7 +272,12 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     found = []
     indexed = _indexed_containers(model)
     held_by_object = None
+    # what a write must reach to be one of the chain's: its memory, as its object holds it too
+    reachable = storages | _held_by_its_object(model, alias)
     for write in events.find("write"):
+        if not write.storages & reachable and (write.function is alias.function or not write.storages & _arrived_memory(
+                model, made, write.function)):
+            continue  # memory the alias is not of, nor arrives as in the writing function
         if _another_parameter(model, alias, write):
             continue
         if _visited_item_written_before(model, alias, write):
@@ -308,9 +319,16 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                               or _sets_a_parameter(model, alias, write, name)):
             continue
         observed = None
+        holding = reached | containers_of(reached)
         for read in events.find("read"):
+            if read.value is None:
+                continue
+            value = read.value._replace(items=None) if id(read.node) in indexed else read.value
+            side = _side_holding(value, holding, made)
+            if side is None or side == through_alias:
+                continue  # it holds none of what the write reached, or only as the side written
             # (a construction between the write and the read keeps the alias anew: ``monitor = Monitor(m)``)
-            if read.value is None or not events.after_unless(write, read, [
+            if not events.after_unless(write, read, [
                     kill for kill in _made_anew(model, alias, read) + keeping if kill.node is not write.node]):
                 continue
             if inside(read.node, write.node) and inside(alias.node, write.node):
@@ -322,9 +340,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 continue  # ``w = m.weight.data; w.fill_(1); b = m.bias.data``: ``m`` read for its bias
             if not through_alias and _receiver_of_a_method_not_reading(model, read, alias):
                 continue  # ``probe.predict(x)`` reads ``probe.layer``, not the ``probe.start`` it keeps
-            value = read.value._replace(items=None) if id(read.node) in indexed else read.value
-            side = _side(value, reached, made)
-            if side is None or side == through_alias or side and _made_again(alias, write, read) \
+            if side and _made_again(alias, write, read) \
                     or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
@@ -874,6 +890,15 @@ def _arrivals(model, made, function) -> list:
                 for arrived in _aliases_holding_memory(event.value):
                     by_alias.setdefault(arrived, []).append(event)
     return model.answers[key].get(made, [])
+
+
+def _arrived_memory(model, made, function) -> frozenset:
+    """The memory the alias ``made`` arrives as in ``function``, by all its arrivals there."""
+    key = ("arrived memory", made, id(function))
+    if key not in model.answers:
+        model.answers[key] = frozenset().union(*(_storages_made(arrival.value, made)
+                                                 for arrival in _arrivals(model, made, function)))
+    return model.answers[key]
 
 
 def _aliases_holding_memory(value) -> set:
