@@ -273,11 +273,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
     indexed = _indexed_containers(model)
     held_by_object = None
     # what a write must reach to be one of the chain's: its memory, as its object holds it too
-    reachable = storages | _held_by_its_object(model, alias)
-    for write in events.find("write"):
-        if not write.storages & reachable and (write.function is alias.function or not write.storages & _arrived_memory(
-                model, made, write.function)):
-            continue  # memory the alias is not of, nor arrives as in the writing function
+    for write in _writes_reaching(model, alias, storages | _held_by_its_object(model, alias)):
         if _another_parameter(model, alias, write):
             continue
         if _visited_item_written_before(model, alias, write):
@@ -320,7 +316,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         observed = None
         holding = reached | containers_of(reached)
-        for read in events.find("read"):
+        for read in _reads_of(model, write.function):  # (a read in another function runs after no write here)
             if read.value is None:
                 continue
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
@@ -890,6 +886,48 @@ def _arrivals(model, made, function) -> list:
                 for arrived in _aliases_holding_memory(event.value):
                     by_alias.setdefault(arrived, []).append(event)
     return model.answers[key].get(made, [])
+
+
+def _writes_reaching(model, alias, memory: frozenset) -> List:
+    """The writes, in the order recorded, of ``memory`` (what the alias is of, as its object
+    holds it too) or, in another function, of the memory the alias arrives as there: the only
+    writes that can be of its chain."""
+    writes, by_memory, arrived_in = _write_index(model)
+    made = alias.detail["made"]
+    positions = {position for storage in memory for position in by_memory.get(storage, ())}
+    for function in arrived_in.get(made, ()):
+        if function is not alias.function:
+            positions.update(position for storage in _arrived_memory(model, made, function)
+                             for position in by_memory.get(storage, ()) if writes[position].function is function)
+    return [writes[position] for position in sorted(positions)]
+
+
+def _write_index(model) -> tuple:
+    """(the writes, the positions of those of each storage, the functions each alias arrives in),
+    worked out once per model."""
+    if "write index" not in model.answers:
+        writes = model.events.find("write")
+        by_memory = {}
+        for position, write in enumerate(writes):
+            for storage in write.storages:
+                by_memory.setdefault(storage, []).append(position)
+        arrived_in = {}
+        for event in model.events.events:
+            if event.value is not None:
+                for made in _aliases_holding_memory(event.value):
+                    functions = arrived_in.setdefault(made, [])
+                    if event.function not in functions:
+                        functions.append(event.function)
+        model.answers["write index"] = writes, by_memory, arrived_in
+    return model.answers["write index"]
+
+
+def _reads_of(model, function) -> List:
+    """The reads of one function, in the order recorded."""
+    key = ("reads", id(function))
+    if key not in model.answers:
+        model.answers[key] = [event for event in model.events.of_function(function) if event.kind == "read"]
+    return model.answers[key]
 
 
 def _arrived_memory(model, made, function) -> frozenset:
