@@ -113,15 +113,21 @@ def _layer_parameter(actual: Value, name: str) -> bool:
     """Whether ``name`` of what a call site passes is a parameter of a torch layer: the model
     keeps a layer's parameters as the layer's own memory (``nn.Linear``'s ``weight``), so a callee's
     ``model.weight`` is that memory, as the caller's own read of it is."""
-    return "module" in actual.kinds and "?" not in actual.kinds and not any(
-        kind.startswith("object:") for kind in actual.kinds) and "module_parameter" in k.role_of("attribute", name)
+    return is_torch_layer(actual) and "module_parameter" in k.role_of("attribute", name)
+
+
+def is_torch_layer(value: Value) -> bool:
+    """Whether ``value`` is surely a torch layer (a module, not a class of the file)."""
+    return "module" in value.kinds and "?" not in value.kinds and not any(
+        kind.startswith("object:") for kind in value.kinds)
 
 
 class Instantiation:
     """The symbols of one summary replaced by one call site's arguments (``None``: not passed)."""
 
     def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value, call_site=None, lines=None,
-                 per_instance: Optional[Dict] = None, instance_dtypes: Optional[Dict] = None):
+                 per_instance: Optional[Dict] = None, instance_dtypes: Optional[Dict] = None,
+                 instance_layers: frozenset = frozenset()):
         self.function = function
         self.actuals = actuals
         self.call_value = call_value  # calls an actual argument (for ``called``)
@@ -129,6 +135,8 @@ class Instantiation:
         # instance (``self.w`` made in ``__init__``) is that instance's, as ``obj.w`` reads it
         self.per_instance = per_instance or {}
         self.instance_dtypes = instance_dtypes or {}  # the dtype of what the instance's constructor kept
+        # the memory of the torch layers the instance keeps: ``self.model.weight`` is the layer's own
+        self.instance_layers = instance_layers
         # what the callee allocates (a site within ``lines``) is new at each call: named by the
         # call site too, so two calls of one helper hand back two tensors, not one
         self.call_site = call_site
@@ -144,7 +152,8 @@ class Instantiation:
             storages = frozenset(self.per_call(storage) for storage in storages)
         if self.per_instance:  # (an object's attribute of a storage it maps: that instance's attribute)
             storages = frozenset(mapped for storage in storages for mapped in self.per_instance.get(storage, (
-                (held_within("attribute", inner, storage[2]) for inner in self.per_instance[storage[1]])
+                (inner if inner in self.instance_layers and "module_parameter" in k.role_of("attribute", storage[2])
+                 else held_within("attribute", inner, storage[2]) for inner in self.per_instance[storage[1]])
                 if type(storage) is tuple and storage[:1] == ("attribute",) and storage[1] in self.per_instance
                 else (storage,))))
         if not any(parameter_index(held_through(storage), function) is not None

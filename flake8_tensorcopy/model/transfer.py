@@ -19,7 +19,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import (
-    CAST_TO, Instantiation, allocated_in, parameter_holding, parameter_index, plain, surely_dtype,
+    CAST_TO, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
 )
 from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
@@ -3125,7 +3125,7 @@ class Transfer:
         instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)),
                                  self.instance_storages(function, actuals, receiver_place, state),
-                                 self.handed_dtypes(function, actuals))
+                                 self.handed_dtypes(function, actuals), _layers_kept(function, actuals))
         if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
             state[FORWARDED] = state.get(FORWARDED, EMPTY) | instance.storages(summary.forwarded)
         for index in summary.reads:  # read on the host before any sync in the callee
@@ -3897,11 +3897,12 @@ def _made_by_arguments(call: ast.Call, value: Value) -> frozenset:
 
 
 def _attribute_of_parameter(base: Value, name: str) -> Value:
-    """``me.weight`` of a parameter the model knows nothing of: an object of its own that the
-    caller still holds through the parameter (a storage per path), so that an alias of it and a
-    write through that alias relate."""
+    """``me.weight`` of a parameter the model knows nothing of, or of what a constructor was
+    handed and its object keeps (``self.model.weight`` of ``self.model = model``): an object of
+    its own that the caller still holds through the parameter (a storage per path), so that an
+    alias of it and a write through that alias relate, and a call site maps it to its own."""
     if "?" not in base.kinds or not base.storages or not all(
-            type(storage) is tuple and storage[:1] == ("param",) for storage in base.storages):
+            type(storage) is tuple and storage[:1] in (("param",), (HANDED,)) for storage in base.storages):
         return UNKNOWN
     return Value(kinds("?"), storages=frozenset(held_within("attribute", storage, name) for storage in base.storages))
 
@@ -4701,6 +4702,15 @@ def _as_passed(given, value: Value) -> Value:
     result = given.value(value)
     index = parameter_index(next(iter(value.storages)), given.function) if len(value.storages) == 1 else None
     return result if index is None else result._replace(made=result.made | given.actual(index).made)
+
+
+def _layers_kept(function, actuals) -> frozenset:
+    """The memory of the torch layers a method's receiver keeps in its fields (``self.model`` of
+    ``Keeper(nn.Linear(4, 1))``)."""
+    receiver = actuals[0] if function.receiver_offset and actuals and actuals[0] is not None else None
+    if receiver is None or not _has_fields(receiver) or not receiver.items:
+        return EMPTY
+    return frozenset().union(*(field.storages for _, field in receiver.items if is_torch_layer(field)))
 
 
 def _handed_to_this_instance(instance: Value, name: str, stored: Value) -> dict:
