@@ -11,7 +11,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
 - ``shares``: the argument's storage under a new object (``torch.from_numpy(a)``,
   ``np.asarray(w)``, ``copy.copy(w)``, ``torch.as_tensor(w)``: the tensor itself);
 - ``index_cast``: a cast mostly used to make indices or masks of floats (``w.long()``): a copy
-  there, so not counted as a move that may return the tensor itself;
+  there, so a move that returns the tensor itself only where it surely has that dtype already
+  (``ids.long()`` of an int64 tensor, or of what every caller passes as one);
 - ``buffer_view``: an array or tensor over the bytes of the buffer it is given, no copy
   (``numpy.frombuffer(b, dtype=numpy.float32)``, ``torch.frombuffer(b, dtype=torch.float32)``);
 - ``array_elementwise``: a NumPy function computing a new array element by element from an array

@@ -57,6 +57,7 @@ class Summary(NamedTuple):
 _ARRAYS = frozenset(("tensor", "ndarray"))
 _PYTHON_DATA = frozenset(("list", "tuple", "number", "int", "bool", "str"))  # no memory a tensor can be
 CAST_TO = "cast_to:"  # a fact: a cast to this dtype of what a caller passes (``t.float()``), the tensor itself or a copy
+SURELY_CAST = "surely_cast"  # a fact beside CAST_TO: the tensor itself only where the caller's surely has that dtype (``ids.long()``)
 
 
 def surely_dtype(value: Value) -> str:
@@ -201,6 +202,8 @@ class Instantiation:
         if len(casts) != 1 or not indices and not kept:
             return False
         dtypes = {surely_dtype(self.actual(index)) for index in indices} | set(kept)
+        if SURELY_CAST in value.facts:
+            return dtypes != {casts[0]}
         return "" not in dtypes and casts[0] not in dtypes
 
     def relaid(self, value: Value):

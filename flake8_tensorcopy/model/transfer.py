@@ -19,7 +19,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import (
-    CAST_TO, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
+    CAST_TO, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
 )
 from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
@@ -2957,14 +2957,20 @@ class Transfer:
             graph=receiver.graph or receiver.grad and not itself, pending=EMPTY, items=None, pinned=False,
             facts=(frozenset(("dtype:" + cast,)) if cast else EMPTY) | relaid,
         )
+        index_cast = "index_cast" in roles
         if self.summary_mode and cast and not copies and not device:
             # a cast of what a caller passes: each call site's dtype decides whether it copies
-            result = result._replace(facts=result.facts | {CAST_TO + cast})
+            # (an index cast, only where the tensor passed surely has that dtype already)
+            result = result._replace(facts=result.facts | {CAST_TO + cast} | ({SURELY_CAST} if index_cast else EMPTY))
         if "async_copy" in roles and _non_blocking(node) and (to_host or receiver.pinned):
             result = result._replace(pending=self.start_copy(node, receiver, to_host, state), pinned=to_host)
         if copies:
             return result._replace(made=EMPTY)
-        if "index_cast" not in roles and _keyword(node, "non_blocking") is None and (method != "type" or node.args):
+        # ``ids.long()`` of an int64 tensor is the tensor itself; of a tensor of unknown dtype, taken
+        # for the copy an index cast of floats makes (unless each caller's dtype decides, above)
+        surely_itself = bool(cast) and dtype_of(receiver) == cast or self.summary_mode and SURELY_CAST in result.facts \
+            and _only_parameters(receiver, self.function.name)
+        if (not index_cast or surely_itself) and _keyword(node, "non_blocking") is None and (method != "type" or node.args):
             return self.aliased(node, receiver_node, result, "move", method + "()", state)
         return result
 
@@ -4702,6 +4708,11 @@ def _as_passed(given, value: Value) -> Value:
     result = given.value(value)
     index = parameter_index(next(iter(value.storages)), given.function) if len(value.storages) == 1 else None
     return result if index is None else result._replace(made=result.made | given.actual(index).made)
+
+
+def _only_parameters(value: Value, function: str) -> bool:
+    """Whether all ``value`` holds is what callers pass to ``function`` (or is held within it)."""
+    return bool(value.storages) and all(parameter_holding(storage, function) is not None for storage in value.storages)
 
 
 def _layers_kept(function, actuals) -> frozenset:
