@@ -13,6 +13,7 @@ import libcst as cst
 from flake8_tensorcopy.fixes import Fix
 from flake8_tensorcopy.model.values import ENTRY
 from flake8_tensorcopy.rules.base import Rule, short_source
+from flake8_tensorcopy.rules.sharing import allocated_anew
 
 
 def non_blocking_argument(call: cst.Call) -> Optional[cst.Arg]:
@@ -200,7 +201,8 @@ class PinnedSourceWrittenBeforeSync(Rule):
 def _writes_in_flight(model, copy, writes: list) -> List:
     """Writes to the copy's source while it may run: where the copy is in flight, or, when the
     copy outlives its function, in a function (not a constructor) that may be called then and
-    writes before any sync of its own."""
+    writes before any sync of its own. Not a write of memory made anew since the copy (the
+    buffer a loop allocates again each pass)."""
     source = copy.detail["source"].storages
     outlives = None
     found = []
@@ -208,7 +210,9 @@ def _writes_in_flight(model, copy, writes: list) -> List:
         if not write.storages & source:
             continue
         if copy.detail["copy"] in write.in_flight:
-            found.append(write)
+            if write.function is not copy.function or model.events.after_unless(
+                    copy, write, allocated_anew(model, write, source)):
+                found.append(write)
         elif ENTRY in write.in_flight and getattr(write.function.node, "name", "") != "__init__":
             outlives = model.left_in_flight(copy) if outlives is None else outlives
             if outlives:

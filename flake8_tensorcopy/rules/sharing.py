@@ -296,13 +296,13 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         for arrival in arrivals:
             arrived = write.storages & (storages if arrival is alias or arrival in keeping
                                         else _storages_made(arrival.value, made))
-            if arrived and events.after_unless(arrival, write, _allocated_for(model, write, arrived)):
+            if arrived and events.after_unless(arrival, write, allocated_anew(model, write, arrived)):
                 reached |= arrived
                 if arrival in keeping:  # what the object was handed, as its methods' reads name it
                     reached |= {storage for storage in storages if type(storage) is tuple and storage[:1] == (HANDED,)}
         if not reached and _closure_after(alias, write.function):  # the factory made it before the closure runs
             arrived = write.storages & storages
-            if arrived and events.entered_unless(write, _allocated_for(model, write, arrived)):
+            if arrived and events.entered_unless(write, allocated_anew(model, write, arrived)):
                 reached = arrived
         if not reached:
             held_by_object = _held_by_its_object(model, alias, write)
@@ -1048,7 +1048,7 @@ def _kept_for_another_call(model, alias, write, held: frozenset, through_alias: 
     if through_alias or not write.storages & held or _constructs_first(alias, write) \
             or not _outlives_its_call(write):
         return None
-    allocations = _allocated_for(model, write, write.storages & held)
+    allocations = allocated_anew(model, write, write.storages & held)
     keeping = [call for call in model.events.find("call") if call.function is write.function
                and call.detail.get("callee") == alias.function.name]
     if not model.events.entered_unless(write, allocations) and not any(
@@ -1144,7 +1144,7 @@ def _allocated_again(model, alias, read) -> bool:
             and (read.value.fresh or _bound_anew_before(model, read, read.value.storages & alias.value.storages)))
 
 
-def _allocated_for(model, write, storages: frozenset) -> list:
+def allocated_anew(model, write, storages: frozenset) -> list:
     """Where the memory ``write`` writes is made anew: its name (any name, for a write of a chain
     with none) bound to a new allocation or to something else (``buf = None``), or a call of its
     own statement returning new memory (``X = f(X).mul_(s)``), or, where the written name holds
