@@ -22,7 +22,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from flake8_tensorcopy.knowledge import DEFAULT_DTYPE, DEFAULT_DTYPE_SETTERS
+from flake8_tensorcopy.knowledge import DEFAULT_DEVICE, DEFAULT_DEVICE_SETTERS, DEFAULT_DTYPE, DEFAULT_DTYPE_SETTERS
 from flake8_tensorcopy.syntax import children_of, subtree
 from flake8_tensorcopy.model import build_model
 from flake8_tensorcopy.rules import ALL_RULES
@@ -524,7 +524,8 @@ def _lint_module(source, tree, rules, scanned, whole, modules):
 
     site = ModelSite(parse_module, tree, parsed)
     # one model per file, from the ast of the whole source (quiet bodies included)
-    model = build_model(tree, "" if features.called & DEFAULT_DTYPE_SETTERS else DEFAULT_DTYPE)
+    model = build_model(tree, "" if features.called & DEFAULT_DTYPE_SETTERS else DEFAULT_DTYPE,
+                        "" if features.called & DEFAULT_DEVICE_SETTERS else DEFAULT_DEVICE)
     for rule in querying:
         rule.query(model, site)
     reports = _without_yielded(site.reports, rules)

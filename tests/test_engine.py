@@ -254,7 +254,7 @@ def test_internal_failure_is_an_internal_error_in_one_line(monkeypatch):
     """A bug of ours (here a KeyError whose key is a whole node) becomes one short line."""
     import libcst
 
-    def broken(tree, default_dtype):
+    def broken(tree, default_dtype, default_device):
         raise KeyError(libcst.parse_module("import torch\nx = torch.zeros(3)\n"))
 
     monkeypatch.setattr(engine, "build_model", broken)
@@ -489,6 +489,20 @@ def test_the_scans_walk_meets_every_node_of_ast_walk_but_the_contexts():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         expected = Counter(id(node) for node in ast.walk(tree) if not isinstance(node, ast.expr_context))
         assert Counter(id(node) for node in descendants(tree)) == expected  # operators are shared: counted
+
+
+@pytest.mark.parametrize("setter", ['torch.set_default_device("cuda")\n', 'torch.set_default_tensor_type(torch.cuda.FloatTensor)\n',
+                                    'with torch.device("cuda"):\n    pass\n'])
+def test_a_file_that_may_change_the_default_device_leaves_a_factorys_device_in_doubt(setter):
+    """``torch.randn(5)`` is a host tensor where the file leaves the default device alone, so
+    ``.to("cpu")`` of the leaf is the leaf itself, its ``.grad`` filled; where the file may put
+    factories' tensors on a GPU, the move may copy and the ``.grad`` read may be of a non-leaf."""
+    body = ('inputs = torch.randn(5, requires_grad=True)\nmoved = inputs.to("cpu")\n'
+            "moved.sum().backward()\nprint(moved.grad)\n")
+    assert lint_source("import torch\n\n" + body) == []
+    found = lint_source("import torch\n" + setter + body)
+    line = 5 + setter.count("\n")  # after the import, the setter and the body's first four lines
+    assert [(finding.code, finding.line, finding.col) for finding in found] == [("TEN303", line, 6)]
 
 
 def test_a_file_setting_the_default_dtype_leaves_a_cast_of_a_factory_in_doubt():

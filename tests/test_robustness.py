@@ -77,9 +77,9 @@ def counting_stages():
         reached["parse"] += 1
         return real_parse(source)
 
-    def build_model(tree, default_dtype):
+    def build_model(tree, default_dtype, default_device):
         reached["flow pass"] += 1
-        return real_build(tree, default_dtype)
+        return real_build(tree, default_dtype, default_device)
 
     with mock.patch.object(engine, "parse", parse), mock.patch.object(engine, "build_model", build_model):
         yield reached

@@ -268,6 +268,10 @@ RESULT_DTYPES: Dict[str, Tuple[str, str]] = {
 # ``torch.tensor`` of float literals follow the same rule in the model (``result_dtype``).
 DEFAULT_DTYPE = "float32"
 DEFAULT_DTYPE_SETTERS = frozenset(("set_default_dtype", "set_default_tensor_type"))
+# factories given no device make host tensors, unless the file may change the default device
+# (``torch.set_default_device``, a legacy CUDA tensor type, ``with torch.device("cuda"):``)
+DEFAULT_DEVICE = "cpu"
+DEFAULT_DEVICE_SETTERS = frozenset(("set_default_device", "set_default_tensor_type", "device"))
 DEFAULT_DTYPE_FACTORIES: Dict[str, str] = {
     "torch.zeros": "torch.zeros(2)", "torch.ones": "torch.ones(2)", "torch.empty": "torch.empty(2)",
     "torch.rand": "torch.rand(2)", "torch.randn": "torch.randn(2)", "torch.eye": "torch.eye(2)",

@@ -143,9 +143,10 @@ class FunctionInfo:
 
 
 class Model:
-    def __init__(self, tree: ast.Module, default_dtype: str = DEFAULT_DTYPE):
+    def __init__(self, tree: ast.Module, default_dtype: str = DEFAULT_DTYPE, default_device: str = ""):
         self.tree = tree
         self.default_dtype = default_dtype  # of factories given no dtype: "" where the file sets it
+        self.default_device = default_device  # of factories given no device: "" where it may not be the host
         self.events = EventStore()
         self.functions: Dict[int, FunctionInfo] = {}
         self.functions_by_name: Dict[str, FunctionInfo] = {}
@@ -1137,10 +1138,11 @@ def name_bound_to(tree: ast.Module, qual: str) -> Optional[str]:
     return next((name for name, bound in sorted(_imports(tree).items()) if bound == qual), None)
 
 
-def build_model(tree: ast.Module, default_dtype: str = DEFAULT_DTYPE) -> Model:
+def build_model(tree: ast.Module, default_dtype: str = DEFAULT_DTYPE, default_device: str = "") -> Model:
     """The model of a module; ``default_dtype`` is what factories make given no dtype ("" for a
-    file that sets the default dtype itself: ``torch.set_default_dtype``)."""
-    return Model(tree, default_dtype).build()
+    file that sets the default dtype itself: ``torch.set_default_dtype``), ``default_device``
+    where they put their tensors given no device ("": not known)."""
+    return Model(tree, default_dtype, default_device).build()
 
 
 def _written_through(writes: frozenset) -> dict:

@@ -2403,6 +2403,8 @@ class Transfer:
         device = self.placed(node, keywords)
         if not device:
             device = frozenset().union(*(value.device for value in tensors)) if tensors else EMPTY
+        if not device and not tensors and qual in k.DEFAULT_DTYPE_FACTORIES and self.model.default_device:
+            device = frozenset((self.model.default_device,))  # ``torch.randn(5)``: on the default device
         view = last in k.VIEW_METHODS and (first.is_tensor or first.kind_from)
         if not view:
             for argument, value in zip(node.args, arguments):
@@ -2952,8 +2954,11 @@ class Transfer:
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, place_of(receiver_node), receiver, state)
         # ``.float()`` of a float32 tensor, moved nowhere: the tensor itself, a leaf if it was one
-        itself = not copies and bool(cast) and dtype_of(receiver) == cast and not device and len(node.args) <= 1 \
-            and all(keyword.arg in ("dtype", "non_blocking") for keyword in node.keywords)  # no memory_format=
+        # (or moved to the one device it is on: ``.to("cpu")``, ``.cpu()`` of a host tensor)
+        same_device = not device or len(receiver.device) == 1 and device == receiver.device
+        itself = not copies and bool(cast or device) and (not cast or dtype_of(receiver) == cast) and same_device \
+            and len(node.args) <= 1 and all(keyword.arg in ("dtype", "device", "non_blocking")
+                                            for keyword in node.keywords)  # no memory_format=
         result = receiver._replace(
             storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
             graph=receiver.graph or receiver.grad and not itself, pending=EMPTY, items=None, pinned=False,
