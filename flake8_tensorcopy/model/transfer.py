@@ -2817,7 +2817,7 @@ class Transfer:
                 state[receiver_place] = written
             return written
         if "values_indices" in roles or "values_indices_with_dim" in roles and _along_a_dim(arguments, keywords):
-            return self.values_and_indices(receiver, method, node, state)
+            return self.values_and_indices(receiver, method, receiver_node, node, state)
         # ``torch.max(a, b)``, ``a.min(b)``: the elementwise maximum (minimum) of two tensors
         elementwise = "values_indices_with_dim" in roles and bool(arguments) and arguments[0].is_tensor
         function = _ELEMENTWISE.get(method) if elementwise else "torch.Tensor." + method
@@ -2861,10 +2861,11 @@ class Transfer:
             return result
         return UNKNOWN
 
-    def values_and_indices(self, receiver: Value, method: str, node, state) -> Value:
+    def values_and_indices(self, receiver: Value, method: str, receiver_node, node, state) -> Value:
         """``w.max(-1)``, ``w.sort()``: a named tuple of a new tensor of values, in the graph
         where ``w`` is, and a tensor of indices (``.values``/``[0]``, ``.indices``/``[1]``), which
-        the values' backward needs where the torch tables say so."""
+        the values' backward needs where the torch tables say so. It reads ``w``'s values."""
+        self.host_read(receiver_node, receiver, state, "tensor_method")
         site = frozenset((_site(node),))
         why = weakest_kind(_why(Evidence.TENSOR_METHOD, "kind"), receiver)
         values = Value(TENSOR, grad=receiver.grad, graph=receiver.grad, device=receiver.device, storages=site,
