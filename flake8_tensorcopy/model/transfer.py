@@ -1541,7 +1541,13 @@ class Transfer:
         held, failed = dict(state), dict(state)
         self.narrow(node.test, True, held)
         self.narrow(node.test, False, failed)
-        value = join(self.evaluate(node.body, held), self.evaluate(node.orelse, failed))
+        chosen, other = self.evaluate(node.body, held), self.evaluate(node.orelse, failed)
+        value = join(chosen, other)
+        # pinned where it matters: ``b.pin_memory() if use_cuda else b``, the other branch runs with no
+        # device in use, where no copy is asynchronous
+        if chosen.pinned and self.runs_without_cuda(node.test, False, state) \
+                or other.pinned and self.runs_without_cuda(node.test, True, state):
+            value = value._replace(pinned=True)
         state.update(join_states(held, failed))
         return value
 
@@ -1743,7 +1749,7 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
-        if IN_FLIGHT in state and without_cuda(self.model, test, truth) and self.tests_the_device(test, state):
+        if IN_FLIGHT in state and self.runs_without_cuda(test, truth, state):
             state[IN_FLIGHT] = EMPTY  # no device here: every copy was synchronous
         if self.narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
                 self.narrow_not_tensor(test, truth, state) or self.narrow_identity(test, truth, state):
@@ -1794,6 +1800,18 @@ class Transfer:
                     state[place] = state[place]._replace(facts=state[place].facts | {"!=:" + other})
             elif type(left) is ast.Attribute and left.attr == "dtype" and place_of(left.value) in state:
                 self.narrow_dtype(place_of(left.value), test.ops[0], right, truth, state)
+
+    def runs_without_cuda(self, test, truth: bool, state: dict) -> bool:
+        """Whether the path where ``test`` held (``truth``) or failed runs with no CUDA device in
+        use (``without_cuda``), the test written there or bound to a name before
+        (``use_cuda = torch.cuda.is_available()`` ... ``if use_cuda:``)."""
+        if type(test) is ast.Name:
+            value = state.get(test.id)
+            tested = self.model.named_tests.get(value.qual) if type(value) is Value and value.qual else None
+            if tested is None:
+                return False
+            test = tested[0]
+        return without_cuda(self.model, test, truth) and self.tests_the_device(test, state)
 
     def tests_the_device(self, test, state: dict) -> bool:
         """Whether a test of a device's type (``x.type == "cuda"``) tests the device the program runs on:
@@ -1878,8 +1896,8 @@ class Transfer:
         the values of the places it tests, for ``narrow_named_test``."""
         tested = _tested_places(expression)
         subjects = {place: state[place] for place in tested or () if place in state}
-        if not subjects:
-            return None
+        if not subjects and not (without_cuda(self.model, expression, True) or without_cuda(self.model, expression, False)):
+            return None  # (a test of the device tests no place: ``use_cuda = torch.cuda.is_available()``)
         key = "test:%d:%d" % _site(expression)
         self.model.named_tests[key] = (expression, subjects)
         return BOOL._replace(qual=key)
@@ -2951,6 +2969,8 @@ class Transfer:
         if not device:
             device = self.placed(node, keywords)
         to_host = device == HOST and receiver.device != HOST
+        # between the host and a GPU, surely: always a copy (``.cuda()`` of a host tensor)
+        copies = copies or _across_host_and_gpu(receiver.device, device)
         if to_host and not _non_blocking(node) and "sync" in roles:  # a blocking read of a device tensor
             state[IN_FLIGHT] = EMPTY
             self.record("sync", node, place_of(receiver_node), receiver, state)
@@ -2961,7 +2981,8 @@ class Transfer:
             and len(node.args) <= 1 and all(keyword.arg in ("dtype", "device", "non_blocking")
                                             for keyword in node.keywords)  # no memory_format=
         result = receiver._replace(
-            storages=site if copies else receiver.storages | site, fresh=copies, device=device or receiver.device,
+            storages=site if copies else receiver.storages | site, fresh=copies,
+            device=device or (EMPTY if _to_an_unknown_device(method, node, cast) else receiver.device),
             graph=receiver.graph or receiver.grad and not itself, pending=EMPTY, items=None, pinned=False,
             facts=(frozenset(("dtype:" + cast,)) if cast else EMPTY) | relaid,
         )
@@ -4718,13 +4739,33 @@ def _as_passed(given, value: Value) -> Value:
     return result if index is None else result._replace(made=result.made | given.actual(index).made)
 
 
+def _across_host_and_gpu(source: frozenset, target: frozenset) -> bool:
+    """Whether a move surely crosses between the host and a GPU (each side one known device)."""
+    if len(source) != 1 or len(target) != 1:
+        return False
+    kinds = {next(iter(source)).split(":")[0], next(iter(target)).split(":")[0]}
+    return kinds == {"cpu", "cuda"}
+
+
+def _to_an_unknown_device(method: str, node, cast: str) -> bool:
+    """Whether a move names a target the model cannot resolve to a device (``.to(cfg.device)``,
+    ``.to(other)``, ``.type_as(other)``): the result may be on any device, whatever the tensor's."""
+    if method == "type_as":
+        return True
+    if method != "to":
+        return False
+    given = node.args[0] if node.args else _keyword(node, "device")
+    return given is not None and not (node.args and cast and given is node.args[0] and dtype_named(place_of(given) or ""))
+
+
 def _named_from_here(value: Value, node) -> Value:
     """An object of no known memory that a use proves an array or a tensor (``raw`` of
     ``torch.from_numpy(raw)``, made by a call the model cannot see): memory of its own from
     here on, so that an alias of it and a write through its name relate."""
     if value.storages or node is None:
         return value
-    return value._replace(storages=frozenset((_site(node),)))
+    # named by where the use's operand ends: a call starting there (``x.clone()``) is another object
+    return value._replace(storages=frozenset(((node.end_lineno, node.end_col_offset),)))
 
 
 def _only_parameters(value: Value, function: str) -> bool:

@@ -224,11 +224,12 @@ def _another_parameter(model, alias, event) -> bool:
 
 
 def _named_parameters_differ(one: str, other: str) -> bool:
-    """``m.weight`` and ``m.bias.data``: two named parameters of one module."""
+    """``m.weight`` and ``m.bias.data``: two named parameters of one module (also under two
+    names of it: ``self.layer.weight`` of the layer a caller handed as ``a``, and ``a.bias``)."""
     one, other = (place[:-len(".data")] if place.endswith(".data") else place for place in (one, other))
     (base, _, name), (other_base, _, other_name) = one.rpartition("."), other.rpartition(".")
     roles = k.role_of("attribute", name), k.role_of("attribute", other_name)
-    return bool(base) and base == other_base and name != other_name and all("module_parameter" in role for role in roles)
+    return bool(base) and bool(other_base) and name != other_name and all("module_parameter" in role for role in roles)
 
 
 def _returns_receiver(node) -> bool:
