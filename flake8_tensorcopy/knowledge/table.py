@@ -267,6 +267,10 @@ RESULT_DTYPES: Dict[str, Tuple[str, str]] = {
 # it under two default dtypes). ``torch.full`` of a float, ``torch.arange`` of a float and
 # ``torch.tensor`` of float literals follow the same rule in the model (``result_dtype``).
 DEFAULT_DTYPE = "float32"
+# in-place methods that replace every value of their receiver without reading it: the receiver's
+# name there is written, not observed (``p.copy_(p_fp32)`` writes an update back)
+OVERWRITING_METHODS = frozenset(("copy_", "zero_", "fill_", "normal_", "uniform_", "random_", "bernoulli_",
+                                 "exponential_", "geometric_", "cauchy_", "log_normal_"))
 DEFAULT_DTYPE_SETTERS = frozenset(("set_default_dtype", "set_default_tensor_type"))
 # factories given no device make host tensors, unless the file may change the default device
 # (``torch.set_default_device``, a legacy CUDA tensor type, ``with torch.device("cuda"):``)

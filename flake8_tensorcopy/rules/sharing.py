@@ -328,6 +328,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if not events.after_unless(write, read, [
                     kill for kill in _made_anew(model, alias, read) + keeping if kill.node is not write.node]):
                 continue
+            if id(read.node) in _overwritten_receivers(model):
+                continue  # ``p.copy_(p_fp32)``: the name is written there, its values not read
             if inside(read.node, write.node) and inside(alias.node, write.node):
                 continue  # ``torch.add(p.data, u, out=p.data)``: its operands are read before it writes, each run anew
             if read.detail.get("part") == METADATA or through_alias and (
@@ -921,6 +923,17 @@ def _write_index(model) -> tuple:
                         functions.append(event.function)
         model.answers["write index"] = writes, by_memory, arrived_in
     return model.answers["write index"]
+
+
+def _overwritten_receivers(model) -> set:
+    """The ids of the receivers of in-place methods that replace every value without reading
+    one (``dst.copy_(src)``, ``buf.zero_()``), worked out once per model."""
+    if "overwritten receivers" not in model.answers:
+        model.answers["overwritten receivers"] = {
+            id(write.node.func.value) for write in model.events.find("write")
+            if type(write.node) is ast.Call and type(write.node.func) is ast.Attribute
+            and write.node.func.attr in k.OVERWRITING_METHODS}
+    return model.answers["overwritten receivers"]
 
 
 def _reads_of(model, function) -> List:
