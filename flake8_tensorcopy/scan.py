@@ -160,6 +160,8 @@ class _Collector:
         self.stores_on_self = False  # for a method: stores on its first parameter (``_stores_on``)
         self.accumulates_on_self = False  # for a method: ``self.total += v`` and the like (``_accumulates_on``)
         self.builds_inplace = False  # a call with ``inplace=``: ``F.relu(x, inplace=True)``, ``nn.ReLU(inplace=True)``
+        self.values: Set[str] = set()  # names read as values, not called (``transform=jitter``: a function handed on)
+        self.lambda_writes = False  # a lambda writes in place (``apply(w, lambda t: t.add_(1))``)
 
     def walk_method(self, method: ast.AST) -> None:
         """Walk a method, noting whether it stores on ``self`` (the walk needs those from all)."""
@@ -169,6 +171,7 @@ class _Collector:
     def walk(self, tree: ast.AST, receiver: Optional[str] = None) -> None:
         """Collect from every node under ``tree``; with ``receiver`` (a method's ``self``),
         note whether anything is stored on it."""
+        called_names = set()  # the ``Name`` nodes called (``f`` in ``f(x)``): not handed on as values
         for node in descendants(tree):
             node_type = type(node)
             if receiver is not None and node_type in _STORING and not self.stores_on_self:
@@ -177,6 +180,8 @@ class _Collector:
                 self.accumulates_on_self = _accumulates_on(node, receiver)
             if node_type is ast.Name:
                 self.names.add(node.id)
+                if id(node) not in called_names:
+                    self.values.add(node.id)
             elif node_type is ast.Attribute:
                 self.attributes.add(node.attr)
             elif node_type is ast.Call:
@@ -185,6 +190,7 @@ class _Collector:
                     self.called.add(func.attr)
                 elif type(func) is ast.Name:
                     self.called.add(func.id)
+                    called_names.add(id(func))
                 if node.keywords:
                     if not self.builds_inplace:
                         self.builds_inplace = any(keyword.arg == "inplace" for keyword in node.keywords)
@@ -193,6 +199,10 @@ class _Collector:
                     if not self.non_blocking:
                         self.non_blocking = any(keyword.arg == "non_blocking" and type(keyword.value) is ast.Constant
                                                 and keyword.value.value is True for keyword in node.keywords)
+            elif node_type is ast.Lambda and not self.lambda_writes:
+                inner = _Collector()
+                inner.walk(node.body)
+                self.lambda_writes = inner.writes_in_place(inner.called, frozenset())
             elif node_type is ast.Subscript and type(node.ctx) is ast.Load:
                 self.called.add("__getitem__")  # ``ds[i]`` calls a ``__getitem__`` the file may define
             elif node_type is ast.Compare and not self.identity_tests:
@@ -240,6 +250,8 @@ class _Collector:
         self.non_blocking = self.non_blocking or other.non_blocking
         self.accumulates_on_self = self.accumulates_on_self or other.accumulates_on_self
         self.builds_inplace = self.builds_inplace or other.builds_inplace
+        self.values |= other.values
+        self.lambda_writes = self.lambda_writes or other.lambda_writes
 
     def resolved_calls(self, renamed: Dict[str, str]) -> Set[str]:
         return self.called | {renamed[name] for name in self.called.intersection(renamed)}
@@ -256,12 +268,17 @@ class _Collector:
             or not self.attributes.isdisjoint(RUNNING_STATISTICS)
         )
 
-    def features(self, renamed: Dict[str, str], imports_arrays: bool, writers: Set[str] = frozenset()) -> Features:
+    def features(self, renamed: Dict[str, str], imports_arrays: bool, writers: Set[str] = frozenset(),
+                 writers_handed_on: bool = False) -> Features:
+        """With ``writers_handed_on`` (the file hands a function that writes to other code:
+        ``load(a, transform=jitter)``), any call here may be of that function, through a parameter
+        or an attribute (``self.transform(x)``)."""
         called = self.resolved_calls(renamed)
         events = set()
-        if self.writes_in_place(called, writers):
+        any_call_writes = writers_handed_on and bool(called)
+        if self.writes_in_place(called, writers) or any_call_writes:
             events.add("sharing")
-        if self.writes or not called.isdisjoint(writers):  # a helper of the file may write what it is handed
+        if self.writes or not called.isdisjoint(writers) or any_call_writes:  # a helper of the file may write what it is handed
             events.add("in-place write")
         if self.identity_tests:
             events.add("identity comparison")
@@ -486,9 +503,11 @@ def scan_statements(tree: ast.AST) -> Scanned:
         if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)
         and part.writes_in_place(part.resolved_calls(whole.renamed), frozenset())
     }
-    statement_features = [part.features(whole.renamed, imports_arrays, writers) for part in parts]
+    # a writer handed on as a value, or a lambda that writes: a call of a parameter may be one
+    handed_on = whole.lambda_writes or not writers.isdisjoint(whole.values)
+    statement_features = [part.features(whole.renamed, imports_arrays, writers, handed_on) for part in parts]
     method_features = [
-        [(method, collector.features(whole.renamed, imports_arrays, writers), collector.stores_on_self)
+        [(method, collector.features(whole.renamed, imports_arrays, writers, handed_on), collector.stores_on_self)
          for method, collector in class_methods]
         for class_methods in methods
     ]

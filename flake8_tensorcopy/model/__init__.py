@@ -27,7 +27,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    FROZEN, HANDED, HELD_WRITTEN_THROUGH, SAVED_IF_GRAD, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
+    FROZEN, HANDED, PARAMETER_CALLS, HELD_WRITTEN_THROUGH, SAVED_IF_GRAD, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
     grad_disabled_by, grad_enabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
@@ -308,7 +308,7 @@ class Model:
         passed = function.passed or [None] * len(function.names)
         handed = [value if index < function.receiver_offset
                   else _handed(owner, function.name, function.names[index], value) for index, value in enumerate(passed)]
-        instance = Instantiation(function.name, handed, lambda value: UNKNOWN)
+        instance = Instantiation(function.name, handed, lambda value, sites: UNKNOWN)
         for path, value in summary.stores.items():
             kept = instance.value(value)
             given = [(passed[index], handed[index].storages) for index in range(function.receiver_offset, len(passed))
@@ -688,6 +688,7 @@ class Model:
             refills=exit_state.get(REFILLS, EMPTY),
             drops_grads="!drops_grads" in exit_state,
             saved_if_grad=exit_state.get(SAVED_IF_GRAD, EMPTY),
+            parameter_calls=exit_state.get(PARAMETER_CALLS, EMPTY),
         )
 
     # ----- the final solve

@@ -52,6 +52,8 @@ class Summary(NamedTuple):
     refills: frozenset = frozenset()  # of a generator: the memory it yielded and writes again for a later item
     drops_grads: bool = False  # some path drops gradients (``zero_grad()``, ``p.grad = None``): a caller's held ones are old
     saved_if_grad: frozenset = frozenset()  # parameter indices kept for their own gradient (``w ** 2``), where it needs one
+    # (parameter symbol, call site, arguments, keywords) per call of what a caller passes (``fn(t)``)
+    parameter_calls: frozenset = frozenset()
 
 
 _ARRAYS = frozenset(("tensor", "ndarray"))
@@ -131,7 +133,7 @@ class Instantiation:
                  instance_layers: frozenset = frozenset()):
         self.function = function
         self.actuals = actuals
-        self.call_value = call_value  # calls an actual argument (for ``called``)
+        self.call_value = call_value  # calls an actual argument at the summary's call sites (for ``called``)
         # a method called on an instance the file builds: what its class allocates for each
         # instance (``self.w`` made in ``__init__``) is that instance's, as ``obj.w`` reads it
         self.per_instance = per_instance or {}
@@ -280,6 +282,15 @@ class Instantiation:
         return element._replace(made=element.made | value.made, grad=element.grad and not detached,
                                 graph=element.graph and not detached)
 
+    def function_passed_on(self, value: Value, kind_from) -> str:
+        """The function of the file a call site passes, where the summary's value is that
+        parameter itself (``self.transform = transform``): a later call of it calls that function."""
+        if len(kind_from) != 1:
+            return ""
+        qual = self.actual(kind_from[0]).qual
+        return qual if qual.startswith(("local:", "class:")) and (
+            "param", kind_from[0], self.function) in value.storages else ""
+
     def value(self, value: Value) -> Value:
         if value is None:
             return None
@@ -288,6 +299,7 @@ class Instantiation:
             return element
         kinds, grad, graph, device, why = value.kinds, value.grad, value.graph, value.device, value.why
         kind_from, other_kinds = self.own(value.kind_from)
+        qual = value.qual or self.function_passed_on(value, kind_from)
         grad_from, other_grads = self.own(value.grad_from)
         called, other_calls = self.own(value.called)
         if kind_from:
@@ -309,7 +321,7 @@ class Instantiation:
                                  if self.parameter_of(storage) is None and storage not in self.instance_dtypes)
             made = frozenset()
         result = value._replace(
-            kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device, made=made,
+            kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device, made=made, qual=qual,
             storages=self.storages(storages), kind_from=other_kinds, grad_from=other_grads, called=other_calls,
             why=why if why else ((("kind", Evidence.SUMMARY),) if "tensor" in kinds else ()),
             items=self.inherited_items(kind_from) if value.items is None else tuple(
@@ -317,7 +329,7 @@ class Instantiation:
             facts=facts | self.inherited_fields(kind_from) if value.items is None else facts,
         )
         for index in called:
-            made = self.call_value(self.actual(index))
+            made = self.call_value(self.actual(index), value.storages)
             if index not in grad_from:  # cut from the graph in the callee (``m(x).detach()``, under no_grad)
                 made = made._replace(grad=False, graph=False)
             result = made if result.kinds == UNKNOWN.kinds and not result.storages else join(result, made)

@@ -2104,6 +2104,11 @@ class Transfer:
         if callee.kind_from and self.summary_mode:  # a parameter called: the summary keeps it symbolic
             result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=callee.kind_from,
                            grad_from=callee.kind_from)  # a module passed in makes a graph tensor
+            # and what it was called with: each call site of the summary calls what it passes there
+            # on these (``fn(t)`` in a helper writes ``t`` where ``fn`` writes its argument)
+            state[PARAMETER_CALLS] = state.get(PARAMETER_CALLS, EMPTY) | frozenset(
+                (symbol, _site(node), tuple(arguments), tuple(keywords.items()))
+                for symbol in callee.kind_from)
             self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
             return result
         if qual:
@@ -2546,6 +2551,8 @@ class Transfer:
                 continue
             stored = self.model.instance_attribute(class_name, method)
             if stored is not None:
+                if self.summary_mode:
+                    self.handed_function_called(receiver, method, stored, arguments, keywords, node, state)
                 results.append(self.call_value(stored, arguments, keywords, node, state))
                 if _runs_forward(stored):  # ``self.model(x)``
                     self.ran_forward(stored, node, state)
@@ -3133,7 +3140,7 @@ class Transfer:
         if not kept:
             return instance
         actuals = self.model.bind_arguments(initializer, _spread(node, [instance] + arguments), keywords)
-        given = Instantiation(initializer.name, actuals, lambda value: UNKNOWN)
+        given = Instantiation(initializer.name, actuals, lambda value, sites: UNKNOWN)
         return instance._replace(items=tuple((str(index), _as_passed(given, value)) for index, (_, value) in enumerate(kept)),
                                  facts=instance.facts | {FIELDS + "|".join(path for path, _ in kept)})
 
@@ -3157,7 +3164,9 @@ class Transfer:
             return self.unknown_call(arguments, keywords, node, state, function.name)
         if summary.retained:
             actuals = self.retained_by_callee(function, summary.retained, actuals, node, state)
-        instance = Instantiation(function.name, actuals, lambda value: self.call_value(value, [], {}, node, state),
+        passed_results = {}  # call site in the callee -> what a function a caller passed returned there
+        instance = Instantiation(function.name, actuals,
+                                 lambda value, sites: self.passed_call_result(value, sites, passed_results, node, state),
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)),
                                  self.instance_storages(function, actuals, receiver_place, state),
                                  self.handed_dtypes(function, actuals), _layers_kept(function, actuals))
@@ -3193,6 +3202,8 @@ class Transfer:
                 # an alias no place holds, handed straight to a helper that writes it, as for a plain parameter
                 self.write(node, items, state, node, through=frozenset((items.made,)),
                            temporaries=_made_by_arguments(node, items) if node is self.discarded else EMPTY)
+        if summary.parameter_calls:
+            passed_results.update(self.call_what_was_passed(function, summary.parameter_calls, instance, node, state))
         self.attributes_written(function, summary, node, receiver_place, state, instance)
         writes_held = summary.writes_held
         if writes_held and function.receiver_offset and IN_EVAL in instance.actual(0).facts:
@@ -3278,6 +3289,57 @@ class Transfer:
             result = self.closed_over(function, result, node)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
+
+    def call_what_was_passed(self, function, parameter_calls: frozenset, instance, node, state: dict) -> dict:
+        """A callee that calls a function its caller passes (``fn(t)``, ``return f(torch.from_numpy(a))``)
+        calls, at this call site, the function passed here with what it was called on: its writes of
+        those arguments, what it saves and returns are this call's (events at a call of no argument
+        expressions in this call's place: the passed function is not called on this expression's
+        own arguments). Only a function or object of the file: what anything else does to its
+        arguments is not known."""
+        inner = ast.copy_location(ast.Call(func=getattr(node, "func", node), args=[], keywords=[]), node)
+        calls = {}
+        for symbol, site, arguments, keywords in parameter_calls:
+            if symbol[0] != function.name:
+                continue
+            known = calls.setdefault((symbol, site), ([], {}))
+            for position, value in enumerate(arguments):
+                if position < len(known[0]):
+                    known[0][position] = join(known[0][position], value)
+                else:
+                    known[0].append(value)
+            for name, value in keywords:
+                known[1][name] = join(known[1][name], value) if name in known[1] else value
+        results = {}
+        for (symbol, site), (arguments, keywords) in sorted(calls.items(), key=lambda pair: repr(pair[0])):
+            passed = instance.actual(symbol[1])
+            if len(symbol) == 3:  # what the object passed there keeps (``self.transform``), this instance's own
+                passed = _named_field(passed, symbol[2]) or UNKNOWN
+            if not (passed.qual.startswith("local:") or BOUND_ARGUMENTS in passed.facts or _classes_of(passed)):
+                continue
+            results[site] = self.call_value(passed, [instance.value(value) for value in arguments],
+                                            {name: instance.value(value) for name, value in keywords.items() if name},
+                                            inner, state)
+        return results
+
+    def handed_function_called(self, receiver: Value, attribute: str, stored: Value, arguments, keywords, node,
+                               state: dict) -> None:
+        """``self.transform(x)`` in a summary, of what the object's constructor was handed: each
+        instance calls its own (``Dataset(a, transform=jitter)``), a parameter call of the
+        receiver's attribute (``(function, index, attribute)``) that each call site resolves."""
+        if not any(type(storage) is tuple and storage[:1] == (HANDED,) for storage in stored.storages):
+            return
+        indices = {parameter_index(storage, self.function.name) for storage in receiver.storages} - {None}
+        if len(indices) == 1:
+            state[PARAMETER_CALLS] = state.get(PARAMETER_CALLS, EMPTY) | {(
+                (self.function.name, indices.pop(), attribute), _site(node), tuple(arguments), tuple(keywords.items()))}
+
+    def passed_call_result(self, passed: Value, sites: frozenset, results: dict, node, state: dict) -> Value:
+        """What a callee's call of a function its caller passes returned at this call (``called``
+        in its summary): the result of calling it on the arguments it was given there, where those
+        are known, else of calling it on none."""
+        found = [results[site] for site in sites if site in results]
+        return join_all(found) if found else self.call_value(passed, [], {}, node, state)
 
     def closed_over(self, factory, made: Value, node: ast.Call) -> Value:
         """A nested function a factory returns (``make_hook(acts, "fc")``): its enclosing names
@@ -5637,9 +5699,11 @@ HELD_WRITTEN_THROUGH = "!held_written_through"
 # state key, in a generator's summary: the memory it yielded and writes again for a later item
 REFILLS = "!refills"
 # state keys a summary is made of that grow along the function, whatever block adds to them
+# state key, in a summary: (parameter symbol, call site, arguments, keywords) per call of a parameter
+PARAMETER_CALLS = "!parameter_calls"
 _SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
                     "!reads_held", "!reads_held_made", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH,
-                    REFILLS)
+                    REFILLS, PARAMETER_CALLS)
 BACKPROPAGATED = "!backpropagated"
 
 
