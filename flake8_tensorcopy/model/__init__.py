@@ -27,7 +27,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    FROZEN, HANDED, PARAMETER_CALLS, HELD_WRITTEN_THROUGH, SAVED_IF_GRAD, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
+    FROZEN, HANDED, IDENTITY_TESTS, PARAMETER_CALLS, HELD_WRITTEN_THROUGH, SAVED_IF_GRAD, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
     grad_disabled_by, grad_enabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
@@ -689,6 +689,7 @@ class Model:
             drops_grads="!drops_grads" in exit_state,
             saved_if_grad=exit_state.get(SAVED_IF_GRAD, EMPTY),
             parameter_calls=exit_state.get(PARAMETER_CALLS, EMPTY),
+            identity_tests=exit_state.get(IDENTITY_TESTS, EMPTY),
         )
 
     # ----- the final solve

@@ -54,6 +54,7 @@ class Summary(NamedTuple):
     saved_if_grad: frozenset = frozenset()  # parameter indices kept for their own gradient (``w ** 2``), where it needs one
     # (parameter symbol, call site, arguments, keywords) per call of what a caller passes (``fn(t)``)
     parameter_calls: frozenset = frozenset()
+    identity_tests: frozenset = frozenset()  # (comparison node, values compared) of what callers pass (``a is b``)
 
 
 _ARRAYS = frozenset(("tensor", "ndarray"))

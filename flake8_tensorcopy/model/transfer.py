@@ -1551,6 +1551,13 @@ class Transfer:
         state.update(join_states(held, failed))
         return value
 
+    def identity_test_of_parameters(self, node: ast.Compare, values, state: dict) -> None:
+        """``a is b``, ``id(a) == id(b)`` in a summary, of what callers pass: each call site
+        decides it on its own values (``same_buffer(w, w.detach())``), as ``apply`` records."""
+        name = self.function.name
+        if any(parameter_holding(storage, name) is not None for value in values for storage in value.storages):
+            state[IDENTITY_TESTS] = state.get(IDENTITY_TESTS, EMPTY) | {(node, tuple(values))}
+
     def boolean(self, node, state) -> Value:
         return join_all([self.evaluate(operand, state) for operand in node.values])
 
@@ -1563,6 +1570,9 @@ class Transfer:
         self.metadata_of = outer
         if len(node.ops) == 1 and _identity_test(node):
             self.record("compare", node, None, BOOL, state, operands=tuple(values))
+            if self.summary_mode:  # (of ``id(a) == id(b)``, the values ``id()`` was given)
+                self.identity_test_of_parameters(node, values if type(node.ops[0]) in (ast.Is, ast.IsNot) else [
+                    self.evaluate(operand.args[0], state) for operand in (node.left, node.comparators[0])], state)
         if any(value.is_tensor for value in values) and not any(
             type(op) in (ast.Is, ast.IsNot, ast.In, ast.NotIn) for op in node.ops
         ):
@@ -3204,6 +3214,12 @@ class Transfer:
                            temporaries=_made_by_arguments(node, items) if node is self.discarded else EMPTY)
         if summary.parameter_calls:
             passed_results.update(self.call_what_was_passed(function, summary.parameter_calls, instance, node, state))
+        for test, compared in summary.identity_tests:  # decided on what this call passes
+            compared = tuple(_as_passed(instance, value) for value in compared)
+            if self.summary_mode:
+                self.identity_test_of_parameters(test, compared, state)
+            else:
+                self.record("compare", test, None, BOOL, state, compared=compared)
         self.attributes_written(function, summary, node, receiver_place, state, instance)
         writes_held = summary.writes_held
         if writes_held and function.receiver_offset and IN_EVAL in instance.actual(0).facts:
@@ -5701,9 +5717,11 @@ REFILLS = "!refills"
 # state keys a summary is made of that grow along the function, whatever block adds to them
 # state key, in a summary: (parameter symbol, call site, arguments, keywords) per call of a parameter
 PARAMETER_CALLS = "!parameter_calls"
+# state key, in a summary: (comparison node, the values compared) per identity test of what callers pass
+IDENTITY_TESTS = "!identity_tests"
 _SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
                     "!reads_held", "!reads_held_made", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH,
-                    REFILLS, PARAMETER_CALLS)
+                    REFILLS, PARAMETER_CALLS, IDENTITY_TESTS)
 BACKPROPAGATED = "!backpropagated"
 
 

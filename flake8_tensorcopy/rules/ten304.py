@@ -84,11 +84,14 @@ class IdentityAsSharingTest(Rule):
     def query(self, model, site) -> None:
         ids = {id(event.node): event for event in model.events.find("call")
                if event.detail.get("callee") == "id" and len(event.node.args) == 1 and not event.node.keywords}
-        compared = set()
+        compared, reported = set(), set()
         for event in model.events.find("compare"):
             identity = type(event.node.ops[0]).__name__ in ("Is", "IsNot")
             operands = [event.node.left, event.node.comparators[0]]
-            if identity:
+            if "compared" in event.detail:  # a helper's test, on the values one call passes
+                values = event.detail["compared"]
+                compared.update(id(operand) for operand in operands if not identity)
+            elif identity:
                 values = event.detail["operands"]
             elif all(id(operand) in ids for operand in operands):
                 values = [ids[id(operand)].detail["arguments"][0] for operand in operands]
@@ -99,8 +102,9 @@ class IdentityAsSharingTest(Rule):
             made = [] if identity else [_made_here(model, ids[id(operand)]) for operand in operands]
             freed = bool(made) and all(made)
             operation = made[0] if freed else _alias_between(model, *values)
-            node = site.node_of(event.node) if operation is not None else None
+            node = site.node_of(event.node) if operation is not None and id(event.node) not in reported else None
             if node is not None:
+                reported.add(id(event.node))
                 self._comparison(site, node, operation, identity, freed)
         for key, event in ids.items():
             if key not in compared:
