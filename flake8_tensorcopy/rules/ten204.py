@@ -7,6 +7,7 @@ import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.knowledge.conventions import snapshot_named
+from flake8_tensorcopy.model.summaries import parameter_holding
 from flake8_tensorcopy.rules.sharing import (
     AliasRule, Sharing, alias_place, collected, held_by_receiver, of_its_own_object, returned_side, source_local,
     source_written_itself, undone, unsafe, views_a_blank_buffer, writes_arguments,
@@ -85,7 +86,8 @@ class ViewShares(AliasRule):
         unheld = alias_place(model, alias) is None and not (
             returned_side(model, alias, True) and not of_its_own_object(alias))
         return not (unheld or source_local(model, alias) or writes_arguments(alias.function)
-                    or source_written_itself(model, alias) or returned_side(model, alias, False)
+                    or source_written_itself(model, alias)
+                    or returned_side(model, alias, False) and not _argument_kept_by_a_caller(alias)
                     or undone(model, sharing.write)
                     or sharing.kind == "partial_view" and held_by_receiver(alias, sharing))
 
@@ -108,6 +110,16 @@ def _fills_what_it_hands_back(model, sharing: Sharing) -> bool:
     return any(event.kind == "return" and event.function is write.function and event.value is not None
                and event.value.storages & write.storages and not event.value.made & write.value.made
                for event in model.events.of_function(write.function))
+
+
+def _argument_kept_by_a_caller(alias) -> bool:
+    """Whether a caller of the file still holds, after the call, the argument the view is of: a
+    function that writes its argument and hands it back is an updater where its callers take the
+    result in its place (``img = cutout(img)``), not where one keeps the argument beside what it
+    got back (``augmented = cutout(sample)``, then ``sample`` read: it took the result for a copy)."""
+    function = alias.function
+    indices = {parameter_holding(storage, function.name) for storage in alias.value.storages} - {None}
+    return any(function.kept_by_callers.get(index) for index in indices if index >= function.receiver_offset)
 
 
 def _wiped_then_handed_back(model, sharing: Sharing) -> bool:
