@@ -23,6 +23,7 @@ from flake8_tensorcopy.model.summaries import (
 )
 from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
+    WITHOUT_CUDA,
     Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.classes import FLAG, constructor_flags, on_receiver, tested_on_receiver
@@ -1416,6 +1417,8 @@ class Transfer:
         if type(value) is float:
             return NUMBER
         device = _device_of(node) if type(value) is str else EMPTY
+        if value in ("cpu", "cuda"):  # the device's type itself, no index: ``dev == "cuda"`` tells it
+            return STRING._replace(device=device, facts=frozenset((DEVICE_TYPE_NAMED,)))
         return STRING._replace(device=device) if device else STRING
 
     def sequence(self, node, state) -> Value:
@@ -1759,8 +1762,10 @@ class Transfer:
         """A condition that held (or failed) as a flow node: ``isinstance`` sets a kind,
         ``x.dtype != d`` proves that a later ``x.to(d)`` copies."""
         kind = type(test)
-        if IN_FLIGHT in state and self.runs_without_cuda(test, truth, state):
-            state[IN_FLIGHT] = EMPTY  # no device here: every copy was synchronous
+        if self.runs_without_cuda(test, truth, state):  # no device here: every copy was synchronous
+            if IN_FLIGHT in state:
+                state[IN_FLIGHT] = EMPTY
+            state[WITHOUT_CUDA] = frozenset((True,))
         if self.narrow_none(test, truth, state) or self.narrow_module(test, truth, state) or \
                 self.narrow_not_tensor(test, truth, state) or self.narrow_identity(test, truth, state):
             return
@@ -1830,6 +1835,9 @@ class Transfer:
         if type(test) is not ast.Compare:
             return True  # ``torch.cuda.is_available()``
         for side in (test.left, *test.comparators):
+            if type(side) is ast.Name:  # ``dev == "cuda"``: a string naming the host or the GPU, no other
+                held = state.get(side.id) or self.model.outer_value(self.function, side.id)
+                return type(held) is Value and held.kinds == {"str"} and DEVICE_TYPE_NAMED in held.facts
             if type(side) is not ast.Attribute:
                 continue
             base = side.value
@@ -5076,6 +5084,7 @@ def _identity_test(node: ast.Compare) -> bool:
     return type(node.ops[0]) in (ast.Is, ast.IsNot) and not any(type(operand) is ast.Constant for operand in operands)
 
 
+DEVICE_TYPE_NAMED = "device_type_named"  # a fact of a string: "cpu" or "cuda", whichever path bound it
 LIKE = "like:"  # a fact: a fresh ``*_like`` buffer shaped on the tensor a place held (``like:t:<its storages>``)
 
 
@@ -5451,9 +5460,12 @@ def without_cuda(model, test, truth: bool) -> bool:
     if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Eq, ast.NotEq):
         return False
     attribute, named = test.left, _constant(test.comparators[0])
-    if type(attribute) is not ast.Attribute:
+    if type(attribute) not in (ast.Attribute, ast.Name):
         attribute, named = test.comparators[0], _constant(test.left)
-    if type(attribute) is not ast.Attribute or "device_type" not in k.role_of("attribute", attribute.attr):
+    # ``device.type == "cuda"``, or a name holding the device's string (``dev == "cuda"``,
+    # ``Transfer.tests_the_device`` says whether it does)
+    if type(attribute) is ast.Attribute and "device_type" not in k.role_of("attribute", attribute.attr) \
+            or type(attribute) not in (ast.Attribute, ast.Name):
         return False
     equal = truth if type(test.ops[0]) is ast.Eq else not truth  # the device type is the one named
     return named == "cuda" and not equal or named == "cpu" and equal

@@ -61,6 +61,10 @@ HOOKED = "!hooked"  # state key: frozenset of (module storage, hook, in a graph,
 ASSUMED = "!assumed"
 DEAD = "!dead"  # a path no value can take (a test it cannot pass): nothing follows it
 GUARDED = "!guarded"
+# state key: a non-empty set on a path that runs with no CUDA device (a CUDA test failed there),
+# where no copy is asynchronous: a buffer pinned on every other path joined there is pinned
+# wherever it matters (``if dev == "cuda": staging = staging.pin_memory()``)
+WITHOUT_CUDA = "!without_cuda"
 
 
 class Evidence(enum.Enum):
@@ -278,11 +282,26 @@ def join_states(a: dict, b: dict, merge=join) -> dict:
             result[INFERENCE] = both
         else:
             del result[INFERENCE]
+    if WITHOUT_CUDA in result:
+        _pinned_where_it_matters(a, b, result)
     if ASSUMED in result or GUARDED in result:
         _correlate(a, b, result, merge is join)
     if a.get(SAVED) != b.get(SAVED) or UNSAVED_HOLDERS in result:
         _unsaved_holders(a, b, result)
     return result
+
+
+def _pinned_where_it_matters(a: dict, b: dict, result: dict) -> None:
+    """A join of a path without CUDA (``WITHOUT_CUDA``) and one with: what the other path pinned
+    stays pinned, copies being synchronous on the first; the key is kept where both had it."""
+    for without, other in ((a, b), (b, a)):
+        if WITHOUT_CUDA in without and WITHOUT_CUDA not in other:
+            for place, value in other.items():
+                joined = result.get(place)
+                if type(value) is Value and value.pinned and type(joined) is Value and not joined.pinned:
+                    result[place] = joined._replace(pinned=True)
+    if WITHOUT_CUDA not in a or WITHOUT_CUDA not in b:
+        del result[WITHOUT_CUDA]
 
 
 def _unsaved_holders(a: dict, b: dict, result: dict) -> None:
