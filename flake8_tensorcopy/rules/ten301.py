@@ -6,6 +6,7 @@ from typing import Dict, Optional
 import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, chain, keep_parentheses
+from flake8_tensorcopy.model.values import DROPPED
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
@@ -46,7 +47,8 @@ class DataAttribute(Rule):
     `x.data` (or an alias of it) to a tensor that a recorded operation saved for backward,
     before that backward runs (in the same function, or in a caller that backpropagates what
     the function returns), or a read of `x.data` (of a tensor that requires grad) whose value
-    goes into a computation that requires grad (a loss, an output). Every other `.data` use
+    goes into a computation that requires grad (a loss, an output), or into a loss built from it
+    alone whose `backward()` runs (it raises: nothing of that loss requires grad). Every other `.data` use
     (initialisation, `no_grad` code, EMA updates, `p.data = ...` swaps) is TEN901, off by default.
 
     ## Why is this bad?
@@ -110,6 +112,17 @@ class DataAttribute(Rule):
                     found.setdefault(id(attribute.node), (
                         attribute, f"read into a computation that requires grad (line {mix.line}) while '{base}' "
                                    "requires grad: no gradient reaches it", False))
+        for backward in model.events.find("backward"):
+            loss = backward.value
+            if loss is None or loss.grad:
+                continue
+            for where in sorted(fact.rpartition("@")[2] for fact in loss.facts if fact.startswith(DROPPED)):
+                attribute = reads.get(where)
+                if attribute is not None:  # a loss built from the detached read alone: its backward raises
+                    found.setdefault(id(attribute.node), (
+                        attribute, f"read into a loss whose backward() (line {backward.line}) has no gradient path: "
+                                   f"nothing of it requires grad, so backward raises and '{short_source_of(site, attribute)}' "
+                                   "gets no gradient", False))
         for attribute, hazard, assigned in found.values():
             node = site.node_of(attribute.node)
             if node is None:
