@@ -1745,9 +1745,9 @@ class Transfer:
 
     def element(self, value: Value) -> Value:
         """What iterating ``value`` yields."""
-        if value.items is not None:
+        if value.items is not None:  # an item the container still holds: no new object of the loop's
             found = items_join(value)
-            return found if found is not None else UNKNOWN
+            return (found._replace(fresh=False) if found.fresh else found) if found is not None else UNKNOWN
         if value.is_tensor:  # a row, of the tensor's dtype; of a 1-d tensor a 0-d one
             return value._replace(items=None, fresh=False, facts=ITERATED | dtype_facts(value) | (
                 {ZERO_DIM} if ONE_DIM in value.facts else EMPTY))
