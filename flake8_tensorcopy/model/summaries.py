@@ -16,7 +16,7 @@ from typing import Dict, NamedTuple, Optional, Sequence
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.model import layout
 
-from flake8_tensorcopy.model.values import EMPTY, FIELDS, UNKNOWN, Evidence, Value, held_within, items_join, join
+from flake8_tensorcopy.model.values import DROPPED, EMPTY, FIELDS, UNKNOWN, Evidence, Value, held_within, items_join, join
 
 
 class Summary(NamedTuple):
@@ -283,6 +283,19 @@ class Instantiation:
         return element._replace(made=element.made | value.made, grad=element.grad and not detached,
                                 graph=element.graph and not detached)
 
+    def dropped_here(self, facts: frozenset) -> frozenset:
+        """A detached read of a parameter in the callee (``emb.data``, ``dropped@?i@line:col``)
+        drops a gradient at this call where what it passes there requires grad (``dropped@``)."""
+        conditional = [fact for fact in facts if fact.startswith(DROPPED + "?")]
+        if not conditional:
+            return facts
+        kept = set(facts) - set(conditional)
+        for fact in conditional:
+            index, _, where = fact[len(DROPPED) + 1:].partition("@")
+            if self.actual(int(index)).grad:
+                kept.add(DROPPED + where)
+        return frozenset(kept)
+
     def function_passed_on(self, value: Value, kind_from) -> str:
         """The function of the file a call site passes, where the summary's value is that
         parameter itself (``self.transform = transform``): a later call of it calls that function."""
@@ -317,6 +330,7 @@ class Instantiation:
             graph = graph or actual.grad or "module" in actual.kinds
         storages, made = value.storages, value.made
         facts, relaid_copies = self.relaid(value)
+        facts = self.dropped_here(facts)
         if self.cast_copies(value) or self.converts(value) or relaid_copies:  # a copy of what the call site passes
             storages = frozenset(storage for storage in storages
                                  if self.parameter_of(storage) is None and storage not in self.instance_dtypes)

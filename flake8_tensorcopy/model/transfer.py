@@ -1246,8 +1246,11 @@ class Transfer:
         if base.is_tensor or "?" in base.kinds and (base.kind_from or self.held_by_a_parameter(base)):
             roles = k.role_of("attribute", name)
             if "detach" in roles:
+                # (in a summary, of what a caller passes: dropped at each call where it requires grad)
+                dropped = frozenset(f"{DROPPED}?{index}@{node.lineno}:{node.col_offset}" for callee, index in
+                                    base.grad_from if callee == self.function.name) if self.summary_mode else EMPTY
                 detached = base._replace(grad=False, graph=False, fresh=False, items=None, grad_from=EMPTY,
-                                         facts=base.facts | (UNVERSIONED if "unversioned" in roles else EMPTY))
+                                         facts=base.facts | dropped | (UNVERSIONED if "unversioned" in roles else EMPTY))
                 return self.aliased(node, _operand(node), detached, "detach", "." + name, state)
             if "integer" in roles:
                 return INTEGER
