@@ -112,6 +112,9 @@ class Transfer:
         self.naming: Optional[tuple] = None  # (the value, the one name it is bound to) of the statement being run
         self.saved_outputs: set = set()  # storages the statement being evaluated saved as an output
         self.discarded = None
+        # (its value, the steady test's key, the value where it held, where it failed) of the last
+        # ``a if test else b`` evaluated: an assignment of that value to a name guards it (``GUARDED``)
+        self.conditioned: Optional[tuple] = None
         self.effects: Optional[list] = None  # the recorded changes of the block being run (``solver.solve_recording``)
         self.written: list = []  # the storages of each write event it recorded (a comprehension whose element writes runs twice)
 
@@ -298,7 +301,8 @@ class Transfer:
             test, truth = test.operand, not truth
         if type(test) is ast.BoolOp and truth == (type(test.op) is ast.And):  # every operand passed this way
             return any(self.impossible(operand, truth, state) for operand in test.values)
-        if type(test) is ast.Name and (test.id, not truth) in state.get(ASSUMED, EMPTY) and self.steady_flag(test.id, state):
+        steady = self.steady_test(test, truth, state)
+        if steady is not None and (steady[0], not steady[1]) in state.get(ASSUMED, EMPTY):
             return True
         if _flag_contradicts(test, truth, state):
             return True
@@ -313,15 +317,28 @@ class Transfer:
     def assume_name(self, test, truth: bool, state: dict) -> None:
         """A condition on a local name held on this path (``if cast:``, ``if not cast:``): the
         values an earlier join merged under the same name's two values take this path's back."""
-        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
-            test, truth = test.operand, not truth
-        if type(test) is not ast.Name or not self.steady_flag(test.id, state):
+        steady = self.steady_test(test, truth, state)
+        if steady is None:
             return
-        name = test.id
+        name, truth = steady
         for condition, place, when_true, when_false, joined in state.get(GUARDED, EMPTY):
             if condition == name and state.get(place) == joined:
                 state[place] = when_true if truth else when_false
         state[ASSUMED] = state.get(ASSUMED, EMPTY) - {(name, not truth)} | {(name, truth)}
+
+    def steady_test(self, test, truth: bool, state: dict) -> Optional[tuple]:
+        """A condition only an assignment in this function changes, as (its key, whether it held):
+        a steady flag (``cast``), or whether a local name is None (``mask is None``: no object
+        becomes None or stops being it, only a rebinding of the name changes that)."""
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, truth = test.operand, not truth
+        if type(test) is ast.Name:
+            return (test.id, truth) if self.steady_flag(test.id, state) else None
+        if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) \
+                and type(test.left) is ast.Name and is_none(test.comparators[0]) \
+                and self.function is not self.model.module and None not in self.name_uses().get(test.left.id, ()):
+            return f"{test.left.id} is None", truth == (type(test.ops[0]) is ast.Is)
+        return None
 
     def steady_flag(self, name: str, state: dict) -> bool:
         """A name whose truth only an assignment in this function changes: a local of the
@@ -475,10 +492,10 @@ class Transfer:
         prefix = place + "."
         for key in [key for key in state if key.startswith(prefix)]:
             del state[key]
-        if ASSUMED in state:  # what was assumed of the name no longer holds
-            state[ASSUMED] = frozenset(literal for literal in state[ASSUMED] if literal[0] != place)
+        if ASSUMED in state:  # what was assumed of the name no longer holds (``mask is None`` too)
+            state[ASSUMED] = frozenset(literal for literal in state[ASSUMED] if literal[0].partition(" ")[0] != place)
         if GUARDED in state:
-            state[GUARDED] = frozenset(guard for guard in state[GUARDED] if guard[0] != place)
+            state[GUARDED] = frozenset(guard for guard in state[GUARDED] if guard[0].partition(" ")[0] != place)
         if UNSAVED_HOLDERS in state:
             state[UNSAVED_HOLDERS] = frozenset(pair for pair in state[UNSAVED_HOLDERS]
                                                if pair[0] != place and not pair[0].startswith(prefix))
@@ -515,6 +532,9 @@ class Transfer:
             before = state.get(place)
             self.forget(place, state)
             state[place] = value
+            conditioned = self.conditioned
+            if kind is ast.Name and conditioned is not None and conditioned[0] is value:
+                state[GUARDED] = state.get(GUARDED, EMPTY) | {(conditioned[1], place, conditioned[2], conditioned[3], value)}
             if kind is ast.Name and type(node) is ast.Assign and type(node.value) is ast.Name:
                 _hold_unsaved_as(node.value.id, place, state)
             if type(before) is Value and before.storages & state.get(SAVED, EMPTY):
@@ -1547,8 +1567,13 @@ class Transfer:
         held, failed = dict(state), dict(state)
         self.narrow(node.test, True, held)
         self.narrow(node.test, False, failed)
+        self.assume_name(node.test, True, held)
+        self.assume_name(node.test, False, failed)
         chosen, other = self.evaluate(node.body, held), self.evaluate(node.orelse, failed)
         value = join(chosen, other)
+        steady = self.steady_test(node.test, True, state)
+        if steady is not None and chosen != other:  # ``x = pred if mask is None else ...``: a later test takes its branch's back
+            self.conditioned = (value, steady[0]) + ((chosen, other) if steady[1] else (other, chosen))
         # pinned where it matters: ``b.pin_memory() if use_cuda else b``, the other branch runs with no
         # device in use, where no copy is asynchronous
         if chosen.pinned and self.runs_without_cuda(node.test, False, state) \
@@ -2715,7 +2740,7 @@ class Transfer:
             pair for pair in receiver.why if pair[0] != "kind"))
         if receiver_place is not None and "[" not in receiver_place and receiver_place in state:
             receiver = _named_from_here(receiver, receiver_node)
-            state[receiver_place] = receiver
+            _proved(receiver_place, receiver, state)
         return receiver
 
     def called_parameter(self, callee: Value) -> None:
@@ -3155,9 +3180,10 @@ class Transfer:
         summary = self.model.summary(initializer)
         if summary is None or not summary.stores:
             return instance
+        # (or a container of what it was handed, ``self.params = list(params)``: the same items)
         kept = sorted((path, value) for path, value in summary.stores.items() if "." not in path and any(
             parameter_index(storage[1] if storage[:1] == ("attribute",) else storage, initializer.name) is not None
-            for storage in value.storages if type(storage) is tuple))
+            for storage in value.storages if type(storage) is tuple) or _items_handed(value, initializer.name))
         if not kept:
             return instance
         actuals = self.model.bind_arguments(initializer, _spread(node, [instance] + arguments), keywords)
@@ -3397,7 +3423,7 @@ class Transfer:
                 for storage in stored.storages - mine:  # what the class allocates: what this instance's attribute holds
                     mapping.setdefault(storage, set()).update(mine)
                     by_name.setdefault(name, set()).add(storage)
-                for storage, held in _handed_to_this_instance(receiver, name, stored).items():
+                for storage, held in _handed_to_this_instance(receiver, name, stored, self.handed_keys(owner, name)).items():
                     mapping.setdefault(storage, set()).update(held)
                 # what a method was handed and keeps there (``self.power = power.numpy()`` in ``attach``):
                 # where this caller bound the attribute, what it bound
@@ -3409,6 +3435,18 @@ class Transfer:
             for storage in by_name[name]:
                 mapping[storage] = value.storages or mapping.get(storage, {storage})
         return {storage: frozenset(held) for storage, held in mapping.items()}
+
+    def handed_keys(self, owner, name: str) -> frozenset:
+        """The symbols of what ``__init__`` was handed that ``self.<name>`` holds the items of
+        (``self.params = list(params)``): a method's summary may name those items by them."""
+        initializer = owner.methods.get("__init__")
+        summary = self.model.summary(initializer) if initializer is not None else None
+        stored = summary.stores.get(name) if summary is not None else None
+        if stored is None or not _items_handed(stored, initializer.name):
+            return EMPTY
+        return frozenset((HANDED, owner.name, initializer.name, initializer.names[index])
+                         for storage in storages_held(stored)
+                         for index in [parameter_holding(storage, initializer.name)] if index is not None)
 
     def handed_dtypes(self, function, actuals) -> dict:
         """Per storage of what the receiver's constructor was handed and keeps (and its items),
@@ -3668,7 +3706,7 @@ class Transfer:
         value = _named_from_here(value._replace(kinds=ARRAY, why=_why(Evidence.USE, "kind")), node)
         place = place_of(node)
         if place is not None and "[" not in place and place in state:
-            state[place] = value
+            _proved(place, value, state)
         return value
 
     # ----- NumPy arrays (TEN201/TEN202: an array and a tensor may share memory)
@@ -4871,13 +4909,32 @@ def _layers_kept(function, actuals) -> frozenset:
     return frozenset().union(*(field.storages for _, field in receiver.items if is_torch_layer(field)))
 
 
-def _handed_to_this_instance(instance: Value, name: str, stored: Value) -> dict:
-    """What the constructor was handed and keeps in ``self.<name>`` (``self.arrays = arrays``),
-    as the instance built here holds it in that field: the caller's list, and its items."""
+def _items_handed(value: Value, initializer: str) -> bool:
+    """Whether a new container holds what ``initializer`` was handed as its items (``list(params)``)."""
+    return bool(value.items) and not any(parameter_index(storage, initializer) is not None for storage in value.storages) \
+        and any(parameter_holding(storage, initializer) is not None for _, item in value.items for storage in item.storages)
+
+
+def _proved(place: str, value: Value, state: dict) -> None:
+    """A place's value made more precise by a use (a tensor, an array), not rebound: a guard a
+    join left on it (``GUARDED``) still tells its paths apart."""
+    before = state.get(place)
+    state[place] = value
+    if GUARDED in state:
+        state[GUARDED] = frozenset((condition, at, when_true, when_false, value if at == place and joined == before
+                                    else joined) for condition, at, when_true, when_false, joined in state[GUARDED])
+
+
+def _handed_to_this_instance(instance: Value, name: str, stored: Value, keys: frozenset = EMPTY) -> dict:
+    """What the constructor was handed and keeps in ``self.<name>`` (``self.arrays = arrays``,
+    or its items in a list of its own: ``keys``), as the instance built here holds it in that
+    field: the caller's list, and its items."""
     field = _named_field(instance, name)
-    if field is None or not field.storages:
+    if field is None or not (field.storages or field.items):
         return {}
     mapping = {}
+    for key in keys:  # ``self.params = list(params)``: the items the caller's ``params`` held
+        mapping[held_within("item", key)] = items_join(field).storages if field.items else EMPTY
     for storage in stored.storages:
         if type(storage) is tuple and storage[:1] == (HANDED,) and storage[2].endswith("__init__"):
             mapping[storage] = field.storages

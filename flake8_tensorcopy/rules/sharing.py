@@ -317,7 +317,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         observed = None
         holding = reached | containers_of(reached)
-        for read in _reads_of(model, write.function):  # (a read in another function runs after no write here)
+        reads = _reads_of(model, write.function)
+        for position, read in enumerate(reads):  # (a read in another function runs after no write here)
             if read.value is None:
                 continue
             value = read.value._replace(items=None) if id(read.node) in indexed else read.value
@@ -345,8 +346,13 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             later = " in a later iteration" if read.line < write.line else ""
             if later and through_alias and _another_pass(part, read.detail.get("part")):
                 continue  # ``v = x[i]; v += d`` then ``x[i]`` of the next ``i``: another element
-            if read.place is None and read.detail.get("by_call"):  # ``env.reward()`` reads ``self.state``
-                observed = (f"{read.detail['by_call']}()", f"reads it on line {read.line}{later}")
+            # ``env.reward()`` reads ``self.state`` (named so where ``env`` itself is read there for it)
+            by_call = read if read.place is None and read.detail.get("by_call") else next((
+                other for other in reads[position + 1:position + 4] if other.line == read.line and other.place is None
+                and read.place is not None and other.detail.get("by_call", "").split(".")[0] == read.place
+                and other.value is not None and _side_holding(other.value, holding, made) is not None), None)
+            if by_call is not None:
+                observed = (f"{by_call.detail['by_call']}()", f"reads it on line {read.line}{later}")
             else:
                 observed = (read.place or "it", f"read on line {read.line}{later}")
             break

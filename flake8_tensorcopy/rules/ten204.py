@@ -87,7 +87,8 @@ class ViewShares(AliasRule):
             returned_side(model, alias, True) and not of_its_own_object(alias))
         return not (unheld or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias)
-                    or returned_side(model, alias, False) and not _argument_kept_by_a_caller(alias)
+                    or returned_side(model, alias, False) and not (
+                        sharing.write.function is alias.function and _argument_kept_by_a_caller(alias))
                     or undone(model, sharing.write)
                     or sharing.kind == "partial_view" and held_by_receiver(alias, sharing))
 
@@ -114,8 +115,8 @@ def _fills_what_it_hands_back(model, sharing: Sharing) -> bool:
 
 def _argument_kept_by_a_caller(alias) -> bool:
     """Whether a caller of the file still holds, after the call, the argument the view is of: a
-    function that writes its argument and hands it back is an updater where its callers take the
-    result in its place (``img = cutout(img)``), not where one keeps the argument beside what it
+    function that writes its argument through the view and hands it back is an updater where its
+    callers take the result in its place (``img = cutout(img)``), not where one keeps the argument beside what it
     got back (``augmented = cutout(sample)``, then ``sample`` read: it took the result for a copy)."""
     function = alias.function
     indices = {parameter_holding(storage, function.name) for storage in alias.value.storages} - {None}
