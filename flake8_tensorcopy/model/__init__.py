@@ -108,6 +108,8 @@ class FunctionInfo:
         self.copied_parameters: set = set()  # unknown parameters some path deep-copies
         self.runs_backward = False  # some path runs a backward
         self.kept_by_callers: Dict[int, bool] = {}  # parameter -> some call site of the file keeps its argument
+        # parameter -> some call site of the file reads the name it passed there again after the call
+        self.read_again_by_callers: Dict[int, bool] = {}
         # None: no call site of the file seen; False: every one runs with grad off (``torch.no_grad()``)
         self.grad_at_calls: Optional[bool] = None
         self.runs_a_backward: Optional[bool] = None  # calls backward() or autograd.grad itself (Transfer)
@@ -174,6 +176,7 @@ class Model:
         # functions and classes registered, closures a summary set: what a block run earlier may
         # not have seen (``solve_function`` then records its blocks again)
         self.changes = 0
+        self._declared_global: Optional[frozenset] = None  # ``declared_global_anywhere``, found once
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -334,6 +337,13 @@ class Model:
             info.store(field, _handed(info, "__init__", field, value))
 
     # ----- names outside a function
+    def declared_global_anywhere(self) -> frozenset:
+        """The names some function of the file declares ``global`` (it may bind them anew)."""
+        if self._declared_global is None:
+            self._declared_global = frozenset(name for node in ast.walk(self.tree) if type(node) is ast.Global
+                                              for name in node.names)
+        return self._declared_global
+
     def outer_value(self, function: FunctionInfo, name: str) -> Optional[Value]:
         current = function
         if function is not None and name not in function.graph.declared_global:

@@ -700,14 +700,31 @@ class Transfer:
         kept = function.kept_by_callers
         if not holders or not kept or not holders <= set(function.names[function.receiver_offset:]):
             return False
+        if any(self.read_again(name, call) for name in holders):
+            return False  # ``center(data)`` then ``data.mean(0)``: this function reads it again
+        return not any(kept.get(function.names.index(name), True) for name in holders)
+
+    def read_again(self, name: str, call) -> bool:
+        """Whether this function reads the name after ``call`` (in a later pass of a loop around
+        it too), before binding it anew."""
         uses = self.name_uses()
         loops = [loop for loop in uses.get(None, ()) if inside(call, loop)]
-        for name in holders:
-            later = [load for load in uses.get(name, ())
-                     if load is None or not (inside(load, call) or _before(load, call, loops))]
-            if later and (None in later or min(load.lineno for load in later) <= _rebound_after(function.node, call, name)):
-                return False  # ``center(data)`` then ``data.mean(0)``: this function reads it again
-        return not any(kept.get(function.names.index(name), True) for name in holders)
+        later = [load for load in uses.get(name, ()) if load is None or not (inside(load, call) or _before(load, call, loops))]
+        return bool(later) and (None in later or min(load.lineno for load in later) <= _rebound_after(
+            self.function.node, call, name))
+
+    def names_read_again(self, function, arguments, call) -> dict:
+        """Per parameter passed a plain name, whether this caller reads that name again after the
+        call (``out = cutout(sample)``, then ``sample.mean()``)."""
+        shift = len(arguments) - len(call.args) if type(call) is ast.Call else -1
+        if shift < 0 or any(type(argument) is ast.Starred for argument in call.args):
+            return {}
+        expressions = self.model.bind_arguments(function, [None] * shift + list(call.args), {
+            keyword.arg: keyword.value for keyword in call.keywords if keyword.arg})
+        # (not a name the call's own statement binds anew: ``sample = erase(sample)``)
+        return {index: expression.id not in self.rebinding and self.read_again(expression.id, call)
+                for index, expression in enumerate(expressions)
+                if type(expression) is ast.Name and index >= function.receiver_offset}
 
     def object_read_out_of(self, expression, state: dict) -> set:
         """``f(ds[0])``, ``f(store.latest)``: the name of the caller holding the object of the
@@ -1864,6 +1881,8 @@ class Transfer:
             return True  # ``torch.cuda.is_available()``
         for side in (test.left, *test.comparators):
             if type(side) is ast.Name:  # ``dev == "cuda"``: a string naming the host or the GPU, no other
+                if side.id in self.model.declared_global_anywhere():
+                    return False  # (a function may bind it anew: ``global DEV; DEV = f"cuda:{rank}"``)
                 held = state.get(side.id) or self.model.outer_value(self.function, side.id)
                 return type(held) is Value and held.kinds == {"str"} and DEVICE_TYPE_NAMED in held.facts
             if type(side) is not ast.Attribute:
@@ -3201,6 +3220,7 @@ class Transfer:
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
             still_held = self.kept_arguments(function, arguments, actuals, node, state)
+            self.effect(partial(_note_read_again, function, self.names_read_again(function, arguments, node)))
             self.effect(partial(self.model.passed_to, function, self.model.with_defaults(function, actuals, node)))
             self.effect(partial(self.model.note_disputes, function, self.function, node, arguments, keywords))
             self.effect(partial(_note_kept, function, still_held))
@@ -5237,6 +5257,12 @@ def _classes_of(value: Value) -> List[str]:
 def _note_grad_at_call(function, may_record: bool) -> None:
     """A call site of the file, where grad may be recorded (``may_record``) or is surely off."""
     function.grad_at_calls = may_record or bool(function.grad_at_calls)
+
+
+def _note_read_again(function, read: dict) -> None:
+    """A call site reads again after the call the names it passed (``Transfer.names_read_again``)."""
+    for index, again in read.items():
+        function.read_again_by_callers[index] = function.read_again_by_callers.get(index, False) or again
 
 
 def _note_kept(function, still_held: dict) -> None:

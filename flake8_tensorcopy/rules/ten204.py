@@ -88,7 +88,7 @@ class ViewShares(AliasRule):
         return not (unheld or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias)
                     or returned_side(model, alias, False) and not (
-                        sharing.write.function is alias.function and _argument_kept_by_a_caller(alias))
+                        sharing.write.function is alias.function and _argument_read_again_by_a_caller(alias))
                     or undone(model, sharing.write)
                     or sharing.kind == "partial_view" and held_by_receiver(alias, sharing))
 
@@ -113,14 +113,14 @@ def _fills_what_it_hands_back(model, sharing: Sharing) -> bool:
                for event in model.events.of_function(write.function))
 
 
-def _argument_kept_by_a_caller(alias) -> bool:
-    """Whether a caller of the file still holds, after the call, the argument the view is of: a
+def _argument_read_again_by_a_caller(alias) -> bool:
+    """Whether a caller of the file reads the argument the view is of again after the call: a
     function that writes its argument through the view and hands it back is an updater where its
     callers take the result in its place (``img = cutout(img)``), not where one keeps the argument beside what it
     got back (``augmented = cutout(sample)``, then ``sample`` read: it took the result for a copy)."""
     function = alias.function
     indices = {parameter_holding(storage, function.name) for storage in alias.value.storages} - {None}
-    return any(function.kept_by_callers.get(index) for index in indices if index >= function.receiver_offset)
+    return any(function.read_again_by_callers.get(index) for index in indices if index >= function.receiver_offset)
 
 
 def _wiped_then_handed_back(model, sharing: Sharing) -> bool:
