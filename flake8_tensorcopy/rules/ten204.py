@@ -85,7 +85,10 @@ class ViewShares(AliasRule):
         # state a method hands out to be filled (``return self.k[i], self.v[i]`` of a cache)
         unheld = alias_place(model, alias) is None and not (
             returned_side(model, alias, True) and not of_its_own_object(alias))
-        return not (unheld or source_local(model, alias) or writes_arguments(alias.function)
+        # a row a loop visits, written through the loop's name (``for q in Q: q.sub_(d)``): updating the
+        # tensor it iterates is that loop's purpose
+        visited = alias.detail["op"] == "iteration" and sharing.write.place == alias_place(model, alias)
+        return not (unheld or visited or source_local(model, alias) or writes_arguments(alias.function)
                     or source_written_itself(model, alias)
                     or returned_side(model, alias, False) and not (
                         sharing.write.function is alias.function and _argument_read_again_by_a_caller(alias))
