@@ -713,9 +713,9 @@ class Transfer:
         return bool(later) and (None in later or min(load.lineno for load in later) <= _rebound_after(
             self.function.node, call, name))
 
-    def names_read_again(self, function, arguments, call) -> dict:
-        """Per parameter passed a plain name, whether this caller reads that name again after the
-        call (``out = cutout(sample)``, then ``sample.mean()``)."""
+    def names_read_again(self, function, arguments, call, written: frozenset) -> dict:
+        """Per parameter the callee writes (``written``) passed a plain name, whether this caller
+        reads that name again after the call (``out = cutout(sample)``, then ``sample.mean()``)."""
         shift = len(arguments) - len(call.args) if type(call) is ast.Call else -1
         if shift < 0 or any(type(argument) is ast.Starred for argument in call.args):
             return {}
@@ -724,7 +724,7 @@ class Transfer:
         # (not a name the call's own statement binds anew: ``sample = erase(sample)``)
         return {index: expression.id not in self.rebinding and self.read_again(expression.id, call)
                 for index, expression in enumerate(expressions)
-                if type(expression) is ast.Name and index >= function.receiver_offset}
+                if type(expression) is ast.Name and index >= function.receiver_offset and index in written}
 
     def object_read_out_of(self, expression, state: dict) -> set:
         """``f(ds[0])``, ``f(store.latest)``: the name of the caller holding the object of the
@@ -3220,7 +3220,6 @@ class Transfer:
         actuals = self.model.bind_arguments(function, arguments, keywords)
         if self.recording:
             still_held = self.kept_arguments(function, arguments, actuals, node, state)
-            self.effect(partial(_note_read_again, function, self.names_read_again(function, arguments, node)))
             self.effect(partial(self.model.passed_to, function, self.model.with_defaults(function, actuals, node)))
             self.effect(partial(self.model.note_disputes, function, self.function, node, arguments, keywords))
             self.effect(partial(_note_kept, function, still_held))
@@ -3229,6 +3228,9 @@ class Transfer:
         summary = self.model.summary(function, self.receiver_flags(function, arguments))
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
+        written = summary.writes | summary.item_writes | summary.items_assigned
+        if self.recording and written:  # (what an updater's callers do with what they passed it)
+            self.effect(partial(_note_read_again, function, self.names_read_again(function, arguments, node, written)))
         if summary.retained:
             actuals = self.retained_by_callee(function, summary.retained, actuals, node, state)
         passed_results = {}  # call site in the callee -> what a function a caller passed returned there
