@@ -50,7 +50,8 @@ TENSOR_SOURCE_METHODS = frozenset({"state_dict", "parameters", "named_parameters
 # here and an example in tests/test_gate.py.
 EVENTS = {
     "sharing": "an in-place write: ``x.add_()``, ``a[i] =``, ``a +=``, ``out=``, ``opt.step()``, a "
-               "training call or a function of the module that writes, or a read of a layer's running "
+               "training call or a function of the module that writes (any call, where the file hands such "
+               "a function or a writing lambda on as a value: ``load(a, prepare=scale_)``), or a read of a layer's running "
                "statistics (``bn.running_mean``: its call writes them), a gradient read (``.grad``) where a "
                "backward or ``zero_grad`` writes gradients (alias facts are observed only after one)",
     "identity comparison": "``a is b`` / ``a is not b`` between two non-constants, or a comparison "
