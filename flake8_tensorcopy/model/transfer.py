@@ -1671,7 +1671,7 @@ class Transfer:
                            kind_from=left.kind_from | right.kind_from, grad_from=left.grad_from | right.grad_from,
                            called=left.called | right.called)
             self.save(_OPERATOR_FUNCTIONS.get(type(op)), (left, right), result, state, node, own_gradients_only=True)
-            return result
+            return self.carry_dropped(result, (left, right), node, state)  # (``t.data * 0.99``: dropped where ``t`` requires grad)
         if left.items is not None and right.items is not None:  # list + list
             return Value(left.kinds | right.kinds, storages=frozenset((_site(node),)), fresh=True,
                          items=(("*", join(self.element(left), self.element(right))),))
