@@ -119,8 +119,9 @@ def _fills_what_it_hands_back(model, sharing: Sharing) -> bool:
 def _argument_read_again_by_a_caller(alias) -> bool:
     """Whether a caller of the file reads the argument the view is of again after the call: a
     function that writes its argument through the view and hands it back is an updater where its
-    callers take the result in its place (``img = cutout(img)``), not where one keeps the argument beside what it
-    got back (``augmented = cutout(sample)``, then ``sample`` read: it took the result for a copy)."""
+    callers take the result in its place (``img = cutout(img)``), not where one reads the argument
+    beside what it got back (``augmented = cutout(sample)``, then ``sample``: it took the result for
+    a copy)."""
     function = alias.function
     indices = {parameter_holding(storage, function.name) for storage in alias.value.storages} - {None}
     return any(function.read_again_by_callers.get(index) for index in indices if index >= function.receiver_offset)

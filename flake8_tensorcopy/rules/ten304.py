@@ -99,7 +99,8 @@ class IdentityAsSharingTest(Rule):
             else:
                 continue
             # two temporaries made in the comparison: true of them whatever memory they share
-            made = [] if identity else [_made_here(model, ids[id(operand)]) for operand in operands]
+            made = [] if identity or not all(id(operand) in ids for operand in operands) else [
+                _made_here(model, ids[id(operand)]) for operand in operands]
             freed = bool(made) and all(made)
             operation = made[0] if freed else _alias_between(model, *values)
             node = site.node_of(event.node) if operation is not None and id(event.node) not in reported else None
