@@ -1835,6 +1835,11 @@ class Transfer:
                 and self.model.may_be_module(self.evaluate(test.value, state)):
             # ``if not self.training:``: the module's eval branch, inference where the function runs no backward
             inference_only(state) if not _runs_a_backward(self.model, self.function) else eval_branch(state)
+        elif kind is ast.Attribute and test.attr == "requires_grad" and truth and place_of(test.value) in state \
+                and type(state[place_of(test.value)]) is Value:
+            # ``if loss.requires_grad:``: where it held, the tensor requires grad, whatever the model knew of it
+            place = place_of(test.value)
+            state[place] = state[place]._replace(grad=True)
         elif kind in (ast.Name, ast.Attribute) and not truth:  # ``if not self.done``: None (an event is truthy)
             self.event_absent(test, state)
         elif kind is ast.Call:

@@ -13,6 +13,7 @@ by its outermost operation unless it crosses between torch and numpy.
 """
 
 import ast
+from itertools import takewhile
 from typing import Iterator, List, NamedTuple, Optional
 
 import libcst as cst
@@ -348,8 +349,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 continue  # ``v = x[i]; v += d`` then ``x[i]`` of the next ``i``: another element
             # ``env.reward()`` reads ``self.state`` (named so where ``env`` itself is read there for it)
             by_call = read if read.place is None and read.detail.get("by_call") else next((
-                other for other in reads[position + 1:position + 4] if other.line == read.line and other.place is None
-                and read.place is not None and other.detail.get("by_call", "").split(".")[0] == read.place
+                other for other in takewhile(lambda other: other.line == read.line, reads[position + 1:])
+                if other.place is None and read.place is not None
+                and other.detail.get("by_call", "").split(".")[0] == read.place
                 and other.value is not None and _side_holding(other.value, holding, made) is not None), None)
             if by_call is not None:
                 observed = (f"{by_call.detail['by_call']}()", f"reads it on line {read.line}{later}")

@@ -7,7 +7,6 @@ import libcst as cst
 
 from flake8_tensorcopy.fixes import Fix, bare, chain, keep_parentheses
 from flake8_tensorcopy.model.values import DROPPED
-from flake8_tensorcopy.model.places import inside
 from flake8_tensorcopy.rules.base import Rule, short_source, suggestion
 
 
@@ -115,7 +114,7 @@ class DataAttribute(Rule):
                                    "requires grad: no gradient reaches it", False))
         for backward in model.events.find("backward"):
             loss = backward.value
-            if loss is None or loss.grad or _guarded_by_its_grad(backward):
+            if loss is None or loss.grad:  # (``if loss.requires_grad:`` proved it requires grad there)
                 continue
             for where in sorted(fact.rpartition("@")[2] for fact in loss.facts if fact.startswith(DROPPED)):
                 attribute = reads.get(where)
@@ -167,14 +166,6 @@ def _write_hazard(model, write) -> Optional[str]:
     return (f"written in place while '{base}' is in a graph (saved for backward in "
             f"'{getattr(function.node, 'name', function.name)}', whose caller '{caller}' calls backward() on its "
             "result): wrong gradients, no error")
-
-
-def _guarded_by_its_grad(backward) -> bool:
-    """Whether the backward runs only under a test of whether something requires grad or has a
-    graph (``if loss.requires_grad: loss.backward()``): it does not run where nothing does."""
-    return any(type(node) in (ast.If, ast.IfExp, ast.While) and inside(backward.node, node) and any(
-        type(part) is ast.Attribute and part.attr in ("requires_grad", "grad_fn") for part in ast.walk(node.test))
-        for node in ast.walk(backward.function.node))
 
 
 def _module_forward(model, function) -> bool:
