@@ -16,7 +16,7 @@ from typing import Dict, NamedTuple, Optional, Sequence
 from flake8_tensorcopy import knowledge as k
 from flake8_tensorcopy.model import layout
 
-from flake8_tensorcopy.model.values import DROPPED, EMPTY, FIELDS, UNKNOWN, Evidence, Value, held_within, items_join, join
+from flake8_tensorcopy.model.values import DROPPED, EMPTY, FIELDS, MAY_CALL, UNKNOWN, Evidence, Value, held_within, items_join, join
 
 
 class Summary(NamedTuple):
@@ -285,15 +285,19 @@ class Instantiation:
 
     def dropped_here(self, facts: frozenset) -> frozenset:
         """A detached read of a parameter in the callee (``emb.data``, ``dropped@?i@line:col``)
-        drops a gradient at this call where what it passes there requires grad (``dropped@``)."""
+        drops a gradient at this call where what it passes there requires grad (``dropped@``); in
+        the summary of a helper passing its own parameter on, where that one's callers' does."""
         conditional = [fact for fact in facts if fact.startswith(DROPPED + "?")]
         if not conditional:
             return facts
         kept = set(facts) - set(conditional)
         for fact in conditional:
             index, _, where = fact[len(DROPPED) + 1:].partition("@")
-            if self.actual(int(index)).grad:
+            actual = self.actual(int(index))
+            if actual.grad:
                 kept.add(DROPPED + where)
+            else:
+                kept.update(f"{DROPPED}?{outer}@{where}" for _, outer in actual.grad_from)
         return frozenset(kept)
 
     def function_passed_on(self, value: Value, kind_from) -> str:
@@ -304,6 +308,12 @@ class Instantiation:
         qual = self.actual(kind_from[0]).qual
         return qual if qual.startswith(("local:", "class:")) and (
             "param", kind_from[0], self.function) in value.storages else ""
+
+    def functions_passed_on(self, value: Value, kind_from) -> frozenset:
+        """The same, where the call sites pass one of several functions of the file (``MAY_CALL``)."""
+        if len(kind_from) != 1 or ("param", kind_from[0], self.function) not in value.storages:
+            return EMPTY
+        return frozenset(fact for fact in self.actual(kind_from[0]).facts if fact.startswith(MAY_CALL))
 
     def value(self, value: Value) -> Value:
         if value is None:
@@ -321,6 +331,8 @@ class Instantiation:
             inherited = [self.actual(index) for index in kind_from]
             for actual in inherited:
                 kinds = kinds | actual.kinds
+                # (in a helper's summary, of its own parameter: the result stays symbolic in that one)
+                other_kinds = other_kinds | actual.kind_from
             if not device:
                 device = frozenset().union(*(actual.device for actual in inherited))
         for index in grad_from:
@@ -328,9 +340,12 @@ class Instantiation:
             # a module passed in: what is computed from its output (``m(x).relu()``) is in a graph
             grad = grad or actual.grad or "module" in actual.kinds
             graph = graph or actual.grad or "module" in actual.kinds
+            other_grads = other_grads | actual.grad_from
         storages, made = value.storages, value.made
         facts, relaid_copies = self.relaid(value)
         facts = self.dropped_here(facts)
+        if not qual and kind_from:
+            facts = facts | self.functions_passed_on(value, kind_from)
         if self.cast_copies(value) or self.converts(value) or relaid_copies:  # a copy of what the call site passes
             storages = frozenset(storage for storage in storages
                                  if self.parameter_of(storage) is None and storage not in self.instance_dtypes)

@@ -22,9 +22,8 @@ from flake8_tensorcopy.model.summaries import (
     CAST_TO, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
 )
 from flake8_tensorcopy.model.values import (
-    ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, UNSAVED_HOLDERS,
-    WITHOUT_CUDA,
-    Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
+    ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, MAY_CALL, NO_GRAD, NONE, NUMBER, SAVED,
+    UNKNOWN, UNSAVED_HOLDERS, WITHOUT_CUDA, Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.classes import FLAG, constructor_flags, on_receiver, tested_on_receiver
 from flake8_tensorcopy.model.events import Event, EventStore
@@ -2155,6 +2154,8 @@ class Transfer:
                                       arguments, keywords, node, state)
         if qual.startswith("builtins."):
             return self.builtin(qual[9:], arguments, keywords, node, state)
+        if not qual and not callee.items and any(fact.startswith(MAY_CALL) for fact in callee.facts):
+            return self.call_candidates(callee, arguments, keywords, node, state, receiver_place)
         if "?" in callee.kinds and arguments and not self.summary_mode:
             self.called_parameter(callee)
         forwards = [forward for class_name in _classes_of(callee) for forward in [
@@ -2185,6 +2186,25 @@ class Transfer:
             return self.torch_call(qual, arguments, keywords, node, state)
         # a name the file does not define (imported by a star, a builtin of a framework): its name still says what it does
         return self.unknown_call(arguments, keywords, node, state, place_of(node.func) or "")
+
+    def call_candidates(self, callee: Value, arguments: List[Value], keywords: dict, node, state,
+                        receiver_place: Optional[str]) -> Value:
+        """A value naming one of several functions of the file (call sites passing different
+        ones): each is called on a path of its own, and the paths meet after the call."""
+        plain = callee._replace(facts=frozenset(fact for fact in callee.facts if not fact.startswith(MAY_CALL)))
+        results, states = [], []
+        for fact in sorted(callee.facts):
+            if fact.startswith(MAY_CALL):
+                path = dict(state)
+                results.append(self.call_value(plain._replace(qual=fact[len(MAY_CALL):]), arguments, keywords, node,
+                                               path, receiver_place))
+                states.append(path)
+        joined = states[0]
+        for path in states[1:]:
+            joined = join_states(joined, path)
+        state.clear()
+        state.update(joined)
+        return join_all(results)
 
     def unknown_call(self, arguments, keywords, node, state, name: str = "") -> Value:
         for value in list(arguments) + list(keywords.values()):

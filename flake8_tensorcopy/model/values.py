@@ -46,6 +46,8 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 EMPTY: frozenset = frozenset()
 DROPPED = "dropped@"  # a fact: computed from the detached read (``x.data``) at ``line:col`` of a tensor requiring grad
+MAY_CALL = "may_call:"  # a fact: a function or class of the file this value may name (its paths named different ones)
+MOST_CANDIDATES = 4  # more functions than this on one value: what a call of it does is not known
 FIELDS = "fields:"  # a fact: a named tuple's field names, in order (``|``-joined)
 IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
 ENTRY = "entry"  # in IN_FLIGHT: whatever copies were in flight when the function was called
@@ -208,8 +210,8 @@ def join(a: Value, b: Value) -> Value:
         a.called | b.called,
         _join_items(a.items, b.items),
         a.qual if a.qual == b.qual else "",
-        b.facts if a.kinds == NONE.kinds else a.facts if b.kinds == NONE.kinds
-        else a.facts & b.facts | _may_facts(a, b) | _may_facts(b, a),
+        (b.facts if a.kinds == NONE.kinds else a.facts if b.kinds == NONE.kinds
+         else a.facts & b.facts | _may_facts(a, b) | _may_facts(b, a)) | _candidates(a, b),
         a.pinned and b.pinned,
         a.made | b.made,
     )
@@ -223,6 +225,17 @@ def _may_facts(side: Value, other: Value) -> frozenset:
     if not side.facts or other.grad and not side.grad:
         return EMPTY
     return frozenset(fact for fact in side.facts if fact.startswith(DROPPED))
+
+
+def _candidates(a: Value, b: Value) -> frozenset:
+    """The functions of the file a value joined from paths naming different ones may call
+    (``load(raw, shift)`` at one call site, ``load(raw, shift_)`` at another): a call of it is a
+    call of any of them."""
+    if a.qual == b.qual:
+        return EMPTY
+    named = frozenset(MAY_CALL + side.qual for side in (a, b) if side.qual.startswith(("local:", "class:"))) | \
+        frozenset(fact for side in (a, b) for fact in side.facts if fact.startswith(MAY_CALL))
+    return named if len(named) <= MOST_CANDIDATES else EMPTY
 
 
 def join_all(values) -> Value:
@@ -264,7 +277,7 @@ def widen(old: Value, new: Value) -> Value:
     if joined == old:
         return old
     return joined._replace(items=_join_items(joined.items, None, widen=True), facts=frozenset(
-        fact for fact in joined.facts if fact.startswith(DROPPED)))
+        fact for fact in joined.facts if fact.startswith((DROPPED, MAY_CALL))))
 
 
 def join_states(a: dict, b: dict, merge=join) -> dict:
