@@ -18,6 +18,8 @@ import ast
 from typing import Optional, Sequence, Tuple
 
 LAYOUT = "layout:"  # a fact: the sizes and strides of a tensor, all known
+SIZE = "size="  # a fact of an int: the size of a tensor it was bound to (``h`` of ``b, c, h, w = x.shape``)
+SIZE_ARITHMETIC = {ast.Mult: "*", ast.Add: "+", ast.Sub: "-", ast.FloorDiv: "//"}
 RELAYOUT = "relayout:"  # a fact of a summary: the steps a parameter went through, replayed at a call
 AS_PASSED = RELAYOUT + "()"
 
@@ -192,6 +194,29 @@ def without_layout(facts: frozenset) -> frozenset:
     return frozenset(fact for fact in facts if not fact.startswith((LAYOUT, RELAYOUT)))
 
 
+def named_size(facts: frozenset):
+    """The size an int holds (``SIZE``): an int, a parameter's ``("size", i, d)`` or arithmetic of those."""
+    found = [fact[len(SIZE):] for fact in facts if fact.startswith(SIZE)]
+    return ast.literal_eval(found[0]) if len(found) == 1 else None
+
+
+def size_arithmetic(operator, left, right):
+    """``h * w`` of two sizes: the number where both are known, an expression each call site
+    resolves where one is a parameter's size, None where one is not known."""
+    if left is None or right is None:
+        return None
+    symbol = SIZE_ARITHMETIC[operator]
+    if type(left) is int and type(right) is int:
+        return _computed(symbol, left, right)
+    return (symbol, left, right)
+
+
+def _computed(symbol: str, left: int, right: int) -> Optional[int]:
+    if symbol == "//":
+        return left // right if right else None
+    return left * right if symbol == "*" else left + right if symbol == "+" else left - right
+
+
 def symbolic(operation: tuple) -> set:
     """The parameters whose sizes ``operation`` names (``("size", i, d)``)."""
     found = set()
@@ -209,12 +234,18 @@ def sizes_resolved(operation: tuple, sizes: Sequence[int]) -> Optional[tuple]:
         if type(argument) is tuple and argument[:1] == ("size",):
             dim = _dim(argument[2], len(sizes))
             return None if dim is None else sizes[dim]
+        if type(argument) is tuple and argument[:1] and argument[0] in _SYMBOLS:  # ``("*", h, w)``
+            left, right = resolve(argument[1]), resolve(argument[2])
+            return None if left is None or right is None else _computed(argument[0], left, right)
         if type(argument) is tuple:
             parts = tuple(resolve(part) for part in argument)
             return None if None in parts else parts
         return argument
     resolved = tuple(resolve(argument) for argument in operation[1:])
     return None if None in resolved else (operation[0],) + resolved
+
+
+_SYMBOLS = frozenset(SIZE_ARITHMETIC.values())
 
 
 def replay(layout: Layout, steps: tuple) -> Tuple[Optional[Layout], bool]:

@@ -60,6 +60,7 @@ class Summary(NamedTuple):
 _ARRAYS = frozenset(("tensor", "ndarray"))
 _PYTHON_DATA = frozenset(("list", "tuple", "number", "int", "bool", "str"))  # no memory a tensor can be
 CAST_TO = "cast_to:"  # a fact: a cast to this dtype of what a caller passes (``t.float()``), the tensor itself or a copy
+PICKED_BY = "picked_by:"  # a fact: a part of a tensor or array indexed by what a caller passes (``i@site``)
 SURELY_CAST = "surely_cast"  # a fact beside CAST_TO: the tensor itself only where the caller's surely has that dtype (``ids.long()``)
 
 
@@ -124,6 +125,9 @@ def is_torch_layer(value: Value) -> bool:
     """Whether ``value`` is surely a torch layer (a module, not a class of the file)."""
     return "module" in value.kinds and "?" not in value.kinds and not any(
         kind.startswith("object:") for kind in value.kinds)
+
+
+_INDEX_ARRAYS = frozenset(("list", "ndarray", "tensor"))  # an index of these picks elements: a copy
 
 
 class Instantiation:
@@ -208,6 +212,18 @@ class Instantiation:
         if SURELY_CAST in value.facts:
             return dtypes != {casts[0]}
         return "" not in dtypes and casts[0] not in dtypes
+
+    def picked_anew(self, value: Value):
+        """The allocation site of a part the callee indexed by a parameter (``PICKED_BY``) where this
+        call passes a list, an array or a tensor there: advanced indexing, a copy; else None."""
+        picked = [fact[len(PICKED_BY):].partition("@") for fact in value.facts if fact.startswith(PICKED_BY)]
+        if len(picked) != 1:
+            return None
+        index, _, site = picked[0]
+        passed = self.actual(int(index))
+        if not passed.kinds or not passed.kinds <= _INDEX_ARRAYS or "0-d" in passed.facts:
+            return None
+        return tuple(int(part) for part in site.split(","))
 
     def relaid(self, value: Value):
         """The facts of ``value`` at this call, its layout steps (``layout.RELAYOUT``) replayed on
@@ -350,6 +366,9 @@ class Instantiation:
             storages = frozenset(storage for storage in storages
                                  if self.parameter_of(storage) is None and storage not in self.instance_dtypes)
             made = frozenset()
+        picked = self.picked_anew(value)
+        if picked is not None:  # ``self.obs[idx]`` of an index array this call passes: a copy made there
+            storages, made = frozenset((picked,)), frozenset()
         result = value._replace(
             kinds=kinds or UNKNOWN.kinds, grad=grad, graph=graph, device=device, made=made, qual=qual,
             storages=self.storages(storages), kind_from=other_kinds, grad_from=other_grads, called=other_calls,

@@ -19,7 +19,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import (
-    CAST_TO, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
+    CAST_TO, PICKED_BY, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
 )
 from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, MAY_CALL, NO_GRAD, NONE, NUMBER, SAVED,
@@ -179,11 +179,47 @@ class Transfer:
         receiver = self.function.names[0] if self.function.receiver_offset else None
         value = self.assigned(node.value, value, state, kept_on_receiver=self.summary_mode and all(
             on_receiver(target, receiver) for target in node.targets))
+        value = self.assigned_each(node, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
         self.accumulated(node, value, state)
         for target in node.targets:
             self.assign(target, value, state, node)
+        self.sizes_named(node, state)
+
+    def sizes_named(self, node: ast.Assign, state) -> None:
+        """``b, c, h, w = x.shape`` (or ``x.size()``): each name holds that size of ``x``, where it
+        is known (or, in a summary, of a parameter as passed), for the layouts a later
+        ``reshape(b, h * w, c)`` asks for."""
+        shape = node.value
+        if type(shape) is ast.Call and type(shape.func) is ast.Attribute and shape.func.attr == "size" \
+                and not shape.args and not shape.keywords:
+            shape = ast.copy_location(ast.Attribute(value=shape.func.value, attr="shape", ctx=ast.Load()), shape)
+        if type(shape) is not ast.Attribute or shape.attr != "shape" or len(node.targets) != 1 \
+                or type(node.targets[0]) not in (ast.Tuple, ast.List):
+            return
+        names = node.targets[0].elts
+        if any(type(name) is ast.Starred for name in names):
+            return
+        for dim, name in enumerate(names):
+            size = self.size_argument(ast.Subscript(value=shape, slice=ast.Constant(dim), ctx=ast.Load()), state)
+            if size is not None and type(name) is ast.Name and type(state.get(name.id)) is Value:
+                state[name.id] = state[name.id]._replace(facts=state[name.id].facts | {layout.SIZE + repr(size)})
+
+    def assigned_each(self, node: ast.Assign, value: Value, state) -> Value:
+        """``best_loss, best = loss.item(), theta``: each name bound to a name of the literal on
+        the right is that object under one more name, as ``best = theta`` is."""
+        elements = getattr(node.value, "elts", None)
+        if type(node.value) not in (ast.Tuple, ast.List) or value.items is None or not all(
+                type(target) in (ast.Tuple, ast.List) and len(target.elts) == len(elements)
+                and not any(type(element) is ast.Starred for element in target.elts) for target in node.targets):
+            return value
+        items = dict(value.items)
+        for position, element in enumerate(elements):
+            item = items.get(str(position))
+            if item is not None and type(element) in (ast.Name, ast.Attribute):
+                items[str(position)] = self.assigned(element, item, state)
+        return value._replace(items=tuple(items.items()))
 
     def accumulated(self, node: ast.Assign, value: Value, state) -> None:
         """``acc = acc + v``, ``ema = 0.9 * ema + 0.1 * v`` (in a branch of ``a if c else b``
@@ -1041,6 +1077,12 @@ class Transfer:
         literal = _integer(node)
         if literal is not None:
             return literal
+        if type(node) is ast.Name:  # ``h`` of ``b, c, h, w = x.shape``
+            held = state.get(node.id)
+            return layout.named_size(held.facts) if type(held) is Value else None
+        if type(node) is ast.BinOp and type(node.op) in layout.SIZE_ARITHMETIC:  # ``h * w``
+            return layout.size_arithmetic(type(node.op), self.size_argument(node.left, state),
+                                          self.size_argument(node.right, state))
         if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "size" \
                 and len(node.args) == 1 and not node.keywords:
             base, dim = node.func.value, _integer(node.args[0])
@@ -1412,6 +1454,7 @@ class Transfer:
                                  items=None, facts=dtype_facts(base) | _repeated_part(base))  # and what it is a part of
             if advanced:
                 return item._replace(made=EMPTY, facts=dtype_facts(base))
+            item = self.picked_by_caller(item, index, node)
             view = self.aliased(node, node.value, item, "partial_view", "indexing", state)
             part = _part_indexed(node.slice, state)
             if part:
@@ -1419,7 +1462,7 @@ class Transfer:
                     self.model.view_parts[made] = part
             return view
         if _is_array(base):  # an array's view is an alias no rule reports alone (numpy()/from_numpy() chains name it)
-            item = array_item(node, base, index)
+            item = self.picked_by_caller(array_item(node, base, index), index, node)
             return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
         if base.kinds <= _NUMERIC:  # ``x.shape[-2]``: sizes are numbers
             return INTEGER
@@ -1430,11 +1473,23 @@ class Transfer:
         held = base.storages if base.kind_from else EMPTY
         if held and _advanced_index(node.slice, index):  # ``history[:, [0, -1]]``: a copy, whatever it indexes
             held = frozenset((_site(node),))
-        item = Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=held)
+        item = self.picked_by_caller(Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=held),
+                                     index, node)
         if self.summary_mode and base.kind_from and _basic_index(node.slice):
             # ``state[:, -1]`` of a parameter: where a caller passes a tensor, the part returned is a view
             return self.aliased(node, node.value, item, "partial_view", "indexing", state)
         return item
+
+    def picked_by_caller(self, part: Value, index: Value, node: ast.Subscript) -> Value:
+        """In a summary, a part indexed by what one parameter holds (``self.obs[idx]``): each call
+        site decides whether it is a view (an int, a slice) or a copy (an index array: ``PICKED_BY``)."""
+        if not self.summary_mode or not index.kind_from or "?" not in index.kinds or part.fresh:
+            return part
+        indices = {i for callee, i in index.kind_from if callee == self.function.name}
+        if len(indices) != 1 or type(node.slice) is ast.Tuple:
+            return part
+        site = ",".join(map(str, _site(node)))
+        return part._replace(facts=part.facts | {f"{PICKED_BY}{indices.pop()}@{site}"})
 
     def held_item(self, node: ast.Subscript, container: Value, state) -> Value:
         """An item of a container whose items the model does not know (a parameter, filled by
@@ -1871,6 +1926,8 @@ class Transfer:
         (``use_cuda = torch.cuda.is_available()`` ... ``if use_cuda:``)."""
         if type(test) is ast.Name:
             value = state.get(test.id)
+            if value is None and test.id not in self.model.declared_global_anywhere():
+                value = self.model.outer_value(self.function, test.id)  # (a module's ``cuda = torch.cuda.is_available()``)
             tested = self.model.named_tests.get(value.qual) if type(value) is Value and value.qual else None
             if tested is None:
                 return False
@@ -2277,6 +2334,7 @@ class Transfer:
         statistics = _running_statistics(module)
         if statistics:
             self.write(node, Value(TENSOR, storages=statistics), state, node, method=module.qual)
+        self.run_layers_of_the_file(module, arguments, node, state)
         if _writes_input(module, module) and node.args and arguments and type(node.args[0]) is not ast.Starred:
             written = arguments[0]
             self.write(node.args[0], written, state, node, grad=written.grad, method=module.qual)
@@ -2297,6 +2355,26 @@ class Transfer:
         if evidence is Evidence.ANNOTATION:
             evidence = Evidence.ANNOTATED_MODULE
         return result._replace(why=_why(evidence, "kind", "grad"))
+
+    def run_layers_of_the_file(self, chain: Value, arguments, node, state) -> None:
+        """A chain of layers (``nn.Sequential(nn.Linear(3, 3), Scaled())``) calls each of its
+        layers of the file's classes on what the layers before it made: a graph tensor after a
+        layer with parameters, or where the chain's input is one (their ``forward`` is then
+        called as a module's, with that input)."""
+        layers = chain.items
+        if "module_chain" not in k.role_of("function", chain.qual) or not layers or not arguments \
+                or any(key == "*" for key, _ in layers) or not any(_classes_of(layer) for _, layer in layers):
+            return
+        inner = ast.copy_location(ast.Call(func=getattr(node, "func", node), args=[], keywords=[]), node)
+        given = arguments[0]
+        for position, (_, layer) in enumerate(layers):
+            if _classes_of(layer):
+                given = self.call_value(layer, [given], {}, inner, state)
+            else:
+                grad = given.grad or "module" in layer.kinds and "parameter_free" not in layer.facts \
+                    and FROZEN not in layer.facts
+                given = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((("call", _site(node), ("layer", position)),)),
+                              fresh=True, device=given.device, why=_why(Evidence.MODULE_CALL, "kind", "grad"))
 
     def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
         roles = k.role_of("function", qual)
@@ -3379,7 +3457,9 @@ class Transfer:
                                   _handed_as_is(instance, function, summary.returns) if not module_call else EMPTY,
                                   fresh=frozenset(index for index, value in enumerate(actuals)
                                                   if value is not None and (value.fresh or module_call)),
-                                  receiver_place=None if module_call else receiver_place)
+                                  receiver_place=None if module_call else receiver_place,
+                                  tensors=frozenset(index for index, value in enumerate(actuals)
+                                                    if value is not None and value.kinds == TENSOR))
         result = _items_handed_as_is(instance, function, summary.returns, result)
         if summary.returns is not None and summary.returns.is_tensor:
             # ``criterion(feats.data, y)``: what the callee computes from a detached read meets its graph there
@@ -3616,14 +3696,16 @@ class Transfer:
 
     def handed_back(self, function, bound: int, returned: Optional[Value], result: Value, node, state: dict,
                     as_is: frozenset = EMPTY, container: bool = False, fresh: frozenset = EMPTY,
-                    receiver_place: Optional[str] = None) -> Value:
+                    receiver_place: Optional[str] = None, tensors: frozenset = EMPTY) -> Value:
         """A call of a function that may return memory it did not allocate (an argument as it is,
         or an alias it made) makes that alias where the caller sees it: at the call, spelled with
         what the callee did (``transpose() in swap()``, ``f() returning its argument``), its
         source named as the caller names it (``bound``: how many values the call binds). The
         callee's own ids stay inside it. An argument that is an alias already (``as_is``: the
         aliases it was made as) comes back as that alias, not as one more. A container the
-        callee filled with aliases it made (``return m.state_dict()``) holds them as items."""
+        callee filled with aliases it made (``return m.state_dict()``) holds them as items. A
+        converter of what a caller passes (``torch.as_tensor(x)``) given a tensor there (``tensors``:
+        the indices of those) returns that tensor: a move that did nothing, not an array's memory."""
         if returned is None:
             return result
         if not (result.is_tensor or "ndarray" in result.kinds):
@@ -3657,6 +3739,9 @@ class Transfer:
                 source = next((maker[2] for maker in sorted(makers, key=lambda maker: (
                     maker[0].end_lineno, maker[0].end_col_offset)) if maker[2] is not None), None)
             kind, op = made[2], f"{op} in {_called_name(function, node)}()"
+            if kind == "from_numpy" and op.startswith(tuple(qual + "()" for qual in _SHARING_CONVERTERS)) and any(
+                    parameter_index(storage, function.name) in tensors for storage in returned.storages):
+                kind = "move"
         else:
             kind, op, source = "assignment", f"{_called_name(function, node)}() returning its argument", function.names[
                 passed[0]]

@@ -525,8 +525,14 @@ def _made_anew(model, alias, read) -> list:
         # iteration): after it, the caller's name holds the alias made by that run; what the caller
         # computes from a run of the alias's own function (``k.transpose(-1, -2)`` of ``k, v =
         # cache.update(...)``) reads the one that run made
-        return [event for event in _arrivals(model, made, read.function)
+        # (not a call whose result the caller binds to another name: ``after = snapshot(net)``
+        # leaves what ``before`` holds as it was)
+        arrivals = _arrivals(model, made, read.function)
+        bound_elsewhere = {id(event.detail.get("expression")) for event in arrivals if event.kind == "bind"
+                           and read.place is not None and not _same_holder(event.place, read.place)}
+        return [event for event in arrivals
                 if event.kind in ("bind", "call") and type(event.node) is ast.Call and event.line != read.line
+                and id(event.node) not in bound_elsewhere
                 and (read.place is not None and (event.kind == "call" or _same_holder(event.place, read.place))
                      or event.detail.get("callee") == alias.function.name)]
     return [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == read.place

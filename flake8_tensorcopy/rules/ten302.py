@@ -25,8 +25,9 @@ class NumpyOfGradTensor(Rule):
     arithmetic on those) or that lives on an accelerator (`x.cuda().numpy()`).
 
     ## Why is this bad?
-    It raises. On CPU, for a tensor that requires grad: "Can't call numpy() on Tensor that
-    requires grad. Use tensor.detach().numpy() instead." (RuntimeError). On CUDA the device
+    It raises. On CPU, for a tensor that requires grad, where grad mode is on: "Can't call
+    numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead." (RuntimeError;
+    under `torch.no_grad()` and in a custom `autograd.Function`'s `forward` it converts). On CUDA the device
     check comes first, whether or not it requires grad: "can't convert cuda:0 device type
     tensor to numpy" (TypeError; NVIDIA H100, measured). Code that passed on a CPU-only test
     box fails in training.
@@ -68,7 +69,7 @@ class NumpyOfGradTensor(Rule):
             if read is None or any(keyword.arg == "force" for keyword in call.node.keywords):
                 continue
             value = read.value
-            if value.grad:
+            if value.grad and read.detail["grad_mode"]:  # (under ``no_grad`` it converts: the check needs grad mode)
                 reason = f"it requires grad ({grad_evidence(value)})"
             elif value.device - {"cpu"}:
                 reason = "it lives on an accelerator"
