@@ -119,6 +119,7 @@ class FunctionInfo:
         self.attributes_seen: Dict[str, dict] = {}
         self.name_uses: Optional[dict] = None  # per name, its loads and global/nonlocal declarations (``_name_uses``)
         self._bound_names: Optional[set] = None
+        self.captured: Optional[frozenset] = None  # the names it reads from enclosing functions (``_captured_values``)
 
     @property
     def bound_names(self) -> set:

@@ -2806,6 +2806,8 @@ class Transfer:
         if receiver.kind_from and self.summary_mode and method in _MODULE_TENSORS:  # a parameter used as a module
             return _module_tensors(receiver, method)
         if (receiver.kind_from or receiver.called) and self.summary_mode:
+            if not roles and method not in TENSOR_ONLY_METHODS and "?" in receiver.kinds:
+                self.method_of_parameter_called(receiver, method, arguments, keywords, node, state)
             # a parameter, or what calling one returns (``layer(x).mean()``): tensor semantics, kind
             # left symbolic, each call site's argument decides
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
@@ -3268,6 +3270,14 @@ class Transfer:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         return instance
 
+    def captured_read(self, nested, node, state: dict) -> None:
+        """A call of a function nested in this one (``def drift(): return (w - ref).norm()``) reads,
+        there, the tensors and arrays it captures by name: what the names hold at the call."""
+        for name in _captured_values(nested):
+            held = state.get(name)
+            if type(held) is Value and held.storages and (held.is_tensor or "ndarray" in held.kinds):
+                self.record("read", node, name, held, state, by_call=place_of(getattr(node, "func", None)) or name)
+
     def inherited_layer(self, info) -> str:
         """The torch layer a class of the file is when called: the ``torch.nn`` class it derives
         from, where no class of its lineage defines ``forward`` or ``__call__`` (``class
@@ -3328,6 +3338,8 @@ class Transfer:
             self.effect(partial(_note_kept, function, still_held))
             # grad mode at the call; a module called as one (``model(x)``) is taken to be trained somewhere
             self.effect(partial(_note_grad_at_call, function, module_call or not state.get(NO_GRAD)))
+        if function.parent is self.function:
+            self.captured_read(function, node, state)
         summary = self.model.summary(function, self.receiver_flags(function, arguments))
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
@@ -3493,6 +3505,11 @@ class Transfer:
         results = {}
         for (symbol, site), (arguments, keywords) in sorted(calls.items(), key=lambda pair: repr(pair[0])):
             passed = instance.actual(symbol[1])
+            if len(symbol) == 4:  # a method called on it (``rng.shuffle(data)``)
+                results[site] = self.method_of_what_was_passed(
+                    passed, symbol[2], [instance.value(value) for value in arguments],
+                    {name: instance.value(value) for name, value in keywords.items() if name}, inner, state)
+                continue
             if len(symbol) == 3:  # what the object passed there keeps (``self.transform``), this instance's own
                 passed = _named_field(passed, symbol[2]) or UNKNOWN
             if not (passed.qual.startswith("local:") or BOUND_ARGUMENTS in passed.facts or _classes_of(passed)):
@@ -3513,6 +3530,26 @@ class Transfer:
         if len(indices) == 1:
             state[PARAMETER_CALLS] = state.get(PARAMETER_CALLS, EMPTY) | {(
                 (self.function.name, indices.pop(), attribute), _site(node), tuple(arguments), tuple(keywords.items()))}
+
+    def method_of_parameter_called(self, receiver: Value, method: str, arguments, keywords, node, state: dict) -> None:
+        """``rng.shuffle(data)``, ``agent.remember(x)`` in a summary, on what a caller passes and no
+        tensor has as a method: a parameter call (``(function, index, method, METHOD)``) each call
+        site resolves on the object it passes there."""
+        indices = {index for callee, index in receiver.kind_from if callee == self.function.name}
+        if len(indices) == 1 and len(receiver.kind_from) == 1:
+            state[PARAMETER_CALLS] = state.get(PARAMETER_CALLS, EMPTY) | {(
+                (self.function.name, indices.pop(), method, METHOD), _site(node), tuple(arguments), tuple(keywords.items()))}
+
+    def method_of_what_was_passed(self, receiver: Value, method: str, arguments, keywords, node, state: dict) -> Value:
+        """A method a callee called on what this call passes: that object's method where it is an
+        object of the file's classes; a random generator's in-place draw (``rng.shuffle(a)``) writes
+        its argument here."""
+        if any(self.model.method_of(name, method) is not None for name in _classes_of(receiver)):
+            return self.method_call(receiver, method, node, arguments, keywords, node, state)
+        qual = f"{receiver.qual}.{method}" if "pymodule" in receiver.kinds and receiver.qual else ""
+        if qual and "inplace" in k.role_of("function", qual) and arguments and arguments[0].storages:
+            self.write(node, arguments[0], state, node, method=qual)
+        return UNKNOWN
 
     def passed_call_result(self, passed: Value, sites: frozenset, results: dict, node, state: dict) -> Value:
         """What a callee's call of a function its caller passes returned at this call (``called``
@@ -5573,6 +5610,18 @@ def _rebinds_each_pass(loop, names) -> bool:
     return bool(names) and all(name in bound for name in names)
 
 
+def _captured_values(function) -> frozenset:
+    """The names a nested function reads from the functions around it for their values (not
+    only a size, a dtype or a device: ``ref.shape``), found once."""
+    if function.captured is None:
+        own = set(function.names) | function.bound_names
+        metadata = {id(node.value) for node in descendants(function.node) if type(node) is ast.Attribute
+                    and "integer" in k.role_of("attribute", node.attr) | k.role_of("method", node.attr)}
+        function.captured = frozenset(node.id for node in descendants(function.node) if type(node) is ast.Name
+                                      and type(node.ctx) is ast.Load and node.id not in own and id(node) not in metadata)
+    return function.captured
+
+
 def _name_uses(function_node) -> dict:
     """Per name, its loads in the function and the functions nested in it (None for a
     ``global``/``nonlocal`` declaration of it); under the key None, the function's loops."""
@@ -5927,6 +5976,7 @@ REFILLS = "!refills"
 # state keys a summary is made of that grow along the function, whatever block adds to them
 # state key, in a summary: (parameter symbol, call site, arguments, keywords) per call of a parameter
 PARAMETER_CALLS = "!parameter_calls"
+METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed
 # state key, in a summary: (comparison node, the values compared) per identity test of what callers pass
 IDENTITY_TESTS = "!identity_tests"
 _SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
