@@ -500,7 +500,7 @@ class Transfer:
             state[node.name] = Value(kinds("class"), qual="class:" + node.name)
         else:
             self.default_arguments(info, node, state)
-            state[node.name] = Value(kinds("function"), qual="local:" + info.name)
+            state[node.name] = self.with_captured(Value(kinds("function"), qual="local:" + info.name), info, state)
         self.set_closure(info, state)
 
     def default_arguments(self, function, node, state: dict) -> None:
@@ -1613,7 +1613,16 @@ class Transfer:
     def lambda_(self, node, state) -> Value:
         info = self.model.function_of(node, self.function)
         self.set_closure(info, state)
-        return Value(kinds("function"), qual="local:" + info.name)
+        return self.with_captured(Value(kinds("function"), qual="local:" + info.name), info, state)
+
+    def with_captured(self, function: Value, info, state: dict) -> Value:
+        """A nested function or lambda that captures aliases of tensors or arrays (``ref =
+        t.detach()``, then ``def drift(): ... ref``): it holds them (``CAPTURED`` items), so that a
+        call of it where the enclosing function has returned it reads them."""
+        captured = tuple(sorted((name, state[name]) for name in _captured_values(info)
+                                if type(state.get(name)) is Value and state[name].made and state[name].storages
+                                and (state[name].is_tensor or "ndarray" in state[name].kinds)))
+        return function._replace(items=captured, facts=function.facts | {CAPTURED}) if captured else function
 
     def set_closure(self, info, state: dict) -> None:
         """The enclosing state a nested function or lambda reads its outer names from; a
@@ -2200,6 +2209,8 @@ class Transfer:
             keywords = {**{key[1:]: value for key, value in bound.items() if key[:1] == "="}, **keywords}
             callee = callee._replace(items=None, facts=callee.facts - {BOUND_ARGUMENTS})
         qual = callee.qual
+        if CAPTURED in callee.facts and callee.items:
+            self.captured_by_a_returned_function(callee, node, state)
         if qual.startswith("local:"):
             return self.apply(self.model.functions_by_name[qual[6:]], arguments, keywords, node, state,
                               receiver_place=receiver_place, environment=environment_of(callee))
@@ -3277,6 +3288,15 @@ class Transfer:
             held = state.get(name)
             if type(held) is Value and held.storages and (held.is_tensor or "ndarray" in held.kinds):
                 self.record("read", node, name, held, state, by_call=place_of(getattr(node, "func", None)) or name)
+
+    def captured_by_a_returned_function(self, callee: Value, node, state: dict) -> None:
+        """A call of a function a factory returned (``meter = make_meter(w)``, then ``meter()``)
+        reads the aliases it captured there, as the call site now holds them."""
+        function = self.model.functions_by_name.get(callee.qual[6:])
+        if function is None or function.parent is self.function:
+            return  # (a function of this one's own reads what the names hold now: ``captured_read``)
+        for _, held in callee.items:
+            self.record("read", node, None, held, state, by_call=place_of(getattr(node, "func", None)) or "")
 
     def inherited_layer(self, info) -> str:
         """The torch layer a class of the file is when called: the ``torch.nn`` class it derives
@@ -5976,6 +5996,7 @@ REFILLS = "!refills"
 # state keys a summary is made of that grow along the function, whatever block adds to them
 # state key, in a summary: (parameter symbol, call site, arguments, keywords) per call of a parameter
 PARAMETER_CALLS = "!parameter_calls"
+CAPTURED = "captured"  # a fact of a nested function's value: its items are the aliases it captured, by name
 METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed
 # state key, in a summary: (comparison node, the values compared) per identity test of what callers pass
 IDENTITY_TESTS = "!identity_tests"
