@@ -2371,7 +2371,8 @@ class Transfer:
         """A chain of layers (``nn.Sequential(nn.Linear(3, 3), Scaled())``) calls each of its
         layers of the file's classes on what the layers before it made: a graph tensor after a
         layer with parameters, or where the chain's input is one (their ``forward`` is then
-        called as a module's, with that input)."""
+        called as a module's, with that input); what such a layer computed from a detached read
+        meets the graph of the next layer with parameters."""
         layers = chain.items
         if "module_chain" not in k.role_of("function", chain.qual) or not layers or not arguments \
                 or any(key == "*" for key, _ in layers) or not any(_classes_of(layer) for _, layer in layers):
@@ -2384,8 +2385,9 @@ class Transfer:
             else:
                 grad = given.grad or "module" in layer.kinds and "parameter_free" not in layer.facts \
                     and FROZEN not in layer.facts
-                given = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((("call", _site(node), ("layer", position)),)),
-                              fresh=True, device=given.device, why=_why(Evidence.MODULE_CALL, "kind", "grad"))
+                made = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((("call", _site(node), ("layer", position)),)),
+                             fresh=True, device=given.device, why=_why(Evidence.MODULE_CALL, "kind", "grad"))
+                given = self.carry_dropped(made, [given], node, state)  # (a layer's ``.data`` output meets a graph here)
 
     def torch_call(self, qual: str, arguments, keywords, node, state) -> Value:
         roles = k.role_of("function", qual)
