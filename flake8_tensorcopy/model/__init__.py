@@ -32,7 +32,7 @@ from flake8_tensorcopy.model.transfer import (
 )
 from flake8_tensorcopy.scan import children, descendants
 from flake8_tensorcopy.model.values import (
-    EMPTY, ENTRY, FORWARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, held_within, join,
+    BESIDE_FRESH, EMPTY, ENTRY, FORWARDED, IN_FLIGHT, INTEGER, NO_GRAD, NONE, NUMBER, SAVED, UNKNOWN, Evidence, Value, held_within, join,
     holds_a_graph, join_all, kinds, storages_held,
 )
 
@@ -431,7 +431,7 @@ class Model:
                 continue
             kept = Value(value.kinds, grad=value.grad, graph=value.graph, device=value.device, storages=value.storages,
                          qual=value.qual, why=tuple((c, Evidence.CALLERS if e.strong else e) for c, e in value.why),
-                         facts=_passed_facts(value),
+                         facts=_passed_facts(value) | _passed_beside_fresh(value, actuals),
                          items=self.held_by_passed_optimizer(function, value, actuals) or _passed_items(value))
             known[index] = kept if known[index] is None else join(known[index], kept)
         function.passed = known
@@ -529,6 +529,10 @@ class Model:
                                        grad=value.grad or module, why=(("kind", Evidence.ANNOTATION),))
             elif "?" in value.kinds and annotation_node is not None and not disputed:
                 value = self.annotated_torch(annotation_node, value)
+            elif annotation in _SCALAR_ANNOTATIONS and value.evidence("kind") is not None \
+                    and not value.evidence("kind").strong:  # ``n: float`` over an item callers may hold as a tensor
+                value = value._replace(kinds=kinds(_SCALAR_ANNOTATIONS[annotation]), grad=False, graph=False,
+                                       why=(("kind", Evidence.ANNOTATION),))
             if not symbolic and index in function.used_as_tensor and annotation_node is not None:
                 value = value._replace(kinds=TENSOR, why=(("kind", Evidence.ANNOTATION),) + tuple(
                     pair for pair in value.why if pair[0] != "kind"))  # a use after a site proves nothing there
@@ -945,6 +949,16 @@ def _passed_items(value: Value) -> Optional[tuple]:
                              why=tuple((c, Evidence.CALLERS) for c, _ in item.why), facts=_passed_facts(item),
                              items=_passed_items(item)))
                  for key, item in value.items)
+
+
+def _passed_beside_fresh(value: Value, actuals: List[Optional[Value]]) -> frozenset:
+    """A function of the file a call site passes beside only new objects (``load(np.zeros(3),
+    shift_)``): what it does to them there no one else sees, so it is no candidate of a join
+    with the functions other call sites pass beside what their callers hold (``MAY_CALL``)."""
+    if not value.qual.startswith(("local:", "class:")) or not all(
+            other is None or other is value or other.fresh or not other.storages for other in actuals):
+        return EMPTY
+    return frozenset((BESIDE_FRESH,))
 
 
 def _passed_facts(value: Value) -> frozenset:

@@ -1697,6 +1697,8 @@ class Transfer:
         operand = self.evaluate(node.operand, state)
         if type(node.op) is ast.Not:
             return BOOL
+        if operand.kinds == INTEGER.kinds:  # ``-3``: an int (``torch.tensor([2, -3])`` is int64)
+            return INTEGER
         return self.arithmetic(node.op, operand, operand, node, state)
 
     def binary(self, node, state) -> Value:
@@ -1861,6 +1863,8 @@ class Transfer:
                 {ZERO_DIM} if ONE_DIM in value.facts else EMPTY))
         if value.qual in _MODULE_SEQUENCES and "module" in value.kinds:  # ``for block in blocks``: its layers
             return submodule(value)
+        if value.kinds == INTEGER.kinds:  # ``b, c, h, w = x.shape``: sizes are ints
+            return INTEGER
         if self.summary_mode and value.kind_from:  # an item of what a caller passes: its items at a call site
             return _filled_elsewhere(value, None)
         return UNKNOWN
@@ -2379,12 +2383,13 @@ class Transfer:
             return
         inner = ast.copy_location(ast.Call(func=getattr(node, "func", node), args=[], keywords=[]), node)
         given = arguments[0]
+        recorded = _kept_for_backward(state)  # (under ``no_grad``, or a chain frozen since, no layer makes a graph)
         for position, (_, layer) in enumerate(layers):
             if _classes_of(layer):
                 given = self.call_value(layer, [given], {}, inner, state)
             else:
-                grad = given.grad or "module" in layer.kinds and "parameter_free" not in layer.facts \
-                    and FROZEN not in layer.facts
+                grad = recorded and (given.grad or "module" in layer.kinds and "parameter_free" not in layer.facts
+                                     and FROZEN not in layer.facts and FROZEN not in chain.facts)
                 made = Value(TENSOR, grad=grad, graph=grad, storages=frozenset((("call", _site(node), ("layer", position)),)),
                              fresh=True, device=given.device, why=_why(Evidence.MODULE_CALL, "kind", "grad"))
                 given = self.carry_dropped(made, [given], node, state)  # (a layer's ``.data`` output meets a graph here)
@@ -3882,7 +3887,7 @@ class Transfer:
         if not to_array and ("ndarray" in first.kinds or symbolic and first.storages):
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
-        if qual == "copy.copy" and (first.is_tensor or _held_item(first)):
+        if qual == "copy.copy" and (first.is_tensor or _held_item(first) or _tensor_of_parameter(first)):
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
         if qual == "copy.copy":  # a new object of the same kind holding the same items (``copy.copy(kwargs)``)
             return first._replace(storages=frozenset((_site(node),)), fresh=True, made=EMPTY)
@@ -5034,6 +5039,14 @@ ITEM_OF = "item_of:"  # a fact: the value is an item of the container at the pla
 SUBMODULE = "submodule?"  # a fact: what a module holds under a name the model does not know (maybe a layer)
 
 
+def _tensor_of_parameter(value: Value) -> bool:
+    """In a summary, a parameter of a module a caller passes (``module.weight``): a tensor at
+    every call site that passes a module."""
+    return value.kinds == UNKNOWN.kinds and bool(value.storages) and all(
+        type(storage) is tuple and storage[:1] == ("attribute",) and "module_parameter" in k.role_of("attribute", storage[2])
+        for storage in value.storages)
+
+
 def _held_item(value: Value) -> bool:
     """An item of a container, of unknown kind (``_filled_elsewhere``)."""
     return value.kinds == UNKNOWN.kinds and not value.kind_from and any(fact.startswith(ITEM_OF) for fact in value.facts)
@@ -5361,14 +5374,16 @@ def backpropagated(value: Value) -> Value:
 def _made_without_grad(value: Value, top: bool = True) -> Value:
     """What an operation computed where grad is disabled: no graph tensor, nor one among the
     items a call returns that the call made (``channels, weights = integrate(...)``; not an
-    argument it hands back as it is)."""
+    argument it hands back as it is); nor a gradient a detached read in it dropped (``.data``
+    and ``.detach()`` are one there: no gradient could reach the tensor through it)."""
     items = value.items
     if items is not None and any(item.graph or item.grad_from or item.items for _, item in items):
         items = tuple((key, _made_without_grad(item, False)) for key, item in items)
     made_here = top or value.fresh or bool(value.storages) and all(
         type(storage) is tuple and storage[:1] == ("call",) for storage in value.storages)
-    if made_here and (value.graph or value.grad_from):
-        return value._replace(grad=False, graph=False, grad_from=EMPTY, items=items)
+    dropped = dropped_facts(value) if made_here else EMPTY
+    if made_here and (value.graph or value.grad_from or dropped):
+        return value._replace(grad=False, graph=False, grad_from=EMPTY, items=items, facts=value.facts - dropped)
     return value._replace(items=items) if items is not value.items else value
 
 

@@ -47,6 +47,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 EMPTY: frozenset = frozenset()
 DROPPED = "dropped@"  # a fact: computed from the detached read (``x.data``) at ``line:col`` of a tensor requiring grad
 MAY_CALL = "may_call:"  # a fact: a function or class of the file this value may name (its paths named different ones)
+BESIDE_FRESH = "beside_fresh"  # a fact of a function a call site passes beside new objects only: no candidate
 MOST_CANDIDATES = 4  # more functions than this on one value: what a call of it does is not known
 FIELDS = "fields:"  # a fact: a named tuple's field names, in order (``|``-joined)
 IN_FLIGHT = "!in_flight"  # state key: frozenset of copy ids still running
@@ -233,7 +234,8 @@ def _candidates(a: Value, b: Value) -> frozenset:
     call of any of them."""
     if a.qual == b.qual:
         return EMPTY
-    named = frozenset(MAY_CALL + side.qual for side in (a, b) if side.qual.startswith(("local:", "class:"))) | \
+    named = frozenset(MAY_CALL + side.qual for side in (a, b) if side.qual.startswith(("local:", "class:"))
+                      and BESIDE_FRESH not in side.facts) | \
         frozenset(fact for side in (a, b) for fact in side.facts if fact.startswith(MAY_CALL))
     return named if len(named) <= MOST_CANDIDATES else EMPTY
 
