@@ -352,6 +352,12 @@ class Transfer:
     def assume_name(self, test, truth: bool, state: dict) -> None:
         """A condition on a local name held on this path (``if cast:``, ``if not cast:``): the
         values an earlier join merged under the same name's two values take this path's back."""
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, truth = test.operand, not truth
+        if type(test) is ast.BoolOp and truth == (type(test.op) is ast.And):  # each operand held this way
+            for operand in test.values:
+                self.assume_name(operand, truth, state)
+            return
         steady = self.steady_test(test, truth, state)
         if steady is None:
             return
@@ -369,6 +375,9 @@ class Transfer:
             test, truth = test.operand, not truth
         if type(test) is ast.Name:
             return (test.id, truth) if self.steady_flag(test.id, state) else None
+        if type(test) is ast.Attribute and test.attr == "training" and self.function.receiver_offset \
+                and place_of(test.value) == self.function.names[0]:  # a module's mode, the same all through a call
+            return "self.training", truth
         if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Is, ast.IsNot) \
                 and type(test.left) is ast.Name and is_none(test.comparators[0]) \
                 and self.function is not self.model.module and None not in self.name_uses().get(test.left.id, ()):

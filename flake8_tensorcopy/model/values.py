@@ -355,17 +355,30 @@ def _correlate(a: dict, b: dict, result: dict, joining: bool) -> None:
     kept = a.get(GUARDED, EMPTY) & b.get(GUARDED, EMPTY)
     if kept:
         result[GUARDED] = kept
-    if assumed_a is None or assumed_b is None:
+    if assumed_a is None and assumed_b is None:
         return
-    result[ASSUMED] = assumed_a & assumed_b
+    assumed_a, assumed_b = assumed_a or EMPTY, assumed_b or EMPTY
+    if assumed_a & assumed_b:
+        result[ASSUMED] = assumed_a & assumed_b
     condition = next((name for name, truth in sorted(assumed_a) if (name, not truth) in assumed_b), None)
-    if condition is None:
-        return
-    if (condition, False) in assumed_a:
-        a, b = b, a
-    guards = frozenset((condition, place, a[place], b[place], joined) for place, joined in result.items()
-                       if place[:1] != "!" and type(joined) is Value and place in a and place in b
-                       and a[place] is not b[place] and a[place] != b[place])
+    if condition is not None:
+        if (condition, False) in assumed_a:
+            a, b = b, a
+        guards = frozenset((condition, place, a[place], b[place], joined) for place, joined in result.items()
+                           if place[:1] != "!" and type(joined) is Value and place in a and place in b
+                           and a[place] is not b[place] and a[place] != b[place])
+    else:  # one path assumed what the other did not test (``if not self.training and track:``, its else):
+        # where it goes the other way, only the other path ran
+        one_sided = [(name, truth, side, other) for side, mine, other, theirs in (
+            (a, assumed_a, b, assumed_b), (b, assumed_b, a, assumed_a)) for name, truth in sorted(mine)
+            if not any(name == known for known, _ in theirs)]
+        if not one_sided:
+            return
+        condition, truth, side, other = one_sided[0]
+        guards = frozenset((condition, place, *((joined, other[place]) if truth else (other[place], joined)), joined)
+                           for place, joined in result.items()
+                           if place[:1] != "!" and type(joined) is Value and place in side and place in other
+                           and side[place] is not other[place] and side[place] != other[place])
     if guards:
         result[GUARDED] = result.get(GUARDED, EMPTY) | guards
 

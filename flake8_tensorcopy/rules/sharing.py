@@ -342,7 +342,8 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             if not through_alias and _receiver_of_a_method_not_reading(model, read, alias):
                 continue  # ``probe.predict(x)`` reads ``probe.layer``, not the ``probe.start`` it keeps
             if side and _made_again(alias, write, read) \
-                    or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read):
+                    or _allocated_again(model, alias, read) or side and _let_go_before(model, alias, name, write, read) \
+                    or side and _not_held_at_the_write(model, alias, write, read):
                 continue
             later = " in a later iteration" if read.line < write.line else ""
             if later and through_alias and _another_pass(part, read.detail.get("part")):
@@ -511,6 +512,23 @@ def _let_go_before(model, alias, name: Optional[str], write, read) -> bool:
     rebinds = [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == name
                and bind.line != alias.line and (bind.value is None or made not in bind.value.made)]
     return bool(rebinds) and not model.events.after_unless(alias, write, rebinds)
+
+
+def _not_held_at_the_write(model, alias, write, read) -> bool:
+    """A local name read as the alias that did not hold it where the write ran (``if not
+    self.training: var = self.running_var`` ... ``if self.training: self.running_var.mul_(m)``:
+    on the path of the write the name held another tensor), and no binding gave it the alias
+    between the write and the read."""
+    place = read.place
+    if place is None or not place.isidentifier() or read.function is not write.function \
+            or place not in write.function.bound_names or read.value is None or read.value.items is not None \
+            or place == write.place or place in write.detail.get("holders", ()):
+        return False  # (a name the function does not bind, a closure's, is no holder its state tracks)
+    made = alias.detail["made"]
+    events = model.events
+    return not any(bind.kind == "bind" and bind.place == place and bind.value is not None and made in bind.value.made
+                   and events.after(write, bind) and events.after(bind, read)
+                   for bind in _binds_and_calls(model, write.function))
 
 
 def _made_anew(model, alias, read) -> list:
