@@ -1627,7 +1627,10 @@ class Transfer:
     def with_captured(self, function: Value, info, state: dict) -> Value:
         """A nested function or lambda that captures aliases of tensors or arrays (``ref =
         t.detach()``, then ``def drift(): ... ref``): it holds them (``CAPTURED`` items), so that a
-        call of it where the enclosing function has returned it reads them."""
+        call of it where the enclosing function has returned it reads them. (A function of the
+        module reads the module's names where it runs: it returns from no enclosing call.)"""
+        if info.parent is None or info.parent is self.model.module:
+            return function
         captured = tuple(sorted((name, state[name]) for name in _captured_values(info)
                                 if type(state.get(name)) is Value and state[name].made and state[name].storages
                                 and (state[name].is_tensor or "ndarray" in state[name].kinds)))
