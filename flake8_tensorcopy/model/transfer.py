@@ -5664,10 +5664,14 @@ def _captured_values(function) -> frozenset:
     only a size, a dtype or a device: ``ref.shape``), found once."""
     if function.captured is None:
         own = set(function.names) | function.bound_names
-        metadata = {id(node.value) for node in descendants(function.node) if type(node) is ast.Attribute
-                    and "integer" in k.role_of("attribute", node.attr) | k.role_of("method", node.attr)}
-        function.captured = frozenset(node.id for node in descendants(function.node) if type(node) is ast.Name
-                                      and type(node.ctx) is ast.Load and node.id not in own and id(node) not in metadata)
+        loads, metadata = [], set()
+        for node in descendants(function.node):
+            if type(node) is ast.Name and type(node.ctx) is ast.Load and node.id not in own:
+                loads.append(node)
+            elif type(node) is ast.Attribute and "integer" in k.role_of("attribute", node.attr) | k.role_of(
+                    "method", node.attr):
+                metadata.add(id(node.value))
+        function.captured = frozenset(node.id for node in loads if id(node) not in metadata)
     return function.captured
 
 

@@ -345,8 +345,11 @@ def _correlate(a: dict, b: dict, result: dict, joining: bool) -> None:
     """Where the two paths are told apart by a condition (``if cast: w = w.float()`` and its
     else), each place the join merges keeps both values under that condition (``GUARDED``):
     a later ``if cast:`` takes the value of its own path back (paths told apart by several names
-    correlate on the first in sorted order). Only what both paths assumed, and the guards both
-    kept, hold after the join; a widening forgets them all (a loop must settle)."""
+    correlate on the first in sorted order). Where only one path assumed a condition (``if not
+    self.training and track:``, whose else says nothing of the mode), a later test going the other
+    way takes the other path's value, and one going the same way the joined value. Only what both
+    paths assumed, and the guards both kept, hold after the join; a widening forgets them all (a
+    loop must settle)."""
     assumed_a, assumed_b = a.get(ASSUMED), b.get(ASSUMED)
     result.pop(ASSUMED, None)
     result.pop(GUARDED, None)
