@@ -78,6 +78,26 @@ def test_a_summary_replays_its_steps_on_each_call():
         assert layout.replay(layout.contiguous(tuple(tensor.shape)), steps)[1] is copies
 
 
+def test_sizes_read_after_steps_are_the_sizes_those_steps_made():
+    """``x = x.transpose(1, 3); b, w, h, c = x.shape; x.reshape(b, w * h, c)`` in a helper: the
+    sizes are those of the transposed tensor (a copy), not the parameter's (which would fit a view)."""
+    moved = (("transpose", 1, 3),)
+    size = [("size", 0, dim, moved) for dim in range(4)]
+    steps = moved + (("reshape", (size[0], ("*", size[1], size[2]), size[3])),)
+    outcomes = set()
+    for sizes in ((2, 3, 4, 5), (1, 1, 4, 5), (2, 3, 1, 5)):
+        tensor = torch.empty(sizes)
+        moved_tensor = tensor.transpose(1, 3)
+        b, w, h, c = moved_tensor.shape
+        result = moved_tensor.reshape(b, w * h, c)
+        assert layout.sizes_after(sizes, moved) == tuple(moved_tensor.shape)
+        replayed, copied = layout.replay(layout.contiguous(sizes), steps)
+        assert replayed[0] == tuple(result.shape)
+        assert copied is not _shares(result, tensor), sizes
+        outcomes.add(copied)
+    assert outcomes == {True, False}  # a height of one merges in place: the view is reached too
+
+
 def test_layout_is_forgotten_where_a_method_changes_it_in_place():
     """``x.t_()``/``x.resize_(n)`` change the sizes the file spelled: the answer is the one for
     any layout (here torch's too: after ``t_()`` the tensor is contiguous again and reshape views)."""

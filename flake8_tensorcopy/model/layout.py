@@ -10,8 +10,8 @@ be shared.
 
 In a summary the caller's sizes are not known yet: a parameter as passed carries the empty program
 (``relayout:()``), each step it goes through is appended (``("permute", (0, 2, 3, 1))``, a size
-of parameter ``i`` as ``("size", i, d)``), and each call site replays the program on the layout it
-passes (``replay``).
+of parameter ``i`` as ``("size", i, d)``, or ``("size", i, d, steps)`` where it was read after
+steps), and each call site replays the program on the layout it passes (``replay``).
 """
 
 import ast
@@ -232,8 +232,9 @@ def sizes_resolved(operation: tuple, sizes: Sequence[int]) -> Optional[tuple]:
     """``operation`` with the parameter's sizes (``("size", i, d)``) put in, None where one is out of range."""
     def resolve(argument):
         if type(argument) is tuple and argument[:1] == ("size",):
-            dim = _dim(argument[2], len(sizes))
-            return None if dim is None else sizes[dim]
+            after = sizes_after(sizes, argument[3]) if len(argument) > 3 else sizes
+            dim = None if after is None else _dim(argument[2], len(after))
+            return None if dim is None else after[dim]
         if type(argument) is tuple and argument[:1] and argument[0] in _SYMBOLS:  # ``("*", h, w)``
             left, right = resolve(argument[1]), resolve(argument[2])
             return None if left is None or right is None else _computed(argument[0], left, right)
@@ -246,6 +247,18 @@ def sizes_resolved(operation: tuple, sizes: Sequence[int]) -> Optional[tuple]:
 
 
 _SYMBOLS = frozenset(SIZE_ARITHMETIC.values())
+
+
+def sizes_after(sizes: Sequence[int], steps: tuple) -> Optional[Tuple[int, ...]]:
+    """The sizes a parameter of these sizes has after a summary's steps (``("size", 0, 1,
+    (("transpose", 1, 3),))``: a size read after the transpose), None where not known."""
+    after: Optional[Layout] = contiguous(sizes)
+    for operation in steps:
+        operation = sizes_resolved(operation, sizes)
+        after = None if operation is None else step(after, operation)[0]
+        if after is None:
+            return None
+    return after[0]
 
 
 def replay(layout: Layout, steps: tuple) -> Tuple[Optional[Layout], bool]:

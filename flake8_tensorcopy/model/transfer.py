@@ -1081,8 +1081,8 @@ class Transfer:
 
     def size_argument(self, node, state: dict):
         """A size spelled in the code: an int literal, a size of a tensor whose sizes are known
-        (``x.size(1)``, ``x.shape[1]``), or in a summary a size of a parameter as passed
-        (``("size", 1)``, known at each call); None otherwise."""
+        (``x.size(1)``, ``x.shape[1]``), or in a summary a size of a parameter as passed or of
+        what its steps made of it (``("size", 0, 1)``, known at each call); None otherwise."""
         literal = _integer(node)
         if literal is not None:
             return literal
@@ -1106,9 +1106,11 @@ class Transfer:
         if known is not None:
             return known[0][dim] if -len(known[0]) <= dim < len(known[0]) else None
         indices = {parameter_index(storage, self.function.name) for storage in value.storages}
-        if not self.summary_mode or layout.AS_PASSED not in value.facts or len(indices) != 1 or None in indices:
+        steps = layout.program(value.facts) if self.summary_mode else None
+        if steps is None or len(indices) != 1 or None in indices:
             return None
-        return ("size", indices.pop(), dim)
+        # of a local the parameter became (``x = x.transpose(1, 3)``): its size after those steps
+        return ("size", indices.pop(), dim) + ((steps,) if steps else ())
 
     def layout_step(self, method: str, node: ast.Call, state: dict) -> Optional[tuple]:
         """The step a method takes on a layout, with its arguments known (``("permute", (0, 2, 3, 1))``)."""
