@@ -105,6 +105,11 @@ def held_through(storage):
     return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
 
 
+def _call_site(storage):
+    """The call whose result ``storage`` is, or is an item of (``item_of_a_call``)."""
+    return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "item" else storage
+
+
 def allocated_in(storage, lines: tuple) -> bool:
     """Whether ``storage`` is memory made by code on ``lines`` (first, last): an allocation
     site there, or what a call there made."""
@@ -341,7 +346,9 @@ class Instantiation:
         kind_from, other_kinds = self.own(value.kind_from)
         qual = value.qual or self.function_passed_on(value, kind_from)
         grad_from, other_grads = self.own(value.grad_from)
-        called, other_calls = self.own(value.called)
+        called = [(symbol[1], symbol[2] if len(symbol) > 2 else ()) for symbol in value.called
+                  if symbol[0] == self.function]
+        other_calls = frozenset(symbol for symbol in value.called if symbol[0] != self.function)
         if kind_from:
             kinds = kinds - {"?"} if "?" in kinds and not other_kinds else kinds
             inherited = [self.actual(index) for index in kind_from]
@@ -377,9 +384,13 @@ class Instantiation:
                 (key, self.value(item)) for key, item in value.items),
             facts=facts | self.inherited_fields(kind_from) if value.items is None else facts,
         )
-        for index in called:
-            made = self.call_value(self.actual(index), value.storages)
-            if index not in grad_from:  # cut from the graph in the callee (``m(x).detach()``, under no_grad)
+        for index, keys in called:
+            made = self.call_value(self.actual(index), frozenset(_call_site(storage) for storage in value.storages))
+            for key in keys:  # an item of what it returned (``_, log_prob = policy.act(obs)``)
+                made = (made.item(key) or items_join(made)) if made.items else UNKNOWN
+            detached = any(len(alias) == 3 and alias[2] == "detach" for alias in value.made)
+            if (index not in grad_from if not keys else detached):
+                # cut from the graph in the callee (``m(x).detach()``, under no_grad)
                 made = made._replace(grad=False, graph=False)
             result = made if result.kinds == UNKNOWN.kinds and not result.storages else join(result, made)
         return result

@@ -596,7 +596,8 @@ class Transfer:
                     line, column = _site(node.value)[:2]
                     self.assign(element, value._replace(storages=frozenset(((line, column, 0, position),))), state, node)
                 else:
-                    item = value.item(str(position)) if value.items is not None else None
+                    item = value.item(str(position)) if value.items is not None else self.item_of_a_call(
+                        value, str(position))
                     self.assign(element, item if item is not None else self.element(value), state, node)
         elif kind is ast.Starred:
             self.assign(target.value, value, state, node)
@@ -1477,6 +1478,9 @@ class Transfer:
             return item if item.fresh else self.aliased(node, node.value, item, "array_view", "indexing", state)
         if base.kinds <= _NUMERIC:  # ``x.shape[-2]``: sizes are numbers
             return INTEGER
+        picked = self.item_of_a_call(base, key_of(node.slice))
+        if picked is not None:
+            return picked
         if "module" in base.kinds and base.qual in _MODULE_SEQUENCES | {_MODULE_DICT} and base.items is None:
             return submodule(base)  # ``blocks[0]`` of a chain a caller passed: one of its layers
         if base.storages and not base.kind_from and base.kinds <= PY_CONTAINERS | UNKNOWN.kinds:
@@ -1490,6 +1494,17 @@ class Transfer:
             # ``state[:, -1]`` of a parameter: where a caller passes a tensor, the part returned is a view
             return self.aliased(node, node.value, item, "partial_view", "indexing", state)
         return item
+
+    def item_of_a_call(self, result: Value, key: str) -> Optional[Value]:
+        """In a summary, an item at a constant key of what calling a parameter returned
+        (``action, log_prob = policy.act(obs)``, ``fn(x)[1]``): at each call site, that item of
+        what the call of the object passed there returns (a ``called`` symbol with its keys)."""
+        if not self.summary_mode or not result.called or result.items is not None or result.kind_from \
+                or key == "*" or not result.kinds <= UNKNOWN.kinds:
+            return None
+        return Value(kinds("?"), storages=frozenset(held_within("item", storage, key) for storage in result.storages),
+                     called=frozenset(symbol[:2] + ((symbol[2] if len(symbol) > 2 else ()) + (key,),)
+                                      for symbol in result.called))
 
     def picked_by_caller(self, part: Value, index: Value, node: ast.Subscript) -> Value:
         """In a summary, a part indexed by what one parameter holds (``self.obs[idx]``): each call
@@ -2838,8 +2853,13 @@ class Transfer:
         if receiver.kind_from and self.summary_mode and method in _MODULE_TENSORS:  # a parameter used as a module
             return _module_tensors(receiver, method)
         if (receiver.kind_from or receiver.called) and self.summary_mode:
-            if not roles and method not in TENSOR_ONLY_METHODS and "?" in receiver.kinds:
-                self.method_of_parameter_called(receiver, method, arguments, keywords, node, state)
+            if not roles and method not in TENSOR_ONLY_METHODS and "?" in receiver.kinds \
+                    and self.method_of_parameter_called(receiver, method, arguments, keywords, node, state):
+                # what it returns is what that method returns at each call site (``policy.act(obs)``)
+                result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=receiver.kind_from,
+                               grad_from=receiver.kind_from)
+                self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
+                return result
             # a parameter, or what calling one returns (``layer(x).mean()``): tensor semantics, kind
             # left symbolic, each call site's argument decides
             result = self.tensor_method(receiver, method, roles, receiver_node, receiver_place, arguments,
@@ -3572,14 +3592,16 @@ class Transfer:
             state[PARAMETER_CALLS] = state.get(PARAMETER_CALLS, EMPTY) | {(
                 (self.function.name, indices.pop(), attribute), _site(node), tuple(arguments), tuple(keywords.items()))}
 
-    def method_of_parameter_called(self, receiver: Value, method: str, arguments, keywords, node, state: dict) -> None:
+    def method_of_parameter_called(self, receiver: Value, method: str, arguments, keywords, node, state: dict) -> bool:
         """``rng.shuffle(data)``, ``agent.remember(x)`` in a summary, on what a caller passes and no
         tensor has as a method: a parameter call (``(function, index, method, METHOD)``) each call
-        site resolves on the object it passes there."""
+        site resolves on the object it passes there; whether it is one."""
         indices = {index for callee, index in receiver.kind_from if callee == self.function.name}
-        if len(indices) == 1 and len(receiver.kind_from) == 1:
-            state[PARAMETER_CALLS] = state.get(PARAMETER_CALLS, EMPTY) | {(
-                (self.function.name, indices.pop(), method, METHOD), _site(node), tuple(arguments), tuple(keywords.items()))}
+        if len(indices) != 1 or len(receiver.kind_from) != 1:
+            return False
+        state[PARAMETER_CALLS] = state.get(PARAMETER_CALLS, EMPTY) | {(
+            (self.function.name, indices.pop(), method, METHOD), _site(node), tuple(arguments), tuple(keywords.items()))}
+        return True
 
     def method_of_what_was_passed(self, receiver: Value, method: str, arguments, keywords, node, state: dict) -> Value:
         """A method a callee called on what this call passes: that object's method where it is an
