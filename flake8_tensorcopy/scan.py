@@ -162,6 +162,7 @@ class _Collector:
         self.accumulates_on_self = False  # for a method: ``self.total += v`` and the like (``_accumulates_on``)
         self.builds_inplace = False  # a call with ``inplace=``: ``F.relu(x, inplace=True)``, ``nn.ReLU(inplace=True)``
         self.values: Set[str] = set()  # names read as values, not called (``transform=jitter``: a function handed on)
+        self.attribute_values: Set[str] = set()  # attributes read, not called (``finish = self._scale``: a method handed on)
         self.lambda_writes = False  # a lambda writes in place (``apply(w, lambda t: t.add_(1))``)
 
     def walk_method(self, method: ast.AST) -> None:
@@ -172,7 +173,7 @@ class _Collector:
     def walk(self, tree: ast.AST, receiver: Optional[str] = None) -> None:
         """Collect from every node under ``tree``; with ``receiver`` (a method's ``self``),
         note whether anything is stored on it."""
-        called_names = set()  # the ``Name`` nodes called (``f`` in ``f(x)``): not handed on as values
+        called_names = set()  # the ``Name`` and ``Attribute`` nodes called (``f`` in ``f(x)``): not handed on as values
         for node in descendants(tree):
             node_type = type(node)
             if receiver is not None and node_type in _STORING and not self.stores_on_self:
@@ -185,10 +186,13 @@ class _Collector:
                     self.values.add(node.id)
             elif node_type is ast.Attribute:
                 self.attributes.add(node.attr)
+                if id(node) not in called_names:
+                    self.attribute_values.add(node.attr)
             elif node_type is ast.Call:
                 func = node.func
                 if type(func) is ast.Attribute:
                     self.called.add(func.attr)
+                    called_names.add(id(func))
                 elif type(func) is ast.Name:
                     self.called.add(func.id)
                     called_names.add(id(func))
@@ -252,6 +256,7 @@ class _Collector:
         self.accumulates_on_self = self.accumulates_on_self or other.accumulates_on_self
         self.builds_inplace = self.builds_inplace or other.builds_inplace
         self.values |= other.values
+        self.attribute_values |= other.attribute_values
         self.lambda_writes = self.lambda_writes or other.lambda_writes
 
     def resolved_calls(self, renamed: Dict[str, str]) -> Set[str]:
@@ -484,13 +489,14 @@ def scan_statements(tree: ast.AST) -> Scanned:
     imports_arrays = whole.imports_arrays
     # Classes of this module whose call writes in place (``forward`` or ``__call__`` does): a class
     # building one (``self.norm = InplaceSumNorm()``) may write, at any call of it, what it is given.
-    writer_classes = {
-        statement.name
-        for statement, class_methods in zip(statements, methods)
-        if type(statement) is ast.ClassDef and any(
-            method.name in ("forward", "__call__") and collector.writes_in_place(
-                collector.resolved_calls(whole.renamed), frozenset()) for method, collector in class_methods)
+    writer_calls = {
+        (statement.name, method.name)
+        for statement, class_methods in zip(statements, methods) if type(statement) is ast.ClassDef
+        for method, collector in class_methods
+        if method.name in ("forward", "__call__")
+        and collector.writes_in_place(collector.resolved_calls(whole.renamed), frozenset())
     }
+    writer_classes = {name for name, _ in writer_calls}
     for part, class_methods in zip(parts, methods):
         if class_methods and not part.resolved_calls(whole.renamed).isdisjoint(writer_classes):
             for _, method in class_methods:
@@ -504,8 +510,18 @@ def scan_statements(tree: ast.AST) -> Scanned:
         if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)
         and part.writes_in_place(part.resolved_calls(whole.renamed), frozenset())
     }
-    # a writer handed on as a value, or a lambda that writes: a call of a parameter may be one
-    handed_on = whole.lambda_writes or not writers.isdisjoint(whole.values)
+    # Methods of this module's classes that write something: read as a value (``self._scale``), a
+    # later call of that value may write its argument.
+    writer_methods = {
+        method.name for class_methods in methods for method, collector in class_methods
+        if collector.writes_in_place(collector.resolved_calls(whole.renamed), frozenset())
+    }
+    # a writer handed on as a value, a lambda that writes, a writing method bound to its object, or
+    # an object of the file whose ``__call__`` writes (``Dataset(clips, AddNoise(0.1))``): a call of
+    # a parameter may be one
+    handed_on = whole.lambda_writes or not writers.isdisjoint(whole.values) \
+        or not writer_methods.isdisjoint(whole.attribute_values) or not whole.resolved_calls(
+            whole.renamed).isdisjoint({name for name, method in writer_calls if method == "__call__"})
     statement_features = [part.features(whole.renamed, imports_arrays, writers, handed_on) for part in parts]
     method_features = [
         [(method, collector.features(whole.renamed, imports_arrays, writers, handed_on), collector.stores_on_self)

@@ -186,6 +186,49 @@ def test_an_accumulation_on_a_methods_own_object_opens_the_gate_without_a_loop(s
     assert "accumulation" not in scan(ast.parse(source.replace("self.t", "t"))).events
 
 
+CALLABLE_WRITER = (
+    "import numpy as np\nimport torch\n\n\nclass AddNoise:\n    def __init__(self, scale):\n"
+    "        self.scale = scale\n\n    def __call__(self, x):\n        {body}\n        return x\n\n\n"
+    "class Recordings:\n    def __init__(self, clips, augment=None):\n        self.clips = clips\n"
+    "        self.augment = augment\n\n    def __getitem__(self, i):\n"
+    "        clip = torch.from_numpy(self.clips[i])\n        if self.augment is not None:\n"
+    "            clip = self.augment(clip)\n        return clip\n\n\n"
+    "def recordings(clips):\n    return Recordings(clips, AddNoise(0.1))\n"
+)
+
+
+def test_an_object_whose_call_writes_handed_to_another_class_opens_its_callers_bodies():
+    """``Recordings(clips, AddNoise(0.1))`` with ``AddNoise.__call__`` writing what it is given:
+    ``self.augment(clip)`` in another class may be that write, so its body is parsed (TEN202 on
+    the dataset's own arrays); with a ``__call__`` that copies, nothing opens it."""
+    writing = CALLABLE_WRITER.format(body="x.add_(self.scale)")
+    assert [(f.line, f.col, f.code) for f in lint_source(writing)] == [(20, 15, "TEN202")]
+    assert forced_open(writing) == [(20, 15, "TEN202")]
+    copying = CALLABLE_WRITER.format(body="x = x + self.scale")
+    assert lint_source(copying) == [] and forced_open(copying) == []
+    getitem = {source: scan_statements(ast.parse(source)).methods[3][1] for source in (writing, copying)}
+    assert getitem[writing][0].name == "__getitem__"
+    assert "in-place write" in getitem[writing][1].events and "in-place write" not in getitem[copying][1].events
+
+
+BOUND_WRITER = (
+    "import torch\n\n\nclass Frames:\n    def __init__(self, frames):\n        self.frames = frames\n\n"
+    "    def _doubled(self, frame):\n        {body}\n\n"
+    "    def __getitem__(self, i):\n        frame = torch.from_numpy(self.frames[i])\n"
+    "        double = self._doubled\n        return double(frame)\n"
+)
+
+
+def test_a_method_that_writes_read_as_a_value_opens_the_bodies_calling_values():
+    """``double = self._doubled`` then ``double(frame)``: the call runs the method on its object,
+    which writes the dataset's arrays (TEN202); a method that copies opens nothing."""
+    writing = BOUND_WRITER.format(body="return frame.mul_(2.0)")
+    assert [(f.line, f.col, f.code) for f in lint_source(writing)] == [(12, 16, "TEN202")]
+    assert forced_open(writing) == [(12, 16, "TEN202")]
+    copying = BOUND_WRITER.format(body="return frame * 2.0")
+    assert lint_source(copying) == [] and forced_open(copying) == []
+
+
 # --- generated programs ---------------------------------------------------------------------
 
 NAMES = ("w", "x", "backup", "prev_w", "loss", "val_loss", "total", "host")

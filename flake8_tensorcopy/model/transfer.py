@@ -1319,7 +1319,11 @@ class Transfer:
             if not self.summary_mode:
                 self.model.attributes_read(self.function, class_name)
             found = self.model.instance_attribute(class_name, name) or self.declared_attribute(base, class_name, name)
-            if found is not None:
+            method = self.model.method_of(class_name, name)
+            if found is not None and method is not None and method.receiver_offset and found.qual == "local:" + method.name:
+                # ``self._scale`` not called here: a method bound to its object, which a later call passes first
+                found_in_classes.append(found._replace(facts=found.facts | {BOUND_ARGUMENTS}, items=(("0", base),)))
+            elif found is not None:
                 found = self.stored_by_an_earlier_call(found)
                 found_in_classes.append(_given_by_caller(base, name, _per_instance(
                     self.model.classes[class_name], base, name, found)))
@@ -2259,14 +2263,16 @@ class Transfer:
             return self.call_candidates(callee, arguments, keywords, node, state, receiver_place)
         if "?" in callee.kinds and arguments and not self.summary_mode:
             self.called_parameter(callee)
-        forwards = [forward for class_name in _classes_of(callee) for forward in [
-            self.model.method_of(class_name, "forward") or self.model.method_of(class_name, "__call__")]
-            if forward is not None]
+        forwards = [(forward, self.model.class_is_module(self.model.classes[class_name]))
+                    for class_name in _classes_of(callee) for forward in [
+                        self.model.method_of(class_name, "forward") or self.model.method_of(class_name, "__call__")]
+                    if forward is not None]
         if forwards:
             self.feeds_gradients(callee, state)
+            # a module's output is new memory; a plain object's ``__call__`` hands back what it returns
             result = join_all([self.apply(forward, [callee] + arguments, keywords, node, state, receiver_place,
-                                          module_call=True)
-                               for forward in forwards])
+                                          module_call=module)
+                               for forward, module in forwards])
             if FROZEN in callee.facts and result.is_tensor and not any(value.grad for value in arguments):
                 result = result._replace(grad=False, graph=False, grad_from=EMPTY)  # no parameter of it requires grad
             return result
@@ -5024,8 +5030,12 @@ def _attribute_returned(model, function, returned: Value) -> Optional[str]:
 
 
 def _called_name(function, call) -> str:
-    """How a message names the function a call runs: its name, a lambda by the name it is called by."""
-    return getattr(function.node, "name", None) or place_of(call.func) or "lambda"
+    """How a message names the function a call runs: its name (an object's ``__call__`` with its
+    class, ``Crop.__call__``), a lambda by the name it is called by."""
+    name = getattr(function.node, "name", None)
+    if name == "__call__" and function.owner is not None:
+        return f"{function.owner.name}.__call__"
+    return name or place_of(call.func) or "lambda"
 
 
 def _handed_as_is(instance, function, returned: Optional[Value]) -> frozenset:
