@@ -115,7 +115,8 @@ class GraphKeptAcrossIterations(Rule):
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
         if any(bind in in_loop and not event.node.lineno <= bind.line <= event.node.end_lineno for bind in binds):
             return False  # reset every iteration
-        if not any(bind not in in_loop for bind in binds) and not _held_by_the_caller(event, root):
+        if not any(bind not in in_loop for bind in binds) and not _held_by_the_caller(event, root) \
+                and not _held_by_the_module(model, event, root):
             return False  # bound elsewhere: nothing says it outlives the loop
         own = storages_held(event.detail["old"]) - storages_held(event.value)  # the accumulator's, not this step's
         held = own | event.value.storages
@@ -231,6 +232,15 @@ def _held_by_the_caller(event, root: str) -> bool:
     if head not in getattr(event.function, "names", ()):
         return False
     return event.place != head or type(event.node) is ast.Call
+
+
+def _held_by_the_module(model, event, root: str) -> bool:
+    """An accumulator a function fills in a name of the module (``loss_history.append(loss)``
+    with ``loss_history = []`` at the top of the file): it outlives every call of the function."""
+    head = root.split(".", 1)[0].split("[", 1)[0]
+    function = event.function
+    return function is not model.module and head in model.module_variables and (
+        head not in function.bound_names or head in function.graph.declared_global)
 
 
 def _returned_for_its_value(model, event, root: str, later: list) -> bool:
