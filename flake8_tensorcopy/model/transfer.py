@@ -3929,7 +3929,9 @@ class Transfer:
         if not to_array and ("ndarray" in first.kinds or symbolic and first.storages):
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
-        if qual == "copy.copy" and (first.is_tensor or _held_item(first) or _tensor_of_parameter(first)):
+        if qual == "copy.copy" and (first.is_tensor or _held_item(first) or _tensor_of_parameter(first) or (
+                first.kinds == UNKNOWN.kinds and (first.kind_from or self.held_by_a_parameter(first)))):
+            # (in a summary, of what a caller passes or an item of it: a tensor there shares its memory)
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
         if qual == "copy.copy":  # a new object of the same kind holding the same items (``copy.copy(kwargs)``)
             return first._replace(storages=frozenset((_site(node),)), fresh=True, made=EMPTY)
