@@ -548,9 +548,13 @@ def _made_anew(model, alias, read) -> list:
         arrivals = _arrivals(model, made, read.function)
         bound_elsewhere = {id(event.detail.get("expression")) for event in arrivals if event.kind == "bind"
                            and read.place is not None and not _same_holder(event.place, read.place)}
+        # (a position of a list a call appends to, ``history[0]``, may still hold an earlier run's
+        # alias; ``history[-1]`` is the last one appended)
+        by_position = read.place is not None and any(key[:1] not in ("'", '"') and key != "-1"
+                                                     for key in split_items(read.place)[1])
         return [event for event in arrivals
                 if event.kind in ("bind", "call") and type(event.node) is ast.Call and event.line != read.line
-                and id(event.node) not in bound_elsewhere
+                and id(event.node) not in bound_elsewhere and not by_position
                 and (read.place is not None and (event.kind == "call" or _same_holder(event.place, read.place))
                      or event.detail.get("callee") == alias.function.name)]
     return [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == read.place
