@@ -245,11 +245,12 @@ def _held_by_the_module(model, event, root: str) -> bool:
 
 def _returned_for_its_value(model, event, root: str, later: list) -> bool:
     """Whether the function hands the total back as a graph tensor computed from the
-    accumulator (``return total / len(loader)``) and every caller of the file reads only its
-    value (``.item()``, ``float()``, printing) and hands it on nowhere as a tensor: the graphs of
-    all iterations were kept for a number (the PyTorch FAQ's evaluation-loop leak)."""
-    returns = [other for other in later if other.kind == "return" and other.value is not None
-               and other.value.graph and any(place_of(node) == root for node in ast.walk(other.node))]
+    accumulator (``return total / len(loader)``), or the list it filled (``return losses``), and
+    every caller of the file reads only its values (``.item()``, ``float()``, printing) and hands
+    it on nowhere as a tensor: the graphs of all iterations were kept for a number (the PyTorch
+    FAQ's evaluation-loop leak)."""
+    returns = [other for other in later if other.kind == "return" and holds_a_graph(other.value)
+               and any(place_of(node) == root for node in ast.walk(other.node))]
     if not returns:
         return False
     calls = [call for call in model.events.find("call") if call.detail.get("callee") == event.function.name
@@ -258,7 +259,7 @@ def _returned_for_its_value(model, event, root: str, later: list) -> bool:
     if not calls:
         return False
     for call in calls:
-        result = call.value.storages
+        result = storages_held(call.value)  # (``return losses``: the list and the losses in it)
         uses = [other for other in model.events.events if other.function is call.function and other is not call
                 and other.value is not None and storages_held(other.value) & result]
         if not any(use.kind == "read" and _converts(str(use.detail.get("value_read"))) for use in uses) or any(
