@@ -58,6 +58,7 @@ class Summary(NamedTuple):
 
 
 _ARRAYS = frozenset(("tensor", "ndarray"))
+SHALLOW_OF_PASSED = "shallow_of_passed"  # a fact: ``copy.copy`` in a summary of what a call passes (or an item of it)
 _PYTHON_DATA = frozenset(("list", "tuple", "number", "int", "bool", "str"))  # no memory a tensor can be
 CAST_TO = "cast_to:"  # a fact: a cast to this dtype of what a caller passes (``t.float()``), the tensor itself or a copy
 PICKED_BY = "picked_by:"  # a fact: a part of a tensor or array indexed by what a caller passes (``i@site``)
@@ -103,6 +104,23 @@ def _item_of_parameter(storage, function: str) -> bool:
 def held_through(storage):
     """The storage an ``("attribute", storage, name)`` storage is an attribute of, else itself."""
     return storage[1] if type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute" else storage
+
+
+def _cut_from_graph(value: Value) -> Value:
+    """What a call made where grad was off: no tensor of it, nor of its items, requires grad."""
+    return value._replace(grad=False, graph=False, items=None if value.items is None else tuple(
+        (key, _cut_from_graph(item)) for key, item in value.items))
+
+
+def _item_at(value: Value, key: str) -> Value:
+    """The item of a returned tuple or list at a constant key (``[-2]`` counted from its end),
+    all of them joined where the position is not known."""
+    if not value.items:
+        return UNKNOWN
+    positions = [name for name, _ in value.items if name.isdigit()]
+    if key.startswith("-") and key[1:].isdigit() and len(positions) == len(value.items):
+        key = str(len(positions) - int(key[1:]))
+    return value.item(key) or items_join(value)
 
 
 def _call_site(storage):
@@ -261,6 +279,20 @@ class Instantiation:
         return bool(indices) and all(
             self.actual(index).kinds and self.actual(index).kinds <= _PYTHON_DATA for index in indices)
 
+    def shallow_copies(self, value: Value) -> bool:
+        """Whether the callee's ``copy.copy`` of what this call passes (``SHALLOW_OF_PASSED``) is
+        a copy of its own here: what it passes there, or its items, are surely no tensor (an
+        array's copy copies its data, a number has no memory to share)."""
+        if SHALLOW_OF_PASSED not in value.facts:
+            return False
+        passed = []
+        for storage in value.storages:
+            if _item_of_parameter(storage, self.function):
+                passed.append(items_join(self.actual(parameter_index(storage[1], self.function))) or UNKNOWN)
+            elif parameter_index(storage, self.function) is not None:
+                passed.append(self.actual(parameter_index(storage, self.function)))
+        return bool(passed) and all(actual.kinds and not actual.kinds & {"tensor", "?"} for actual in passed)
+
     def per_call(self, storage):
         """An allocation site inside the callee, named by this call (``("call", site, storage)``);
         so is what a call inside the callee made (its own ``("call", ...)`` storage), so that a
@@ -298,6 +330,8 @@ class Instantiation:
         element = items_join(self.actual(indices.pop()))
         if element is None or not value.made:
             return element
+        if self.shallow_copies(value):  # ``copy.copy`` of an array or a number: a copy of its own
+            return element._replace(storages=EMPTY, made=EMPTY, fresh=True)
         # an alias the callee made of it (``[p.data for p in params]``): that alias of the caller's
         # item, cut from the graph where it was detached
         detached = any(len(made) == 3 and made[2] == "detach" for made in value.made)
@@ -358,7 +392,10 @@ class Instantiation:
                 other_kinds = other_kinds | actual.kind_from
             if not device:
                 device = frozenset().union(*(actual.device for actual in inherited))
+        keyed = {index for index, keys in called if keys}
         for index in grad_from:
+            if index in keyed:  # an item of what calling it returns: that item's own grad (below)
+                continue
             actual = self.actual(index)
             # a module passed in: what is computed from its output (``m(x).relu()``) is in a graph
             grad = grad or actual.grad or "module" in actual.kinds
@@ -369,9 +406,11 @@ class Instantiation:
         facts = self.dropped_here(facts)
         if not qual and kind_from:
             facts = facts | self.functions_passed_on(value, kind_from)
-        if self.cast_copies(value) or self.converts(value) or relaid_copies:  # a copy of what the call site passes
-            storages = frozenset(storage for storage in storages
-                                 if self.parameter_of(storage) is None and storage not in self.instance_dtypes)
+        if self.cast_copies(value) or self.converts(value) or relaid_copies or self.shallow_copies(value):
+            # a copy of what the call site passes
+            storages = frozenset(storage for storage in storages if self.parameter_of(storage) is None
+                                 and not _item_of_parameter(storage, self.function)
+                                 and storage not in self.instance_dtypes)
             made = frozenset()
         picked = self.picked_anew(value)
         if picked is not None:  # ``self.obs[idx]`` of an index array this call passes: a copy made there
@@ -387,10 +426,8 @@ class Instantiation:
         for index, keys in called:
             made = self.call_value(self.actual(index), frozenset(_call_site(storage) for storage in value.storages))
             for key in keys:  # an item of what it returned (``_, log_prob = policy.act(obs)``)
-                made = (made.item(key) or items_join(made)) if made.items else UNKNOWN
-            detached = any(len(alias) == 3 and alias[2] == "detach" for alias in value.made)
-            if (index not in grad_from if not keys else detached):
-                # cut from the graph in the callee (``m(x).detach()``, under no_grad)
-                made = made._replace(grad=False, graph=False)
+                made = _item_at(made, key)
+            if index not in grad_from:  # cut from the graph in the callee (``m(x).detach()``, under no_grad)
+                made = _cut_from_graph(made)
             result = made if result.kinds == UNKNOWN.kinds and not result.storages else join(result, made)
         return result

@@ -19,7 +19,7 @@ from flake8_tensorcopy.knowledge.conventions import parameter_free_layer, traini
 from flake8_tensorcopy.model import layout
 from flake8_tensorcopy.model.places import inside, key_of, place_of, split_items
 from flake8_tensorcopy.model.summaries import (
-    CAST_TO, PICKED_BY, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
+    CAST_TO, PICKED_BY, SHALLOW_OF_PASSED, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
 )
 from flake8_tensorcopy.model.values import (
     ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, MAY_CALL, NO_GRAD, NONE, NUMBER, SAVED,
@@ -1508,7 +1508,8 @@ class Transfer:
             return None
         return Value(kinds("?"), storages=frozenset(held_within("item", storage, key) for storage in result.storages),
                      called=frozenset(symbol[:2] + ((symbol[2] if len(symbol) > 2 else ()) + (key,),)
-                                      for symbol in result.called))
+                                      for symbol in result.called),
+                     grad_from=result.grad_from)  # (none where the call ran under no_grad: the item is cut too)
 
     def picked_by_caller(self, part: Value, index: Value, node: ast.Subscript) -> Value:
         """In a summary, a part indexed by what one parameter holds (``self.obs[idx]``): each call
@@ -2263,9 +2264,10 @@ class Transfer:
             return self.call_candidates(callee, arguments, keywords, node, state, receiver_place)
         if "?" in callee.kinds and arguments and not self.summary_mode:
             self.called_parameter(callee)
-        forwards = [(forward, self.model.class_is_module(self.model.classes[class_name]))
-                    for class_name in _classes_of(callee) for forward in [
-                        self.model.method_of(class_name, "forward") or self.model.method_of(class_name, "__call__")]
+        forwards = [(forward, module) for class_name in _classes_of(callee)
+                    for module in [self.model.class_is_module(self.model.classes[class_name])]
+                    for forward in [self.model.method_of(class_name, "forward") or self.model.method_of(
+                        class_name, "__call__") if module else self.model.method_of(class_name, "__call__")]
                     if forward is not None]
         if forwards:
             self.feeds_gradients(callee, state)
@@ -2779,6 +2781,9 @@ class Transfer:
                     self.ran_forward(stored, node, state)
         if results:
             return join_all(results)
+        if self.summary_mode and _tensor_of_parameter(receiver):
+            # ``model.weight.view(-1)`` of a module a caller passes: a tensor's method at every call site
+            receiver = receiver._replace(kinds=TENSOR)
         if receiver.qual.startswith("class:") and self.model.method_of(receiver.qual[6:], method) is not None:
             return self.class_method_call(receiver, method, arguments, keywords, node, state)
         if receiver.qual.startswith("local:") or receiver.qual.startswith("class:"):
@@ -2863,7 +2868,7 @@ class Transfer:
                     and self.method_of_parameter_called(receiver, method, arguments, keywords, node, state):
                 # what it returns is what that method returns at each call site (``policy.act(obs)``)
                 result = Value(kinds("?"), storages=frozenset((_site(node),)), fresh=True, called=receiver.kind_from,
-                               grad_from=receiver.kind_from)
+                               grad_from=receiver.kind_from if not state.get(NO_GRAD) else EMPTY)
                 self.record("call", node, None, result, state, callee="", arguments=tuple(arguments))
                 return result
             # a parameter, or what calling one returns (``layer(x).mean()``): tensor semantics, kind
@@ -3929,10 +3934,13 @@ class Transfer:
         if not to_array and ("ndarray" in first.kinds or symbolic and first.storages):
             value = first._replace(kinds=TENSOR, fresh=False, why=_why(Evidence.TORCH_API, "kind"), kind_from=EMPTY)
             return self.aliased(node, node.args[0], value, "from_numpy", qual + "()", state)
-        if qual == "copy.copy" and (first.is_tensor or _held_item(first) or _tensor_of_parameter(first) or (
-                first.kinds == UNKNOWN.kinds and (first.kind_from or self.held_by_a_parameter(first)))):
-            # (in a summary, of what a caller passes or an item of it: a tensor there shares its memory)
+        if qual == "copy.copy" and (first.is_tensor or _held_item(first) or _tensor_of_parameter(first)):
             return self.aliased(node, node.args[0], first._replace(fresh=False), "shallow_copy", "copy.copy()", state)
+        if qual == "copy.copy" and first.kinds == UNKNOWN.kinds and (first.kind_from or self.held_by_a_parameter(first)):
+            # in a summary, of what a caller passes or an item of it: a tensor there shares its memory,
+            # a call passing arrays or numbers gets a copy of its own (``shallow_copies``)
+            return self.aliased(node, node.args[0], first._replace(fresh=False, facts=first.facts | {SHALLOW_OF_PASSED}),
+                                "shallow_copy", "copy.copy()", state)
         if qual == "copy.copy":  # a new object of the same kind holding the same items (``copy.copy(kwargs)``)
             return first._replace(storages=frozenset((_site(node),)), fresh=True, made=EMPTY)
         if not to_array and first.is_tensor:
