@@ -57,7 +57,8 @@ class ViewShares(AliasRule):
 
     def hazard(self, model, sharing: Sharing) -> bool:
         """The view read after its base changed is a hazard, except a view of a part read inside
-        the function (a window onto the base), unless it was stored in a container (a record
+        the function (a window onto the base), unless the base was rewritten whole through its own
+        name, or it was stored in a container (a record
         kept, ``rows.append(x[i])``) and its base is still the one written, or the base is a
         blank buffer it was made to look into (unless its name says it keeps an earlier value:
         ``self.prev_frame = self.frames[-1]``). A write through the view is not where it fills a
@@ -76,8 +77,13 @@ class ViewShares(AliasRule):
             # local ``prev = ring[i - 1]`` read within it while another slot is written
             kept_for_later = kept_as_earlier and ("." in place or "[" in place or returned_side(model, alias, True)
                                                   or _writes_whole(sharing.write))
+            # a window sees its slot change; a part read after its base was rewritten whole through the
+            # base's own name (``q, k = qkv.chunk(2); qkv.zero_(); use(q)``) was taken for its old values
+            rewritten = sharing.write.place is not None and sharing.write.place == alias.place \
+                and _writes_whole(sharing.write)
             window = sharing.kind == "partial_view" and (sharing.observation.startswith("read") and not (
-                returned_side(model, alias, True) or kept_as_earlier or collected(model, alias, sharing.write))
+                returned_side(model, alias, True) or kept_as_earlier or collected(model, alias, sharing.write)
+                or rewritten)
                 or views_a_blank_buffer(model, alias) and not (kept_for_later or _wiped_then_handed_back(model, sharing)))
             return not window
         # a view no name holds is a write's own target (``out=buf[i:j]``), unless it is handed back
