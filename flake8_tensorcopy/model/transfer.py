@@ -3283,7 +3283,8 @@ class Transfer:
                 if method not in ("extend", "update"):
                     self.record("bind", node, receiver_place + "[*]", added, state)
             self.record("accumulate", node, receiver_place, added, state, old=receiver,
-                        added=node.args[-1] if node.args else node, of_items=method in ("extend", "update"))
+                        added=node.args[-1] if node.args else node, of_items=method in ("extend", "update"),
+                        method=method)
             return NONE
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))

@@ -549,9 +549,11 @@ def _made_anew(model, alias, read) -> list:
         bound_elsewhere = {id(event.detail.get("expression")) for event in arrivals if event.kind == "bind"
                            and read.place is not None and not _same_holder(event.place, read.place)}
         # (a position of a list a call appends to, ``history[0]``, may still hold an earlier run's
-        # alias; ``history[-1]`` is the last one appended)
+        # alias; ``history[-1]`` is the last one appended, and so is any position of a list the
+        # function empties or fills from the front)
         by_position = read.place is not None and any(key[:1] not in ("'", '"') and key != "-1"
-                                                     for key in split_items(read.place)[1])
+                                                     for key in split_items(read.place)[1]) \
+            and not any(_renews_positions(model, event) for event in arrivals)
         return [event for event in arrivals
                 if event.kind in ("bind", "call") and type(event.node) is ast.Call and event.line != read.line
                 and id(event.node) not in bound_elsewhere and not by_position
@@ -559,6 +561,22 @@ def _made_anew(model, alias, read) -> list:
                      or event.detail.get("callee") == alias.function.name)]
     return [bind for bind in _binds_and_calls(model, alias.function) if bind.kind == "bind" and bind.place == read.place
             and (bind.line == alias.line or bind.value is None or made not in bind.value.made)]
+
+
+def _renews_positions(model, arrival) -> bool:
+    """Whether the function a call runs empties a list or fills it from the front
+    (``history.clear()``, ``history.insert(0, a)``): after it, no position holds what an earlier
+    run appended."""
+    calls = model.events.find("call")
+    callee = arrival.detail.get("callee") if arrival.kind == "call" else next(
+        (call.detail.get("callee") for call in calls if call.node is arrival.node), None)
+    function = model.functions_by_name.get(callee or "")
+    return function is not None and any(
+        event.function is function and (event.detail.get("callee") if event.kind == "call" else event.detail.get(
+            "method")) in _RENEWING for event in calls + model.events.find("accumulate"))
+
+
+_RENEWING = frozenset(("clear", "insert", "appendleft"))
 
 
 def _same_holder(bound: Optional[str], read: str) -> bool:
