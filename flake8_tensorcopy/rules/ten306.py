@@ -113,8 +113,9 @@ class GraphKeptAcrossIterations(Rule):
         in_loop = [other for other in same if (inside(other.node, comprehension) if loop is None else other.block in loop)]
         root = split_items(event.place or "")[0]  # ``stats['loss'] += loss`` lives in ``stats``
         binds = [other for other in same if other.kind == "bind" and other.place in (event.place, root)]
-        if any(bind in in_loop and not event.node.lineno <= bind.line <= event.node.end_lineno for bind in binds):
-            return False  # reset every iteration
+        if any(bind in in_loop and not event.node.lineno <= bind.line <= event.node.end_lineno for bind in binds) \
+                or any(_emptied(other, root) for other in in_loop):
+            return False  # reset every iteration, or kept to a window (``history.clear()``, ``history.pop(0)``)
         if not any(bind not in in_loop for bind in binds) and not _held_by_the_caller(event, root) \
                 and not _held_by_the_module(model, event, root):
             return False  # bound elsewhere: nothing says it outlives the loop
@@ -232,6 +233,14 @@ def _held_by_the_caller(event, root: str) -> bool:
     if head not in getattr(event.function, "names", ()):
         return False
     return event.place != head or type(event.node) is ast.Call
+
+
+def _emptied(event, root: str) -> bool:
+    """A call in the loop emptying the accumulator or taking an item out of it (``clear()``,
+    ``pop(0)``): it holds a bounded number of graphs, not one per iteration."""
+    func = getattr(event.node, "func", None) if event.kind == "call" else None
+    return event.detail.get("callee") in ("clear", "pop", "popleft") and type(func) is ast.Attribute \
+        and place_of(func.value) == root
 
 
 def _held_by_the_module(model, event, root: str) -> bool:
