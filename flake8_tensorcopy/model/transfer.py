@@ -2264,10 +2264,13 @@ class Transfer:
             return self.call_candidates(callee, arguments, keywords, node, state, receiver_place)
         if "?" in callee.kinds and arguments and not self.summary_mode:
             self.called_parameter(callee)
-        forwards = [(forward, module) for class_name in _classes_of(callee)
+        # (calling an object runs its ``__call__``; a module's, or an object's whose base the file
+        # does not know, runs its ``forward``)
+        forwards = [(forward, module or call is None) for class_name in _classes_of(callee)
                     for module in [self.model.class_is_module(self.model.classes[class_name])]
-                    for forward in [self.model.method_of(class_name, "forward") or self.model.method_of(
-                        class_name, "__call__") if module else self.model.method_of(class_name, "__call__")]
+                    for call in [None if module else self.model.method_of(class_name, "__call__")]
+                    for forward in [call or self.model.method_of(class_name, "forward")
+                                    or self.model.method_of(class_name, "__call__")]
                     if forward is not None]
         if forwards:
             self.feeds_gradients(callee, state)
