@@ -106,7 +106,7 @@ class GraphKeptAcrossIterations(Rule):
         comprehension = event.detail.get("comprehension")  # ``losses = [step(b) for b in batches]``: its own loop
         loop = events.innermost_loop(event) if comprehension is None else None
         if comprehension is None and not loop:
-            return self._kept_across_calls(model, event, same)
+            return self._kept_across_calls(model, event, same) or _kept_by_the_module_across_calls(model, event, same)
         if loop and self._kept_across_calls(model, event, same):
             return True  # ``for v in metrics.values(): self.rows.append(v)``: kept across the method's calls
 
@@ -241,6 +241,21 @@ def _emptied(event, root: str) -> bool:
     func = getattr(event.node, "func", None) if event.kind == "call" else None
     return event.detail.get("callee") in ("clear", "pop", "popleft") and type(func) is ast.Attribute \
         and place_of(func.value) == root
+
+
+def _kept_by_the_module_across_calls(model, event, same: list) -> bool:
+    """A list of the module a training step fills (``history.append(loss)`` in an optimizer's
+    closure, ``opt.step(closure)``): each call of the function is an iteration of its caller's
+    loop, and the list outlives them all, unless the function empties or rebinds it first."""
+    root = split_items(event.place or "")[0]
+    if not _held_by_the_module(model, event, root) or any(
+            other.kind == "bind" and other.place == root or _emptied(other, root) for other in same):
+        return False
+    held = storages_held(event.value)
+    if any(other.kind == "backward" and other.value is not None and storages_held(other.value) & held
+           and model.events.after(event, other) for other in model.events.events):
+        return False  # backward through what it kept: on purpose
+    return any(_trains(other) for other in same)
 
 
 def _held_by_the_module(model, event, root: str) -> bool:
