@@ -58,9 +58,8 @@ class ViewShares(AliasRule):
     def hazard(self, model, sharing: Sharing) -> bool:
         """The view read after its base changed is a hazard, except a view of a part read inside
         the function (a window onto the base), unless the base was rewritten whole through its own
-        name, or it was stored in a container (a record
-        kept, ``rows.append(x[i])``) and its base is still the one written, or the base is a
-        blank buffer it was made to look into (unless its name says it keeps an earlier value:
+        name, or the view was stored in a container (a record kept, ``rows.append(x[i])``) and its
+        base is still the one written, or the base is a blank buffer it was made to look into (unless its name says it keeps an earlier value:
         ``self.prev_frame = self.frames[-1]``). A write through the view is not where it fills a
         buffer of the function, where the function says it writes its arguments, writes the base
         through its own name too or hands the base back (an updater), undoes the write (a
