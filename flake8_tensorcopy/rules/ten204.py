@@ -56,15 +56,16 @@ class ViewShares(AliasRule):
     use_instead = "a .clone() of the view"
 
     def hazard(self, model, sharing: Sharing) -> bool:
-        """The view read after its base changed is a hazard, except a view of a part read inside
-        the function (a window onto the base), unless the base was rewritten whole through its own
-        name, or the view was stored in a container (a record kept, ``rows.append(x[i])``) and its
-        base is still the one written, or the base is a blank buffer it was made to look into
-        (unless its name says it keeps an earlier value: ``self.prev_frame = self.frames[-1]``). A write through the view is not where it fills a
-        buffer of the function, where the function says it writes its arguments, writes the base
-        through its own name too or hands the base back (an updater), undoes the write (a
-        perturbation), or fills part of its own object's state; nor a view no name holds, made on
-        the spot as what the write writes (``out=buf[i:j]``): writing the base is its purpose."""
+        """The view read after its base changed is a hazard, except a view of a part read inside the
+        function (a window onto the base), unless the base was rewritten whole through its own name,
+        or the view was stored in a container (a record kept, ``rows.append(x[i])``) and its base is
+        still the one written, or the base is a blank buffer it was made to look into (unless its
+        name says it keeps an earlier value: ``self.prev_frame = self.frames[-1]``). A write through
+        the view is not where it fills a buffer of the function, where the function says it writes
+        its arguments, writes the base through its own name too or hands the base back (an updater),
+        undoes the write (a perturbation), or fills part of its own object's state; nor a view no
+        name holds, made on the spot as what the write writes (``out=buf[i:j]``): writing the base
+        is its purpose."""
         alias = sharing.alias
         if _fills_what_it_hands_back(model, sharing):
             return False
