@@ -256,8 +256,9 @@ class Instantiation:
         if steps is None:
             return value.facts, False
         facts = layout.without_layout(value.facts)
-        indices = {self.parameter_of(storage) for storage in value.storages}
-        if len(indices) != 1 or None in indices:
+        # (of one parameter; ``contiguous()`` also names its own new memory, for the calls where it copies)
+        indices = {self.parameter_of(storage) for storage in value.storages} - {None}
+        if len(indices) != 1:
             return facts, False
         actual = self.actual(indices.pop())
         known, passed = layout.decode(actual.facts), layout.program(actual.facts)

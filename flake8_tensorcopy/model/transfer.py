@@ -1106,9 +1106,9 @@ class Transfer:
         known = layout.decode(value.facts)
         if known is not None:
             return known[0][dim] if -len(known[0]) <= dim < len(known[0]) else None
-        indices = {parameter_index(storage, self.function.name) for storage in value.storages}
+        indices = {parameter_index(storage, self.function.name) for storage in value.storages} - {None}
         steps = layout.program(value.facts) if self.summary_mode else None
-        if steps is None or len(indices) != 1 or None in indices:
+        if steps is None or len(indices) != 1:
             return None
         # of a local the parameter became (``x = x.transpose(1, 3)``): its size after those steps
         return ("size", indices.pop(), dim) + ((steps,) if steps else ())
@@ -1153,7 +1153,8 @@ class Transfer:
             after, copied = layout.step(known, operation)
             return (frozenset((layout.encode(after),)) if after is not None else EMPTY), copied
         steps = layout.program(receiver.facts) if self.summary_mode else None
-        indices = {parameter_index(storage, self.function.name) for storage in receiver.storages}
+        # (of one parameter; after ``contiguous()`` also of its own new memory, where it copies)
+        indices = {parameter_index(storage, self.function.name) for storage in receiver.storages} - {None}
         if steps is None or len(indices) != 1 or not layout.symbolic(operation) <= indices:
             return EMPTY, False
         return frozenset((layout.RELAYOUT + repr(steps + (operation,)),)), False
