@@ -738,8 +738,10 @@ class Model:
         transfer = Transfer(self, self.module, summary_mode=False)
         self.module.states = solve(self.module.graph, transfer, {})
         self.module_state = self.module.states[1] or {}
-        if any(_holds_torch_values(self.module_state.get(name)) for name in self.read_before_module_ran):
-            # ``model = nn.Linear(...)`` read by a helper the module's code calls
+        if any(_holds_torch_values(self.module_state.get(name)) or _empty_container(self.module_state.get(name))
+               for name in self.read_before_module_ran):
+            # ``model = nn.Linear(...)`` read by a helper the module's code calls, or ``history = []``
+            # a helper fills (an unknown value then, it kept nothing of what the helper put there)
             self._forget_summaries()
             self.module.states = solve(self.module.graph, transfer, {})
             self.module_state = self.module.states[1] or {}
@@ -1040,6 +1042,11 @@ def _holds_torch_values(value: Optional[Value]) -> bool:
 
 
 _TORCH_KINDS = frozenset(("tensor", "ndarray", "module", "optimizer", "distribution"))
+
+
+def _empty_container(value: Optional[Value]) -> bool:
+    """A list or dict the module binds empty (``history = []``): what fills it is a function's."""
+    return value is not None and value.items == () and bool(value.kinds) and value.kinds <= {"list", "dict"}
 
 
 def _disputed(function: FunctionInfo, index: int) -> bool:
