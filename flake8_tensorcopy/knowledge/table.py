@@ -203,6 +203,11 @@ RANGES_OF_SIZES = frozenset(("torch.arange",))
 # The list methods that grow a container in place (no tensor or array has them): what is given is
 # kept beside what the container held (the gate opens TEN306 on them; the model keeps the item)
 CONTAINER_GROWTH = frozenset(("append", "extend", "insert"))
+# The list and deque methods that take items out (what the container keeps stays bounded: TEN306),
+# and those after which its first positions hold what was put there last (``history[0]`` then holds
+# no earlier call's item)
+CONTAINER_TAKING = frozenset(("clear", "pop", "popleft", "popitem"))
+CONTAINER_RENEWING_FRONT = frozenset(("clear", "insert", "appendleft"))
 # torch's other names of dtypes (``torch.long`` is int64)
 DTYPE_ALIASES: Dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32", "short": "int16",

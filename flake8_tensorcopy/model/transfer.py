@@ -3290,7 +3290,7 @@ class Transfer:
                         added=node.args[-1] if node.args else node, of_items=method in ("extend", "update"),
                         method=method)
             return NONE
-        if method in ("pop", "popitem"):  # (a ``call`` event: what the container keeps shrinks)
+        if method in ("pop", "popitem"):  # answered here: a ``call`` event as unknown calls have one (TEN306)
             self.record("call", node, None, NONE, state, callee=method, arguments=tuple(arguments))
         if method in ("get", "pop") and arguments and type(node.args[0]) is ast.Constant:
             found = receiver.item(key_of(node.args[0]))

@@ -573,10 +573,7 @@ def _renews_positions(model, arrival) -> bool:
     function = model.functions_by_name.get(callee or "")
     return function is not None and any(
         event.function is function and (event.detail.get("callee") if event.kind == "call" else event.detail.get(
-            "method")) in _RENEWING for event in calls + model.events.find("accumulate"))
-
-
-_RENEWING = frozenset(("clear", "insert", "appendleft"))
+            "method")) in k.CONTAINER_RENEWING_FRONT for event in calls + model.events.find("accumulate"))
 
 
 def _same_holder(bound: Optional[str], read: str) -> bool:

@@ -239,7 +239,7 @@ def _emptied(event, root: str) -> bool:
     """A call in the loop emptying the accumulator or taking an item out of it (``clear()``,
     ``pop(0)``): it holds a bounded number of graphs, not one per iteration."""
     func = getattr(event.node, "func", None) if event.kind == "call" else None
-    return event.detail.get("callee") in ("clear", "pop", "popleft") and type(func) is ast.Attribute \
+    return event.detail.get("callee") in k.CONTAINER_TAKING and type(func) is ast.Attribute \
         and place_of(func.value) == root
 
 
