@@ -3892,6 +3892,10 @@ class Transfer:
         if not value.storages or state is None:
             return value
         made = (node.lineno, node.col_offset, kind)
+        if kind in _WHOLE_OF_ITS_SOURCE:  # ``buf[:k].reshape_as(a)``: the view spans the part it was made of
+            parts = {self.model.view_parts[earlier] for earlier in value.made if earlier in self.model.view_parts}
+            if len(parts) == 1:
+                self.model.view_parts[made] = parts.pop()
         value = value._replace(made=value.made | {made})
         source = place_of(source_node) if source_place is None else source_place
         self.model.alias_makers[made] = (node, op, source)
@@ -5879,6 +5883,10 @@ def _saved_for_caller(summary, lines: tuple) -> frozenset:
     made_and_returned = frozenset(storage for storage in returned if allocated_in(storage, lines))
     return summary.saved - (made_and_returned - summary.saved_returned)
 
+
+# aliases that span all of their source's memory (a reshape, a detach, a move to where it is, an
+# array over it): made of a part of a base, they span that part of it
+_WHOLE_OF_ITS_SOURCE = frozenset(("view", "detach", "move", "numpy", "from_numpy"))
 
 def _site(node) -> tuple:
     """The allocation site of what ``node`` makes: its position, and its end where an operand
