@@ -158,8 +158,11 @@ class Instantiation:
 
     def __init__(self, function: str, actuals: Sequence[Optional[Value]], call_value, call_site=None, lines=None,
                  per_instance: Optional[Dict] = None, instance_dtypes: Optional[Dict] = None,
-                 instance_layers: frozenset = frozenset()):
+                 instance_layers: frozenset = frozenset(), enclosing: Optional["Instantiation"] = None):
         self.function = function
+        # a closure a factory made (``log = make_logger(lin)``): its factory's parameters are
+        # what that factory's call passed, replaced after the closure's own
+        self.enclosing = enclosing
         self.actuals = actuals
         self.call_value = call_value  # calls an actual argument at the summary's call sites (for ``called``)
         # a method called on an instance the file builds: what its class allocates for each
@@ -178,6 +181,10 @@ class Instantiation:
         return UNKNOWN if value is None else value
 
     def storages(self, storages: frozenset) -> frozenset:
+        mine = self.own_storages(storages)
+        return mine if self.enclosing is None else self.enclosing.storages(mine)
+
+    def own_storages(self, storages: frozenset) -> frozenset:
         function = self.function
         if self.call_site is not None:
             storages = frozenset(self.per_call(storage) for storage in storages)
@@ -431,4 +438,4 @@ class Instantiation:
             if index not in grad_from:  # cut from the graph in the callee (``m(x).detach()``, under no_grad)
                 made = _cut_from_graph(made)
             result = made if result.kinds == UNKNOWN.kinds and not result.storages else join(result, made)
-        return result
+        return result if self.enclosing is None else self.enclosing.value(result)

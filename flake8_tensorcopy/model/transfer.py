@@ -890,7 +890,8 @@ class Transfer:
         if self.summary_mode and kind == "write":
             # ``self.buf[:] = v`` of what ``__init__`` made: each call writes it (not a pinned buffer:
             # the syncs that order its writes against copies in flight are not in a summary)
-            held = made_elsewhere(value.storages, self.function.node) if not value.pinned else EMPTY
+            held = made_elsewhere(value.storages, self.function.node) | _of_enclosing_parameters(
+                value.storages, self.function) if not value.pinned else EMPTY
             if held:
                 state["!writes_held"] = state.get("!writes_held", EMPTY) | held
                 # the aliases those writes went through (``w.data`` of ``w = self.model[2].weight``)
@@ -3432,7 +3433,8 @@ class Transfer:
                                  lambda value, sites: self.passed_call_result(value, sites, passed_results, node, state),
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)),
                                  self.instance_storages(function, actuals, receiver_place, state),
-                                 self.handed_dtypes(function, actuals), _layers_kept(function, actuals))
+                                 self.handed_dtypes(function, actuals), _layers_kept(function, actuals),
+                                 self.factory_call(function, environment, state))
         if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
             state[FORWARDED] = state.get(FORWARDED, EMPTY) | instance.storages(summary.forwarded)
         for index in summary.reads:  # read on the host before any sync in the callee
@@ -3638,6 +3640,20 @@ class Transfer:
         are known, else of calling it on none."""
         found = [results[site] for site in sites if site in results]
         return join_all(found) if found else self.call_value(passed, [], {}, node, state)
+
+    def factory_call(self, function, environment: frozenset, state: dict) -> Optional[Instantiation]:
+        """For a closure a factory of the file made (``log = make_logger(lin)``, then ``log()``): its
+        factory's parameters as that factory's call passed them (the places named in ``closure:``
+        facts, as the caller holds them now)."""
+        factory = function.parent
+        if not environment or factory is None or not factory.names:
+            return None
+        bound = dict(fact[len(ENVIRONMENT):].split("=", 1) for fact in environment)
+        actuals = [state.get(bound[name]) if name in bound else None for name in factory.names]
+        actuals = [value if type(value) is Value else None for value in actuals]
+        if not any(actuals):
+            return None
+        return Instantiation(factory.name, actuals, lambda value, sites: UNKNOWN)
 
     def closed_over(self, factory, made: Value, node: ast.Call) -> Value:
         """A nested function a factory returns (``make_hook(acts, "fc")``): its enclosing names
@@ -4989,6 +5005,18 @@ def made_elsewhere(storages: frozenset, function_node) -> frozenset:
     return frozenset(storage for storage in storages if type(storage) is tuple and (
         type(storage[0]) is int and not first <= storage[0] <= last or storage[0] == HANDED
         or storage[0] in ("attribute", "item") and made_elsewhere(frozenset((storage[1],)), function_node)))
+
+
+def _of_enclosing_parameters(storages: frozenset, function) -> frozenset:
+    """The storages that are what a function enclosing ``function`` was passed (``t`` of
+    ``make_scaler(t)`` written by the closure ``scale`` it returns), or held within it: made
+    elsewhere, each call of the closure writes what its factory's caller passed."""
+    enclosing, outer = set(), function.parent
+    while outer is not None:
+        enclosing.add(outer.name)
+        outer = outer.parent
+    return frozenset(storage for storage in storages if any(
+        parameter_holding(storage, name) is not None for name in enclosing)) if enclosing else EMPTY
 
 
 def _constant_dtype(node) -> str:
