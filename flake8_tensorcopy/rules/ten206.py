@@ -77,7 +77,7 @@ class AssignmentShares(AliasRule):
             # a helper that writes its argument and hands it back (written before the name), or
             # a name rebound to what it held (``tile = blend(prev, tile)``): no second name
             return False
-        if _named_before(model, alias) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
+        if _named_before(model, sharing) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
             return False
         if writes_arguments(alias.function) or _tied(model, alias):
             return False
@@ -134,12 +134,29 @@ def _kept_as_handed(model, alias) -> bool:
         alias_place(model, alias) == f"{function.names[0]}.{alias.place}"
 
 
-def _named_before(model, alias) -> bool:
+def _named_before(model, sharing) -> bool:
     """Whether the value is an alias another operation made: any other than an assignment, or
     an assignment in the same function (``snap = state; history[i] = snap``: the first name is
     the finding). A name another method bound (``self.weights = weights`` in ``__init__``) is
-    how the object keeps what it was given, not a finding of its own."""
+    how the object keeps what it was given, not a finding of its own. A view of new memory no
+    name holds (``grid = torch.arange(12.0).reshape(3, 4)``) is no finding: a second name for it
+    is, where the write and the observation are of those two names."""
+    alias = sharing.alias
     others = alias.value.made - {alias.detail["made"]}
-    return any(made[2] != "assignment" or any(
-        event.detail["made"] == made and event.function is alias.function for event in model.events.find("alias"))
-        for made in others)
+    made_by = {event.detail["made"]: event for event in model.events.find("alias")}
+    for made in others:
+        if made[2] != "assignment" and not (made in made_by and made_by[made].detail.get("fresh_source")
+                                            and _between_its_two_names(model, sharing)):
+            return True
+        if made[2] == "assignment" and any(event.detail["made"] == made and event.function is alias.function
+                                           for event in model.events.find("alias")):
+            return True
+    return False
+
+
+def _between_its_two_names(model, sharing) -> bool:
+    """Whether the write and the observation are of the assignment's own two names (``origin =
+    grid``, then ``grid`` written and ``origin`` read), not of another alias of the same memory
+    that is a finding of its own (``kept.append(logits[:, 1:])``)."""
+    names = {sharing.alias.place, alias_place(model, sharing.alias)}
+    return sharing.write.place in names and sharing.observed in names
