@@ -909,6 +909,10 @@ class Transfer:
                 if index is not None:
                     key = "!item_writes" if replaces_item else "!writes"
                     state[key] = state.get(key, EMPTY) | {index}
+                    if replaces_item and WITHIN_PASSED in value.facts:
+                        # ``feats = batch["feats"]; feats[:, 0] = 1``: a part of a tensor passed there, or
+                        # a slot of an item of the dict or list passed
+                        state["!items_written"] = state.get("!items_written", EMPTY) | {index}
                     state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
                         (index, value.made | _written_name(target, state).made)}
             if not value.pinned:  # (as for ``writes_held``: a pinned buffer's syncs are not in a summary)
@@ -1494,8 +1498,8 @@ class Transfer:
         held = base.storages if base.kind_from else EMPTY
         if held and _advanced_index(node.slice, index):  # ``history[:, [0, -1]]``: a copy, whatever it indexes
             held = frozenset((_site(node),))
-        item = self.picked_by_caller(Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=held),
-                                     index, node)
+        item = self.picked_by_caller(Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=held,
+                                           facts=frozenset((WITHIN_PASSED,)) if held else EMPTY), index, node)
         if self.summary_mode and base.kind_from and _basic_index(node.slice):
             # ``state[:, -1]`` of a parameter: where a caller passes a tensor, the part returned is a view
             return self.aliased(node, node.value, item, "partial_view", "indexing", state)
@@ -6116,6 +6120,9 @@ REFILLS = "!refills"
 # state keys a summary is made of that grow along the function, whatever block adds to them
 # state key, in a summary: (parameter symbol, call site, arguments, keywords) per call of a parameter
 PARAMETER_CALLS = "!parameter_calls"
+# a fact: what a summary indexed out of a parameter whose kind its callers decide (``batch["x"]``,
+# ``x[0]``): a part where a caller passes a tensor, an item where it passes a container
+WITHIN_PASSED = "within_passed"
 CAPTURED = "captured"  # a fact of a nested function's value: its items are the aliases it captured, by name
 METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed
 # state key, in a summary: (comparison node, the values compared) per identity test of what callers pass
