@@ -299,7 +299,7 @@ def check_cuda_test(model, example):
     assert _copies_in_flight_at_the_end(build_model(ast.parse(flagged)), flagged)
 
 
-check_device_type = check_cuda_test
+check_device_type = check_cuda_flag = check_cuda_test
 
 
 def check_inference_mode_test(model, example):

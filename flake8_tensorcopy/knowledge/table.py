@@ -87,6 +87,8 @@ in which the role's fact must appear (``r`` is the result, ``w`` a tensor made b
   runs on (a ``torch.device``, a parameter annotated as one, a tensor's ``.device`` not known to be
   on the host), compared with ``"cuda"`` or ``"cpu"`` (``if device.type == "cuda":``), taken as the
   same test (the convention: a program testing its device's type puts its tensors there);
+  ``cuda_flag``: a tensor's flag that it is on a CUDA device (``if x.is_cuda:``), the same test of
+  a tensor not known to be on the host;
 - ``overlapping``: a view that repeats one memory location at many positions (``w.expand(...)``);
 - ``multi_output_view``: each output is a view autograd cannot rebase when written
   (``w.chunk(2)``; iterating over a tensor unbinds it);
@@ -535,6 +537,8 @@ HAND_TABLE: Tuple[Entry, ...] = (
           _CUDA + "if torch.cuda.is_available():\n    torch.cuda.synchronize()\nr = h.numpy()"),
     Entry("type", "attribute", "device_type",
           _CUDA + "if w.device.type == 'cuda':\n    torch.cuda.synchronize()\nr = h.numpy()"),
+    Entry("is_cuda", "attribute", "cuda_flag",
+          _CUDA + "if w.is_cuda:\n    torch.cuda.synchronize()\nr = h.numpy()"),
     Entry("torch.is_inference_mode_enabled", "function", "inference_mode_test",
           _W + "if torch.is_inference_mode_enabled():\n    r = torch.sigmoid(w)"),
     Entry("torch.enable_grad", "function", "grad_on",

@@ -1991,6 +1991,9 @@ class Transfer:
         """Whether a test of a device's type (``x.type == "cuda"``) tests the device the program runs on:
         ``x`` a device (``torch.device(...)``, a parameter annotated as one, a tensor's ``.device``), not
         another object's ``type``, nor the device of a tensor known to be on the host (``host.device``)."""
+        if type(test) is ast.Attribute:  # ``x.is_cuda`` of a tensor not known to be on the host
+            held = state.get(place_of(test.value) or "")
+            return not (type(held) is Value and held.device == HOST)
         if type(test) is not ast.Compare:
             return True  # ``torch.cuda.is_available()``
         for side in (test.left, *test.comparators):
@@ -5841,9 +5844,12 @@ def without_cuda(model, test, truth: bool) -> bool:
     """Whether a test that held (``truth``) or failed proves no CUDA device is in use on its path,
     where no copy is asynchronous: ``torch.cuda.is_available()`` failed (role ``cuda_test``),
     ``device.type == "cuda"`` failed or ``device.type == "cpu"`` held (role ``device_type``, a
-    convention). A sync under such a test waits for every copy that can be in flight."""
+    convention), ``x.is_cuda`` failed (role ``cuda_flag``, the same convention). A sync under
+    such a test waits for every copy that can be in flight."""
     if type(test) is ast.Call and not test.args and not test.keywords:
         return not truth and "cuda_test" in k.role_of("function", model.qualify(place_of(test.func) or ""))
+    if type(test) is ast.Attribute and "cuda_flag" in k.role_of("attribute", test.attr):
+        return not truth  # ``if probs.is_cuda:`` failed: that tensor is on the host
     if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) not in (ast.Eq, ast.NotEq):
         return False
     attribute, named = test.left, _constant(test.comparators[0])
