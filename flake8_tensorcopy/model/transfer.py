@@ -3332,8 +3332,10 @@ class Transfer:
                     f"{FLAG}{attribute}={constant}" for attribute, constant in flags.items()
                     if attribute in steady and not elsewhere[attribute]))
         elif info.fields:  # a dataclass or a named tuple: its generated ``__init__`` stores each field
-            bound = dict(zip(info.fields, _spread(node, arguments)))
-            bound.update((field, value) for field, value in keywords.items() if field in info.fields)
+            bound = dict(zip(info.fields, self.fields_kept(node.args, _spread(node, arguments), state)))
+            bound.update((field, self.fields_kept([keyword.value], [keywords[field]], state)[0])
+                         for field, keyword in ((keyword.arg, keyword) for keyword in node.keywords)
+                         if field in info.fields and field in keywords)
             if not self.summary_mode:
                 self.model.pass_fields(info, bound)
             # this object's own fields (``snap.weights`` of ``snap = Snapshot(w.detach(), 0)``), by position;
@@ -3347,6 +3349,15 @@ class Transfer:
         else:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         return instance
+
+    def fields_kept(self, expressions, values: list, state: dict) -> list:
+        """What a dataclass's generated ``__init__`` keeps of each argument (``Episode(obs=state)``):
+        a tensor or an array named there is kept as it is, a second name for it made at the
+        argument, as ``self.obs = obs`` makes one in a written ``__init__``."""
+        if len(expressions) != len(values) or any(type(expression) is ast.Starred for expression in expressions):
+            return values
+        return [self.assigned(expression, value, state, kept_on_receiver=bool(value.kind_from))
+                for expression, value in zip(expressions, values)]
 
     def captured_read(self, nested, node, state: dict) -> None:
         """A call of a function nested in this one (``def drift(): return (w - ref).norm()``) reads,
