@@ -25,7 +25,7 @@ from flake8_tensorcopy.model.classes import on_receiver
 from flake8_tensorcopy.model.places import inside, place_of, split_items
 from flake8_tensorcopy.model.summaries import allocated_in, held_through, parameter_holding, parameter_index
 from flake8_tensorcopy.model.transfer import CALLERS_PARAMETERS, GRADIENT, HANDED, ITEM_OF, METADATA, is_gradient
-from flake8_tensorcopy.model.values import EMPTY, FIELDS, containers_of, kinds, storages_held
+from flake8_tensorcopy.model.values import EMPTY, FIELDS, Value, containers_of, kinds, storages_held
 from flake8_tensorcopy.rules.base import Rule, suggestion
 from flake8_tensorcopy.scan import descendants
 
@@ -302,6 +302,14 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
                 reached |= arrived
                 if arrival in keeping:  # what the object was handed, as its methods' reads name it
                     reached |= {storage for storage in storages if type(storage) is tuple and storage[:1] == (HANDED,)}
+        if not reached and write.function is alias.function and through_alias and _kept_on_its_object(alias, name):
+            # ``if self.avg is None: self.avg = [p.detach() ...] else: a.add_(...)``: on a path its own call
+            # cannot take, the alias arrives from an earlier call, through what the object keeps
+            for arrival in _arrivals(model, made, write.function):
+                arrived = write.storages & _storages_made(arrival.value, made)
+                if arrival is not alias and arrived and events.after_unless(
+                        arrival, write, allocated_anew(model, write, arrived)):
+                    reached |= arrived
         if not reached and _closure_after(alias, write.function):  # the factory made it before the closure runs
             arrived = write.storages & storages
             if arrived and events.entered_unless(write, allocated_anew(model, write, arrived)):
@@ -365,7 +373,9 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
         if observed is None:
             observed = _held(model, write, through_alias, made, name, alias)
         if observed is None and through_alias:
-            observed = _held_through_object(model, write, made, storages, name)
+            observed = _held_through_object(model, write, made, storages, name) or (
+                _handed_to_its_object(write, alias) if _kept_on_its_object(alias, name)
+                and _mixes_in_what_it_writes(model, write) else None)
         if observed is None and write.function is not alias.function:
             # read by this call before the write only: the next call reads what this one wrote,
             # unless this call replaces what the object keeps after the write
@@ -929,6 +939,13 @@ def _rebound_in(function, name: str, line: int) -> bool:
         for statement in function.node.body)
 
 
+def _kept_on_its_object(alias, name: Optional[str]) -> bool:
+    """An alias a method binds on its own object (``self.avg = [p.detach() ...]``): kept for the
+    object's later calls."""
+    function = alias.function
+    return bool(name) and bool(getattr(function, "receiver_offset", 0)) and name.startswith(function.names[0] + ".")
+
+
 def _arrivals(model, made, function) -> list:
     """Where an alias made in another function reaches ``function``: its events whose value
     holds it (``b, _ = snap(w)``: the call of the helper that returns it)."""
@@ -1370,6 +1387,27 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
             return kept
     if through_alias:
         return _parameter_written(write, alias) or _attribute_of_another_object(write, alias)
+    return None
+
+
+def _mixes_in_what_it_writes(model, write) -> bool:
+    """Whether an in-place write takes the memory it writes as an operand too (``kept.add_(p)``
+    where ``kept`` is ``p``, an average's ``mul_(d).add_(p)``): the code takes the two for two
+    tensors, as an accumulator of what it watches."""
+    return any(call.node is write.node and any(
+        type(argument) is Value and argument.storages & write.storages
+        for argument in tuple(call.detail.get("arguments") or ()) + tuple((call.detail.get("keywords") or {}).values()))
+        for call in model.events.find("call"))
+
+
+def _handed_to_its_object(write, alias) -> Optional[tuple]:
+    """A write through an alias the object keeps of what its constructor was handed
+    (``self.total = [p.detach() for p in self.model.parameters()]`` of the model ``SWA(model)`` was
+    given): the caller's object, which outlives the method. (A handle taken to write the model,
+    ``w = p.detach(); w.mul_(k)``, is not kept.)"""
+    for storage in sorted(write.storages & alias.value.storages, key=str):
+        if type(storage) is tuple and storage[:1] == (HANDED,) and len(storage) == 4:
+            return f"self.{storage[3]}", "outlives the function (what the object was handed)"
     return None
 
 
