@@ -368,3 +368,31 @@ def test_write_through_alias_of_a_blank_buffer_is_a_fill(lint):
 )
 def test_snapshot_names(name, expected):
     assert snapshot_named(name) is expected
+
+
+def test_a_slice_of_a_value_of_unknown_kind_is_a_part_of_it_not_an_item():
+    """``flat[:n]`` of what an unknown call returns (or None): a part where it is a tensor, the
+    two sides of the split disjoint memory, never one item of a container."""
+    import ast
+
+    from flake8_tensorcopy.model import build_model
+
+    source = (
+        "def received(channel):\n"
+        "    return channel.receive() if channel is not None else None\n"
+        "\n"
+        "\n"
+        "def halves(channel, n):\n"
+        "    flat = received(channel)\n"
+        "    head = flat[:n]\n"
+        "    tail = flat[n:]\n"
+        "    return head, tail\n"
+    )
+    model = build_model(ast.parse(source))
+    parts = {event.line: model.view_parts.get(event.detail["made"])
+             for event in model.events.find("alias") if event.detail["operation"] == "partial_view"}
+    assert parts == {7: frozenset({"<$n"}), 8: frozenset({">=$n"})}
+    flat = torch.arange(6.0)
+    head, tail = flat[:3], flat[3:]
+    head += 1.0
+    assert tail.tolist() == [3.0, 4.0, 5.0] and flat.tolist()[:3] == [1.0, 2.0, 3.0]

@@ -170,6 +170,7 @@ class Model:
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
         self.alias_makers: Dict[tuple, tuple] = {}
         self.view_parts: Dict[tuple, frozenset] = {}  # a view's alias id -> the first-dimension positions it spans
+        self.factory_calls: Dict[tuple, list] = {}  # a factory's call site -> what it was passed (its closures run on it)
         self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
         # (made id, spelling) of aliases a call hands back of memory its callee holds, no argument's (a cache's)
         self.held_by_callee: set = set()
@@ -679,6 +680,7 @@ class Model:
             writes=exit_state.get("!writes", EMPTY),
             item_writes=exit_state.get("!item_writes", EMPTY) - exit_state.get("!writes", EMPTY),
             items_written=exit_state.get("!items_written", EMPTY),
+            keyed_items_written=exit_state.get("!keyed_items_written", EMPTY),
             items_assigned=exit_state.get("!items_assigned", EMPTY),
             stores={place[len(receiver):]: value for place, value in exit_state.items()
                     if receiver and place.startswith(receiver)} if receiver else {},

@@ -24,6 +24,7 @@ class ClassInfo:
         self.methods: Dict[str, object] = {}  # name -> FunctionInfo (``name.setter`` for a property's setter)
         self.properties: set = set()  # the methods read as attributes (``@property``)
         self.fields = dataclass_fields(node)  # a dataclass's fields its generated ``__init__`` takes, in order
+        self.not_in_init = _fields_not_in_init(node, self.fields)  # ``x: T = field(init=False)``
         self.passed_fields: Dict[str, Value] = {}  # per field, the join of what the file's constructions pass
         self.attributes: Dict[str, Value] = {}
         self.is_module = False
@@ -105,6 +106,17 @@ class ClassInfo:
                 if parent is not None and parent not in found:
                     found.append(parent)
         return found
+
+    def init_fields(self, classes: Dict[str, "ClassInfo"]) -> tuple:
+        """The fields a dataclass's generated ``__init__`` takes, in its order: those of its base
+        dataclasses of the file first, each once, not those declared ``field(init=False)``."""
+        order, skipped = [], set()
+        for info in reversed(self.lineage(classes)):
+            for name in info.fields:
+                if name not in order:
+                    order.append(name)
+            skipped |= info.not_in_init
+        return tuple(name for name in order if name not in skipped)
 
     def method(self, name: str, classes: Dict[str, "ClassInfo"]):
         """The method ``name`` here or in a base class of the file."""
@@ -214,6 +226,15 @@ def property_accessor(function: ast.FunctionDef) -> str:
     return ""
 
 
+def _fields_not_in_init(node: ast.ClassDef, fields: tuple) -> frozenset:
+    """The fields declared ``field(init=False)``: the generated ``__init__`` takes no argument for them."""
+    return frozenset(statement.target.id for statement in node.body if type(statement) is ast.AnnAssign
+                     and type(statement.target) is ast.Name and statement.target.id in fields
+                     and type(statement.value) is ast.Call and any(
+                         keyword.arg == "init" and type(keyword.value) is ast.Constant and keyword.value.value is False
+                         for keyword in statement.value.keywords))
+
+
 def dataclass_fields(node: ast.ClassDef) -> tuple:
     """The fields of a ``@dataclass`` or a ``typing.NamedTuple`` class (annotated names of its
     body, not ``ClassVar``), in the order its generated ``__init__`` takes them; empty for another
@@ -228,4 +249,5 @@ def dataclass_fields(node: ast.ClassDef) -> tuple:
             for statement in node.body):
         return ()
     return tuple(statement.target.id for statement in node.body if type(statement) is ast.AnnAssign
-                 and type(statement.target) is ast.Name and "ClassVar" not in ast.dump(statement.annotation))
+                 and type(statement.target) is ast.Name and "ClassVar" not in ast.dump(statement.annotation)
+                 and "KW_ONLY" not in ast.dump(statement.annotation))

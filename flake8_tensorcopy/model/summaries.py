@@ -40,6 +40,9 @@ class Summary(NamedTuple):
     reads_held: frozenset = frozenset()  # storages made elsewhere (``self.state`` from ``__init__``) whose values it reads
     reads_held_made: frozenset = frozenset()  # the aliases those reads went through (``self.reference`` a detach kept)
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
+    # (parameter index, key) of a slot written in what it indexed out of a parameter (``batch["feats"][:, 0] = 1``):
+    # the item at that key (any item for ``*``) where the caller passes a container
+    keyed_items_written: frozenset = frozenset()
     items_written: frozenset = frozenset()  # parameter indices whose items it writes in place (a loop over ``ts``)
     items_assigned: frozenset = frozenset()  # parameter indices whose items it assigns parts of (``a[:] = v``)
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it

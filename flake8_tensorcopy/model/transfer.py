@@ -615,7 +615,7 @@ class Transfer:
                 container.is_tensor and not named_field or "ndarray" in container.kinds
                 or self.summary_mode and container.kind_from and not named_field):
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
-                       replaces_item=True, part=_part_indexed(target.slice, state))
+                       replaces_item=True, part=_part_indexed(target.slice, state, self.bound_again()))
             written_place = place_of(target.value)
             if value.grad and not container.grad and container.is_tensor and not state.get(NO_GRAD) \
                     and written_place is not None and type(state.get(written_place)) is Value:
@@ -909,10 +909,12 @@ class Transfer:
                 if index is not None:
                     key = "!item_writes" if replaces_item else "!writes"
                     state[key] = state.get(key, EMPTY) | {index}
-                    if replaces_item and WITHIN_PASSED in value.facts:
+                    keys = {fact[len(WITHIN_PASSED):] for fact in value.facts if fact.startswith(WITHIN_PASSED)}
+                    if replaces_item and keys:
                         # ``feats = batch["feats"]; feats[:, 0] = 1``: a part of a tensor passed there, or
-                        # a slot of an item of the dict or list passed
-                        state["!items_written"] = state.get("!items_written", EMPTY) | {index}
+                        # a slot of the item at that key of the dict or list passed
+                        state["!keyed_items_written"] = state.get("!keyed_items_written", EMPTY) | {
+                            (index, key) for key in keys}
                     state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
                         (index, value.made | _written_name(target, state).made)}
             if not value.pinned:  # (as for ``writes_held``: a pinned buffer's syncs are not in a summary)
@@ -1441,7 +1443,7 @@ class Transfer:
         return self.indexed[1] if self.indexed is not None and self.indexed[0] is node else EMPTY
 
     def subscript(self, node: ast.Subscript, state) -> Value:
-        self.indexed = (node.value, _part_indexed(node.slice, state))
+        self.indexed = (node.value, _part_indexed(node.slice, state, self.bound_again()))
         base = self.evaluate(node.value, state)
         self.indexed = None
         index = self.evaluate(node.slice, state)
@@ -1469,7 +1471,7 @@ class Transfer:
                 self.record("read", node, place_of(node), value, state)
             return value
         if base.is_tensor:
-            self.host_read(node.value, base, state, "index", part=_part_indexed(node.slice, state))
+            self.host_read(node.value, base, state, "index", part=_part_indexed(node.slice, state, self.bound_again()))
             advanced = _advanced_index(node.slice, index)
             storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
@@ -1478,7 +1480,7 @@ class Transfer:
                 return item._replace(made=EMPTY, facts=dtype_facts(base))
             item = self.picked_by_caller(item, index, node)
             view = self.aliased(node, node.value, item, "partial_view", "indexing", state)
-            part = _part_indexed(node.slice, state)
+            part = _part_indexed(node.slice, state, self.bound_again())
             if part:
                 for made in view.made - item.made:
                     self.model.view_parts[made] = part
@@ -1493,13 +1495,25 @@ class Transfer:
             return picked
         if "module" in base.kinds and base.qual in _MODULE_SEQUENCES | {_MODULE_DICT} and base.items is None:
             return submodule(base)  # ``blocks[0]`` of a chain a caller passed: one of its layers
+        if type(node.slice) is ast.Slice and base.kinds - NONE.kinds == UNKNOWN.kinds and base.storages \
+                and not base.kind_from:
+            # ``buf[:n]`` of a value of unknown kind: a part of it where it is a tensor (of a list, a new
+            # list), never one item of a container
+            view = self.aliased(node, node.value, Value(kinds("?"), storages=base.storages), "partial_view",
+                                "indexing", state)
+            part = _part_indexed(node.slice, state, self.bound_again())
+            if part:
+                for made in view.made:
+                    self.model.view_parts[made] = part
+            return view
         if base.storages and not base.kind_from and base.kinds <= PY_CONTAINERS | UNKNOWN.kinds:
             return self.held_item(node, base, state)  # ``batch["x"]`` of a dict a caller passes
         held = base.storages if base.kind_from else EMPTY
         if held and _advanced_index(node.slice, index):  # ``history[:, [0, -1]]``: a copy, whatever it indexes
             held = frozenset((_site(node),))
         item = self.picked_by_caller(Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=held,
-                                           facts=frozenset((WITHIN_PASSED,)) if held else EMPTY), index, node)
+                                           facts=frozenset((WITHIN_PASSED + key_of(node.slice),)) if held else EMPTY),
+                                     index, node)
         if self.summary_mode and base.kind_from and _basic_index(node.slice):
             # ``state[:, -1]`` of a parameter: where a caller passes a tensor, the part returned is a view
             return self.aliased(node, node.value, item, "partial_view", "indexing", state)
@@ -2260,7 +2274,7 @@ class Transfer:
             self.captured_by_a_returned_function(callee, node, state)
         if qual.startswith("local:"):
             return self.apply(self.model.functions_by_name[qual[6:]], arguments, keywords, node, state,
-                              receiver_place=receiver_place, environment=environment_of(callee))
+                              receiver_place=receiver_place, environment=environment_of(callee), callee_value=callee)
         if qual.startswith("class:"):
             return self.instantiate_class(qual[6:], arguments, keywords, node, state)
         if qual.startswith("apply:"):  # ``Scale.apply(x, k)``: ``Scale.forward(ctx, x, k)``, recorded as one operation
@@ -3331,11 +3345,12 @@ class Transfer:
                 instance = instance._replace(facts=instance.facts | frozenset(
                     f"{FLAG}{attribute}={constant}" for attribute, constant in flags.items()
                     if attribute in steady and not elsewhere[attribute]))
-        elif info.fields:  # a dataclass or a named tuple: its generated ``__init__`` stores each field
-            bound = dict(zip(info.fields, self.fields_kept(node.args, _spread(node, arguments), state)))
+        elif info.init_fields(self.model.classes):  # a dataclass or a named tuple: its generated ``__init__`` stores each field
+            taken = info.init_fields(self.model.classes)
+            bound = dict(zip(taken, self.fields_kept(node.args, _spread(node, arguments), state)))
             bound.update((field, self.fields_kept([keyword.value], [keywords[field]], state)[0])
                          for field, keyword in ((keyword.arg, keyword) for keyword in node.keywords)
-                         if field in info.fields and field in keywords)
+                         if field in taken and field in keywords)
             if not self.summary_mode:
                 self.model.pass_fields(info, bound)
             # this object's own fields (``snap.weights`` of ``snap = Snapshot(w.detach(), 0)``), by position;
@@ -3422,7 +3437,7 @@ class Transfer:
                                  facts=instance.facts | {FIELDS + "|".join(path for path, _ in kept)})
 
     def apply(self, function, arguments, keywords, node, state, receiver_place: Optional[str] = None,
-              module_call: bool = False, environment: frozenset = EMPTY) -> Value:
+              module_call: bool = False, environment: frozenset = EMPTY, callee_value: Optional[Value] = None) -> Value:
         """A call of a function of the file: its summary, instantiated with the arguments. Calling
         a module (``module_call``) hands back new memory, as torch's layers are taken to: a forward
         returns its input as it is only on paths no model is built for (a loop over its layers that
@@ -3452,7 +3467,7 @@ class Transfer:
                                  _site(node), (function.node.lineno, getattr(function.node, "end_lineno", 0)),
                                  self.instance_storages(function, actuals, receiver_place, state),
                                  self.handed_dtypes(function, actuals), _layers_kept(function, actuals),
-                                 self.factory_call(function, environment, state))
+                                 self.factory_call(function, callee_value) if callee_value is not None else None)
         if summary.forwarded and not state.get(NO_GRAD):  # ``train(net, x)`` ran ``net``'s forward
             state[FORWARDED] = state.get(FORWARDED, EMPTY) | instance.storages(summary.forwarded)
         for index in summary.reads:  # read on the host before any sync in the callee
@@ -3485,6 +3500,12 @@ class Transfer:
                 # an alias no place holds, handed straight to a helper that writes it, as for a plain parameter
                 self.write(node, items, state, node, through=frozenset((items.made,)),
                            temporaries=_made_by_arguments(node, items) if node is self.discarded else EMPTY)
+        for index, key in sorted(summary.keyed_items_written):
+            # ``batch["feats"][:, 0] = 1`` in the callee: a write of that item of the container passed here
+            passed = instance.actual(index)
+            item = (passed.item(key) if key != "*" else items_join(passed)) if passed.items else None
+            if item is not None and item.storages and _array_only(item):
+                self.write(node, item, state, node, through=frozenset((item.made,)))
         if summary.parameter_calls:
             passed_results.update(self.call_what_was_passed(function, summary.parameter_calls, instance, node, state))
         for test, compared in summary.identity_tests:  # decided on what this call passes
@@ -3577,7 +3598,7 @@ class Transfer:
             result = self.carry_dropped(result, [instance.actual(index) for callee, index in summary.returns.grad_from
                                                  if callee == function.name], node, state)
         if result.qual.startswith("local:") and type(node) is ast.Call:
-            result = self.closed_over(function, result, node)
+            result = self.closed_over(function, result, node, actuals)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
@@ -3659,30 +3680,41 @@ class Transfer:
         found = [results[site] for site in sites if site in results]
         return join_all(found) if found else self.call_value(passed, [], {}, node, state)
 
-    def factory_call(self, function, environment: frozenset, state: dict) -> Optional[Instantiation]:
+    def bound_again(self) -> frozenset:
+        """The names the function binds more than once, or in a loop (``n = n - 2``, ``for n in
+        sizes``): a split at such a name (``buf[:n]``, ``buf[n:]``) may be at two places."""
+        node = self.function.node
+        cache = self.model.answers.setdefault("bound again", {})
+        if id(node) not in cache:
+            cache[id(node)] = _names_bound_again(node)
+        return cache[id(node)]
+
+    def factory_call(self, function, callee: Value) -> Optional[Instantiation]:
         """For a closure a factory of the file made (``log = make_logger(lin)``, then ``log()``): its
-        factory's parameters as that factory's call passed them (the places named in ``closure:``
-        facts, as the caller holds them now)."""
+        factory's parameters as that factory's call passed them."""
         factory = function.parent
-        if not environment or factory is None or not factory.names:
+        sites = [fact[len(FACTORY_CALL):] for fact in callee.facts if fact.startswith(FACTORY_CALL)]
+        if factory is None or len(sites) != 1:
             return None
-        bound = dict(fact[len(ENVIRONMENT):].split("=", 1) for fact in environment)
-        actuals = [state.get(bound[name]) if name in bound else None for name in factory.names]
-        actuals = [value if type(value) is Value else None for value in actuals]
-        if not any(actuals):
+        actuals = self.model.factory_calls.get(tuple(int(part) for part in sites[0].split(",")))
+        if not actuals or not any(actuals):
             return None
         return Instantiation(factory.name, actuals, lambda value, sites: UNKNOWN)
 
-    def closed_over(self, factory, made: Value, node: ast.Call) -> Value:
+    def closed_over(self, factory, made: Value, node: ast.Call, actuals) -> Value:
         """A nested function a factory returns (``make_hook(acts, "fc")``): its enclosing names
         that are the factory's parameters name what this call passed, where it passed a place
-        (``store`` is the caller's ``acts``): a hook filling ``store[name]`` fills ``acts``."""
+        (``store`` is the caller's ``acts``): a hook filling ``store[name]`` fills ``acts``. What the
+        call passed is kept by its site (``FACTORY_CALL``): the closure runs on it, whatever the
+        caller binds those names to later."""
         nested = self.model.functions_by_name.get(made.qual[6:])
         if nested is None or nested.parent is not factory:
             return made
         bound = frozenset(f"{ENVIRONMENT}{name}={place}" for name, place in zip(factory.names, self.argument_places(
             factory, node)) if place is not None and "[" not in place)
-        return made._replace(facts=made.facts | bound) if bound else made
+        site = _site(node)
+        self.model.factory_calls[site] = list(actuals)
+        return made._replace(facts=made.facts | bound | {FACTORY_CALL + ",".join(map(str, site))})
 
     def instance_storages(self, function, actuals, receiver_place: Optional[str], state: dict) -> Optional[dict]:
         """For a method called on an instance the file builds (``layer(x)``, ``env.observe()``):
@@ -4934,7 +4966,29 @@ def _items_at(container: Value, keys: tuple) -> Optional[Value]:
     return found
 
 
-def _part_indexed(index, state: dict) -> frozenset:
+def _names_bound_again(function_node) -> frozenset:
+    """The names ``function_node``'s own code (not a nested function's) binds more than once, or
+    inside a loop."""
+    arguments = getattr(function_node, "args", None)
+    counts: dict = {argument.arg: 1 for argument in (
+        arguments.posonlyargs + arguments.args + arguments.kwonlyargs)} if arguments is not None else {}
+
+    def visit(node, in_loop: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if type(child) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef):
+                continue
+            looping = in_loop or type(child) in (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
+            if type(child) is ast.Name and type(child.ctx) is ast.Store:
+                counts[child.id] = counts.get(child.id, 0) + (2 if in_loop else 1)
+            elif type(child) is ast.AugAssign and type(child.target) is ast.Name:
+                counts[child.target.id] = counts.get(child.target.id, 0) + 2
+            visit(child, looping)
+
+    visit(function_node, False)
+    return frozenset(name for name, count in counts.items() if count > 1)
+
+
+def _part_indexed(index, state: dict, bound_again: frozenset = EMPTY) -> frozenset:
     """The positions an index takes along the first dimension it does not take whole (``x[0]``,
     ``x[0, ..., 1::3]``, ``x[d]`` with ``d`` one of 1 and 2; ``x[:, 4]``, ``x[:, :4]`` along the
     second), as reprs, ``"1@4"`` for position 4 of dimension 1; empty where unknown. Two parts of
@@ -4948,7 +5002,7 @@ def _part_indexed(index, state: dict) -> frozenset:
             continue  # ``:``, the whole dimension: the part is along a later one
         # after ``...`` a dimension is counted from the last (``x[..., :k]``: dimension -1)
         dimension = at if ellipsis is None or at < ellipsis else at - len(elements)
-        positions = _positions(element, state)
+        positions = _positions(element, state, bound_again)
         if not positions:
             return EMPTY
         return frozenset(str(position) if dimension == 0 else f"{dimension}@{position}" for position in positions)
@@ -4958,21 +5012,23 @@ def _part_indexed(index, state: dict) -> frozenset:
 _ENUMERATED_AT_MOST = 64  # a constant slice of more positions says nothing of its part
 
 
-def _positions(element, state: dict) -> frozenset:
+def _positions(element, state: dict, bound_again: frozenset = EMPTY) -> frozenset:
     """The non-negative positions one index element takes: a constant, a name holding one of
     some constants or bounded below (``">=1"``: any from 1 on), a slice with constant bounds
-    (``:4``, ``2:6``), either side of a split at a name (``"<$k"`` for ``:k``, ``">=$k"`` for
-    ``k:``), else none."""
+    (``:4``, ``2:6``) or a constant start (``4:``, ``">=4"``), either side of a split at a name (``"<$k"`` for ``:k``, ``">=$k"`` for
+    ``k:``; not where ``k`` is bound again in the function, ``bound_again``), else none."""
     if type(element) is ast.Constant and type(element.value) is int:
         return frozenset((element.value,)) if element.value >= 0 else EMPTY
     if type(element) is ast.Slice and element.step is None and (
-            type(element.lower) is ast.Name and element.upper is None
-            or element.lower is None and type(element.upper) is ast.Name):
+            type(element.lower) is ast.Name and element.upper is None and element.lower.id not in bound_again
+            or element.lower is None and type(element.upper) is ast.Name and element.upper.id not in bound_again):
         # ``x[..., :k]`` and ``x[..., k:]``: the two sides of one split, whatever ``k`` holds
         return frozenset((f">=${element.lower.id}",) if element.lower is not None else (f"<${element.upper.id}",))
     if type(element) is ast.Slice:
         lower = _constant(element.lower) if element.lower is not None else 0
         upper = _constant(element.upper) if element.upper is not None else None
+        if element.step is None and element.upper is None and type(lower) is int and lower > 0:
+            return frozenset((f">={lower}",))  # ``x[4:]``: any position from 4 on
         if element.step is not None or type(lower) is not int or type(upper) is not int or not 0 <= lower < upper \
                 or upper - lower > _ENUMERATED_AT_MOST:
             return EMPTY
@@ -5920,7 +5976,8 @@ def _graph_kept(summary) -> bool:
         returned.grad or returned.graph or returned.grad_from or returned.kind_from or returned.called
         or returned.items or "?" in returned.kinds or returned.is_tensor) or bool(
         summary.stores or summary.closure_stores or summary.parameter_stores or summary.backward or summary.writes
-        or summary.item_writes or summary.items_written or summary.items_assigned or summary.attribute_writes
+        or summary.item_writes or summary.items_written or summary.keyed_items_written or summary.items_assigned \
+        or summary.attribute_writes
         or summary.writes_held)
 
 
@@ -6139,12 +6196,13 @@ REFILLS = "!refills"
 PARAMETER_CALLS = "!parameter_calls"
 # a fact: what a summary indexed out of a parameter whose kind its callers decide (``batch["x"]``,
 # ``x[0]``): a part where a caller passes a tensor, an item where it passes a container
-WITHIN_PASSED = "within_passed"
+WITHIN_PASSED = "within_passed:"  # (and the key it was indexed at, ``*`` where not a constant)
+FACTORY_CALL = "factory_call:"  # a fact of a closure a factory of the file returned: that call's site
 CAPTURED = "captured"  # a fact of a nested function's value: its items are the aliases it captured, by name
 METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed
 # state key, in a summary: (comparison node, the values compared) per identity test of what callers pass
 IDENTITY_TESTS = "!identity_tests"
-_SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!items_assigned", "!reads", "!writes_held",
+_SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!keyed_items_written", "!items_assigned", "!reads", "!writes_held",
                     "!reads_held", "!reads_held_made", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH,
                     REFILLS, PARAMETER_CALLS, IDENTITY_TESTS)
 BACKPROPAGATED = "!backpropagated"
