@@ -573,6 +573,10 @@ class Transfer:
                 self.requires_grad(state[owner], owner, node.value if type(node) is ast.Assign else None, state)
             if kind is ast.Name and place in self.function.backpropagated and value.kinds == UNKNOWN.kinds:
                 value = backpropagated(value)
+            if kind is ast.Name and value.kinds == INTEGER.kinds and type(node) not in (ast.For, ast.AsyncFor):
+                # where this binding reaches, a split at the name (``x[:n]``, ``x[n:]``) is at one place
+                value = value._replace(facts=frozenset(fact for fact in value.facts if not fact.startswith(BOUND_AT))
+                                       | {f"{BOUND_AT}{target.lineno},{target.col_offset}"})
             before = state.get(place)
             self.forget(place, state)
             state[place] = value
@@ -615,7 +619,7 @@ class Transfer:
                 container.is_tensor and not named_field or "ndarray" in container.kinds
                 or self.summary_mode and container.kind_from and not named_field):
             self.write(target.value, container, state, target, grad=value.grad, source=value, statement=statement,
-                       replaces_item=True, part=_part_indexed(target.slice, state, self.bound_again()))
+                       replaces_item=True, part=_part_indexed(target.slice, state, self.bound_again))
             written_place = place_of(target.value)
             if value.grad and not container.grad and container.is_tensor and not state.get(NO_GRAD) \
                     and written_place is not None and type(state.get(written_place)) is Value:
@@ -1443,7 +1447,7 @@ class Transfer:
         return self.indexed[1] if self.indexed is not None and self.indexed[0] is node else EMPTY
 
     def subscript(self, node: ast.Subscript, state) -> Value:
-        self.indexed = (node.value, _part_indexed(node.slice, state, self.bound_again()))
+        self.indexed = (node.value, _part_indexed(node.slice, state, self.bound_again))
         base = self.evaluate(node.value, state)
         self.indexed = None
         index = self.evaluate(node.slice, state)
@@ -1471,7 +1475,7 @@ class Transfer:
                 self.record("read", node, place_of(node), value, state)
             return value
         if base.is_tensor:
-            self.host_read(node.value, base, state, "index", part=_part_indexed(node.slice, state, self.bound_again()))
+            self.host_read(node.value, base, state, "index", part=_part_indexed(node.slice, state, self.bound_again))
             advanced = _advanced_index(node.slice, index)
             storages = base.storages if not advanced else frozenset((_site(node),))
             item = base._replace(storages=storages, graph=base.grad, fresh=not base.storages & storages,
@@ -1480,7 +1484,7 @@ class Transfer:
                 return item._replace(made=EMPTY, facts=dtype_facts(base))
             item = self.picked_by_caller(item, index, node)
             view = self.aliased(node, node.value, item, "partial_view", "indexing", state)
-            part = _part_indexed(node.slice, state, self.bound_again())
+            part = _part_indexed(node.slice, state, self.bound_again)
             if part:
                 for made in view.made - item.made:
                     self.model.view_parts[made] = part
@@ -1501,7 +1505,7 @@ class Transfer:
             # list), never one item of a container
             view = self.aliased(node, node.value, Value(kinds("?"), storages=base.storages), "partial_view",
                                 "indexing", state)
-            part = _part_indexed(node.slice, state, self.bound_again())
+            part = _part_indexed(node.slice, state, self.bound_again)
             if part:
                 for made in view.made:
                     self.model.view_parts[made] = part
@@ -4988,7 +4992,7 @@ def _names_bound_again(function_node) -> frozenset:
     return frozenset(name for name, count in counts.items() if count > 1)
 
 
-def _part_indexed(index, state: dict, bound_again: frozenset = EMPTY) -> frozenset:
+def _part_indexed(index, state: dict, bound_again=None) -> frozenset:
     """The positions an index takes along the first dimension it does not take whole (``x[0]``,
     ``x[0, ..., 1::3]``, ``x[d]`` with ``d`` one of 1 and 2; ``x[:, 4]``, ``x[:, :4]`` along the
     second), as reprs, ``"1@4"`` for position 4 of dimension 1; empty where unknown. Two parts of
@@ -5012,18 +5016,28 @@ def _part_indexed(index, state: dict, bound_again: frozenset = EMPTY) -> frozens
 _ENUMERATED_AT_MOST = 64  # a constant slice of more positions says nothing of its part
 
 
-def _positions(element, state: dict, bound_again: frozenset = EMPTY) -> frozenset:
+def _positions(element, state: dict, bound_again=None) -> frozenset:
     """The non-negative positions one index element takes: a constant, a name holding one of
     some constants or bounded below (``">=1"``: any from 1 on), a slice with constant bounds
     (``:4``, ``2:6``) or a constant start (``4:``, ``">=4"``), either side of a split at a name (``"<$k"`` for ``:k``, ``">=$k"`` for
-    ``k:``; not where ``k`` is bound again in the function, ``bound_again``), else none."""
+    ``k:``, told apart by the binding of ``k`` that reaches them; none where several may, or
+    ``k`` is among the names ``bound_again()`` gives and no one binding is known), else none."""
     if type(element) is ast.Constant and type(element.value) is int:
         return frozenset((element.value,)) if element.value >= 0 else EMPTY
     if type(element) is ast.Slice and element.step is None and (
-            type(element.lower) is ast.Name and element.upper is None and element.lower.id not in bound_again
-            or element.lower is None and type(element.upper) is ast.Name and element.upper.id not in bound_again):
-        # ``x[..., :k]`` and ``x[..., k:]``: the two sides of one split, whatever ``k`` holds
-        return frozenset((f">=${element.lower.id}",) if element.lower is not None else (f"<${element.upper.id}",))
+            type(element.lower) is ast.Name and element.upper is None
+            or element.lower is None and type(element.upper) is ast.Name):
+        # ``x[..., :k]`` and ``x[..., k:]``: the two sides of one split, whatever ``k`` holds where one
+        # binding of it reaches both (a parameter the function never binds again, or one assignment)
+        name = (element.lower or element.upper).id
+        held = state.get(name)
+        sites = [fact[len(BOUND_AT):] for fact in held.facts if fact.startswith(BOUND_AT)] \
+            if type(held) is Value else []
+        if len(sites) == 1:
+            name = f"{name}#{sites[0]}"
+        elif bound_again is not None and name in bound_again():
+            return EMPTY
+        return frozenset((f">=${name}",) if element.lower is not None else (f"<${name}",))
     if type(element) is ast.Slice:
         lower = _constant(element.lower) if element.lower is not None else 0
         upper = _constant(element.upper) if element.upper is not None else None
@@ -6197,6 +6211,7 @@ PARAMETER_CALLS = "!parameter_calls"
 # a fact: what a summary indexed out of a parameter whose kind its callers decide (``batch["x"]``,
 # ``x[0]``): a part where a caller passes a tensor, an item where it passes a container
 WITHIN_PASSED = "within_passed:"  # (and the key it was indexed at, ``*`` where not a constant)
+BOUND_AT = "bound_at:"  # a fact of an int a name holds: the assignment that bound it (``line,column``)
 FACTORY_CALL = "factory_call:"  # a fact of a closure a factory of the file returned: that call's site
 CAPTURED = "captured"  # a fact of a nested function's value: its items are the aliases it captured, by name
 METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed
