@@ -1245,9 +1245,11 @@ class Transfer:
 
     def held_by_a_parameter(self, value: Value) -> bool:
         """In a summary, whether ``value`` is something a parameter holds (an item of an optimizer's
-        groups a caller passes): each call site's argument decides what it is."""
+        groups a caller passes), or what the object was handed (an item of ``self.params =
+        list(params)``): each call site's argument, or construction, decides what it is."""
         return self.summary_mode and bool(value.storages) and all(
-            parameter_holding(storage, self.function.name) is not None for storage in value.storages)
+            parameter_holding(storage, self.function.name) is not None or _handed_root(storage)
+            for storage in value.storages)
 
     def left_by_earlier_calls(self, base: Value, value: Value, state) -> None:
         """An object's attribute (``self.buf``) filled by a copy that a method left in flight:
@@ -4968,6 +4970,14 @@ def _items_at(container: Value, keys: tuple) -> Optional[Value]:
             return None
         found = item if found is None else join(found, item)
     return found
+
+
+def _handed_root(storage) -> bool:
+    """Whether ``storage`` is what an object was handed (``HANDED``), or an item or attribute held
+    within it."""
+    while type(storage) is tuple and storage[:1] in (("item",), ("attribute",)):
+        storage = storage[1]
+    return type(storage) is tuple and storage[:1] == (HANDED,)
 
 
 def _names_bound_again(function_node) -> frozenset:
