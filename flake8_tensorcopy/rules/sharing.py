@@ -1377,7 +1377,8 @@ def _held(model, write, through_alias: bool, made, name: Optional[str], alias) -
             continue  # ``layer`` holds it as ``layer.weight.data``, the alias written itself
         if _data_of_the_written(model, state, place, write):
             continue  # ``h.fc.weight.data`` is ``h.fc.weight``, the written tensor itself: no second object
-        holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None)
+        holder = _outliving(write.function, place) or ("stored away" if not through_alias and "." in place else None) \
+            or _of_the_module(model, write.function, place)
         if holder == "a parameter" and not _parameter_holds(value, write):
             holder = None  # ``image = to_hsv(image)``: the name holds a value of the function's own now
         if holder is not None:
@@ -1409,6 +1410,16 @@ def _handed_to_its_object(write, alias) -> Optional[tuple]:
         if type(storage) is tuple and storage[:1] == (HANDED,) and len(storage) == 4:
             return f"self.{storage[3]}", "outlives the function (what the object was handed)"
     return None
+
+
+def _of_the_module(model, function, place: str) -> Optional[str]:
+    """``"a module-level name"`` where ``place`` is a name the module binds and ``function`` only
+    reads (``previews.append(img.numpy())`` into the module's ``previews = []``): it holds what the
+    function put there after the call returns."""
+    head = place.split(".", 1)[0].split("[", 1)[0]
+    if function is model.module or head in function.bound_names or head not in model.module_variables:
+        return None
+    return "a module-level name"
 
 
 def _data_of_the_written(model, state: dict, place: str, write) -> bool:
