@@ -170,7 +170,8 @@ class Model:
         # every alias-making operation run, summaries' included: made id -> (ast node, spelling)
         self.alias_makers: Dict[tuple, tuple] = {}
         self.view_parts: Dict[tuple, frozenset] = {}  # a view's alias id -> the first-dimension positions it spans
-        self.factory_calls: Dict[tuple, list] = {}  # a factory's call site -> what it was passed (its closures run on it)
+        # a factory's call site -> the function calling it and what it passed (its closures run on it there)
+        self.factory_calls: Dict[tuple, tuple] = {}
         self.container_aliases: set = set()  # the made ids of those that hand their aliases out as a new container's items
         # (made id, spelling) of aliases a call hands back of memory its callee holds, no argument's (a cache's)
         self.held_by_callee: set = set()

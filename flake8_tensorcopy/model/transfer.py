@@ -22,7 +22,7 @@ from flake8_tensorcopy.model.summaries import (
     CAST_TO, PICKED_BY, SHALLOW_OF_PASSED, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
 )
 from flake8_tensorcopy.model.values import (
-    ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, MAY_CALL, NO_GRAD, NONE, NUMBER, SAVED,
+    BOUND_AT, ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, MAY_CALL, NO_GRAD, NONE, NUMBER, SAVED,
     UNKNOWN, UNSAVED_HOLDERS, WITHOUT_CUDA, Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.classes import FLAG, constructor_flags, on_receiver, tested_on_receiver
@@ -573,7 +573,7 @@ class Transfer:
                 self.requires_grad(state[owner], owner, node.value if type(node) is ast.Assign else None, state)
             if kind is ast.Name and place in self.function.backpropagated and value.kinds == UNKNOWN.kinds:
                 value = backpropagated(value)
-            if kind is ast.Name and value.kinds == INTEGER.kinds and type(node) not in (ast.For, ast.AsyncFor):
+            if kind is ast.Name and value.kinds and value.kinds <= _NUMERIC and type(node) not in (ast.For, ast.AsyncFor):
                 # where this binding reaches, a split at the name (``x[:n]``, ``x[n:]``) is at one place
                 value = value._replace(facts=frozenset(fact for fact in value.facts if not fact.startswith(BOUND_AT))
                                        | {f"{BOUND_AT}{target.lineno},{target.col_offset}"})
@@ -3509,7 +3509,7 @@ class Transfer:
         for index, key in sorted(summary.keyed_items_written):
             # ``batch["feats"][:, 0] = 1`` in the callee: a write of that item of the container passed here
             passed = instance.actual(index)
-            item = (passed.item(key) if key != "*" else items_join(passed)) if passed.items else None
+            item = (_item_keyed(passed, key) if key != "*" else items_join(passed)) if passed.items else None
             if item is not None and item.storages and _array_only(item):
                 self.write(node, item, state, node, through=frozenset((item.made,)))
         if summary.parameter_calls:
@@ -3702,9 +3702,9 @@ class Transfer:
         sites = [fact[len(FACTORY_CALL):] for fact in callee.facts if fact.startswith(FACTORY_CALL)]
         if factory is None or len(sites) != 1:
             return None
-        actuals = self.model.factory_calls.get(tuple(int(part) for part in sites[0].split(",")))
-        if not actuals or not any(actuals):
-            return None
+        made_by, actuals = self.model.factory_calls.get(tuple(int(part) for part in sites[0].split(",")), (None, None))
+        if made_by is not self.function or not actuals or not any(actuals):
+            return None  # (called in another function, ``self.decay()`` of one ``__init__`` made: its values are not ours)
         return Instantiation(factory.name, actuals, lambda value, sites: UNKNOWN)
 
     def closed_over(self, factory, made: Value, node: ast.Call, actuals) -> Value:
@@ -3719,7 +3719,7 @@ class Transfer:
         bound = frozenset(f"{ENVIRONMENT}{name}={place}" for name, place in zip(factory.names, self.argument_places(
             factory, node)) if place is not None and "[" not in place)
         site = _site(node)
-        self.model.factory_calls[site] = list(actuals)
+        self.model.factory_calls[site] = (self.function, list(actuals))
         return made._replace(facts=made.facts | bound | {FACTORY_CALL + ",".join(map(str, site))})
 
     def instance_storages(self, function, actuals, receiver_place: Optional[str], state: dict) -> Optional[dict]:
@@ -4972,6 +4972,15 @@ def _items_at(container: Value, keys: tuple) -> Optional[Value]:
     return found
 
 
+def _item_keyed(container: Value, key: str) -> Optional[Value]:
+    """The item at a constant key of a container the model knows the items of, a negative
+    position counted from the end of a sequence of known length (``items[-1]``)."""
+    positions = [name for name, _ in container.items if name.isdigit()]
+    if key.startswith("-") and key[1:].isdigit() and positions and len(positions) == len(container.items):
+        key = str(len(positions) - int(key[1:]))
+    return container.item(key)
+
+
 def _handed_root(storage) -> bool:
     """Whether ``storage`` is what an object was handed (``HANDED``), or an item or attribute held
     within it."""
@@ -5041,10 +5050,10 @@ def _positions(element, state: dict, bound_again=None) -> frozenset:
         # binding of it reaches both (a parameter the function never binds again, or one assignment)
         name = (element.lower or element.upper).id
         held = state.get(name)
-        sites = [fact[len(BOUND_AT):] for fact in held.facts if fact.startswith(BOUND_AT)] \
+        sites = sorted(fact[len(BOUND_AT):] for fact in held.facts if fact.startswith(BOUND_AT)) \
             if type(held) is Value else []
-        if len(sites) == 1:
-            name = f"{name}#{sites[0]}"
+        if sites:  # the assignments that may have bound what reaches this slice: one value where they are the same
+            name = f"{name}#{'|'.join(sites)}"
         elif bound_again is not None and name in bound_again():
             return EMPTY
         return frozenset((f">=${name}",) if element.lower is not None else (f"<${name}",))
@@ -6221,7 +6230,6 @@ PARAMETER_CALLS = "!parameter_calls"
 # a fact: what a summary indexed out of a parameter whose kind its callers decide (``batch["x"]``,
 # ``x[0]``): a part where a caller passes a tensor, an item where it passes a container
 WITHIN_PASSED = "within_passed:"  # (and the key it was indexed at, ``*`` where not a constant)
-BOUND_AT = "bound_at:"  # a fact of an int a name holds: the assignment that bound it (``line,column``)
 FACTORY_CALL = "factory_call:"  # a fact of a closure a factory of the file returned: that call's site
 CAPTURED = "captured"  # a fact of a nested function's value: its items are the aliases it captured, by name
 METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed

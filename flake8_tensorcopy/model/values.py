@@ -218,14 +218,18 @@ def join(a: Value, b: Value) -> Value:
     )
 
 
+
+BOUND_AT = "bound_at:"  # a fact of an int a name holds: an assignment that may have bound it (``line,column``)
+
 def _may_facts(side: Value, other: Value) -> frozenset:
     """The facts of what a value may be made of, kept from one side of a join (``dropped@``:
     computed from a detached read of a tensor requiring grad, ``reg = reg + p.data.sum()``);
-    every other fact holds only where both sides have it. Kept only where the other side does not
+    ``bound_at:``, an assignment that may have bound the int a name holds); every other fact holds
+    only where both sides have it. Kept only where the other side does not
     bring a graph the read never meets on its own path (``w = p if train else p.data``)."""
     if not side.facts or other.grad and not side.grad:
         return EMPTY
-    return frozenset(fact for fact in side.facts if fact.startswith(DROPPED))
+    return frozenset(fact for fact in side.facts if fact.startswith((DROPPED, BOUND_AT)))
 
 
 def _candidates(a: Value, b: Value) -> frozenset:
