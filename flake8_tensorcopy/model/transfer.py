@@ -4982,9 +4982,12 @@ def _item_keyed(container: Value, key: str) -> Optional[Value]:
 
 
 def _handed_root(storage) -> bool:
-    """Whether ``storage`` is what an object was handed (``HANDED``), or an item or attribute held
-    within it."""
-    while type(storage) is tuple and storage[:1] in (("item",), ("attribute",)):
+    """Whether ``storage`` is an item of what an object was handed (``HANDED``: the tensors of
+    ``self.params = list(params)``); not an attribute of a handed object (``self.base_layer.weight``
+    of a layer, whose ``.data`` the object reads to rebind it)."""
+    if not (type(storage) is tuple and storage[:1] == ("item",)):
+        return False
+    while type(storage) is tuple and storage[:1] == ("item",):
         storage = storage[1]
     return type(storage) is tuple and storage[:1] == (HANDED,)
 
