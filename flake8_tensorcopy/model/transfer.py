@@ -22,7 +22,7 @@ from flake8_tensorcopy.model.summaries import (
     CAST_TO, PICKED_BY, SHALLOW_OF_PASSED, SURELY_CAST, Instantiation, allocated_in, is_torch_layer, parameter_holding, parameter_index, plain, surely_dtype,
 )
 from flake8_tensorcopy.model.values import (
-    BOUND_AT, ASSUMED, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, MAY_CALL, NO_GRAD, NONE, NUMBER, SAVED,
+    ASSUMED, BOUND_AT, DEAD, DROPPED, EMPTY, ENTRY, FIELDS, FORWARDED, GUARDED, HOOKED, IN_FLIGHT, INFERENCE, INTEGER, MAY_CALL, NO_GRAD, NONE, NUMBER, SAVED,
     UNKNOWN, UNSAVED_HOLDERS, WITHOUT_CUDA, Evidence, Value, held_within, items_join, join, join_all, join_states, kinds, storages_held, without_none,
 )
 from flake8_tensorcopy.model.classes import FLAG, constructor_flags, on_receiver, tested_on_receiver
@@ -5041,9 +5041,10 @@ _ENUMERATED_AT_MOST = 64  # a constant slice of more positions says nothing of i
 def _positions(element, state: dict, bound_again=None) -> frozenset:
     """The non-negative positions one index element takes: a constant, a name holding one of
     some constants or bounded below (``">=1"``: any from 1 on), a slice with constant bounds
-    (``:4``, ``2:6``) or a constant start (``4:``, ``">=4"``), either side of a split at a name (``"<$k"`` for ``:k``, ``">=$k"`` for
-    ``k:``, told apart by the binding of ``k`` that reaches them; none where several may, or
-    ``k`` is among the names ``bound_again()`` gives and no one binding is known), else none."""
+    (``:4``, ``2:6``) or a constant start (``4:``, ``">=4"``), either side of a split at a name
+    (``"<$k"`` for ``:k``, ``">=$k"`` for ``k:``, marked with the assignments that may have bound
+    the ``k`` reaching them; none where ``k`` is among the names ``bound_again()`` gives and no
+    assignment is known), else none."""
     if type(element) is ast.Constant and type(element.value) is int:
         return frozenset((element.value,)) if element.value >= 0 else EMPTY
     if type(element) is ast.Slice and element.step is None and (
@@ -6012,7 +6013,7 @@ def _graph_kept(summary) -> bool:
         returned.grad or returned.graph or returned.grad_from or returned.kind_from or returned.called
         or returned.items or "?" in returned.kinds or returned.is_tensor) or bool(
         summary.stores or summary.closure_stores or summary.parameter_stores or summary.backward or summary.writes
-        or summary.item_writes or summary.items_written or summary.keyed_items_written or summary.items_assigned \
+        or summary.item_writes or summary.items_written or summary.keyed_items_written or summary.items_assigned
         or summary.attribute_writes
         or summary.writes_held)
 
@@ -6029,6 +6030,7 @@ def _saved_for_caller(summary, lines: tuple) -> frozenset:
 # aliases that span all of their source's memory (a reshape, a detach, a move to where it is, an
 # array over it): made of a part of a base, they span that part of it
 _WHOLE_OF_ITS_SOURCE = frozenset(("view", "detach", "move", "numpy", "from_numpy"))
+
 
 def _site(node) -> tuple:
     """The allocation site of what ``node`` makes: its position, and its end where an operand

@@ -46,6 +46,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 EMPTY: frozenset = frozenset()
 DROPPED = "dropped@"  # a fact: computed from the detached read (``x.data``) at ``line:col`` of a tensor requiring grad
+BOUND_AT = "bound_at:"  # a fact of an int a name holds: an assignment that may have bound it (``line,column``)
 MAY_CALL = "may_call:"  # a fact: a function or class of the file this value may name (its paths named different ones)
 BESIDE_FRESH = "beside_fresh"  # a fact of a function a call site passes beside new objects only: no candidate
 MOST_CANDIDATES = 4  # more functions than this on one value: what a call of it does is not known
@@ -217,9 +218,6 @@ def join(a: Value, b: Value) -> Value:
         a.made | b.made,
     )
 
-
-
-BOUND_AT = "bound_at:"  # a fact of an int a name holds: an assignment that may have bound it (``line,column``)
 
 def _may_facts(side: Value, other: Value) -> frozenset:
     """The facts of what a value may be made of, kept from one side of a join (``dropped@``:
