@@ -3351,7 +3351,8 @@ class Transfer:
                 instance = instance._replace(facts=instance.facts | frozenset(
                     f"{FLAG}{attribute}={constant}" for attribute, constant in flags.items()
                     if attribute in steady and not elsewhere[attribute]))
-        elif info.init_fields(self.model.classes):  # a dataclass or a named tuple: its generated ``__init__`` stores each field
+        elif info.fields or info.init_fields(self.model.classes):
+            # a dataclass or a named tuple: its generated ``__init__`` stores each field it takes
             taken = info.init_fields(self.model.classes)
             bound = dict(zip(taken, self.fields_kept(node.args, _spread(node, arguments), state)))
             bound.update((field, self.fields_kept([keyword.value], [keywords[field]], state)[0])

@@ -942,8 +942,8 @@ def _rebound_in(function, name: str, line: int) -> bool:
 def _kept_on_its_object(alias, name: Optional[str]) -> bool:
     """An alias a method binds on its own object (``self.avg = [p.detach() ...]``): kept for the
     object's later calls."""
-    function = alias.function
-    return bool(name) and bool(getattr(function, "receiver_offset", 0)) and name.startswith(function.names[0] + ".")
+    receiver = _receiver(alias.function)
+    return receiver is not None and bool(name) and name.startswith(receiver + ".")
 
 
 def _arrivals(model, made, function) -> list:
