@@ -1229,7 +1229,8 @@ def _allocated_again(model, alias, read) -> bool:
 def allocated_anew(model, write, storages: frozenset) -> list:
     """Where the memory ``write`` writes is made anew: its name (any name, for a write of a chain
     with none) bound to a new allocation or to something else (``buf = None``), or a call of its
-    own statement returning new memory (``X = f(X).mul_(s)``), or, where the written name holds
+    own statement returning new memory (``X = f(X).mul_(s)``; not the tensors a new container
+    holds: ``mark(dict(mask=x))``), or, where the written name holds
     the newest object of an allocation (``out = model(ids); logits = out[:, -1]``, then
     ``logits[:, 0] = v``), the allocation itself. A path from an alias to the write through one
     of them writes new memory, never the one the alias holds (recency: only a site's newest
@@ -1243,8 +1244,7 @@ def allocated_anew(model, write, storages: frozenset) -> list:
                 found.kind == "bind" and name in (None, found.place) and (
                     found.value.fresh and found.value.storages & written
                     or name is not None and found.value.items is None and not found.value.storages & written)
-                or found.kind == "call" and found.value.fresh and found.line == write.line
-                and storages_held(found.value) & written)]
+                or found.kind == "call" and found.line == write.line and _new_memory(found.value) & written)]
     allocations = [found for found in events if found.value is not None and _new_memory(found.value) & written
                    and not (found.kind == "bind" and found.place == name)]
     if name is not None and allocations and _holds_newest(model, write, name, written, events, allocations):
@@ -1288,10 +1288,10 @@ def _bound_anew_before(model, event, storages: frozenset) -> bool:
     made again in this iteration)."""
     if not storages:
         return False
-    return any(found.block == event.block and found.order < event.order and found.value is not None
-               and found.value.fresh and (
-                   storages_held(found.value) & storages if found.kind == "call"
-                   else found.value.storages & storages and (event.place is None or found.place == event.place))
+    return any(found.block == event.block and found.order < event.order and found.value is not None and (
+                   _new_memory(found.value) & storages if found.kind == "call"
+                   else found.value.fresh and found.value.storages & storages and (
+                       event.place is None or found.place == event.place))
                for found in _binds_and_calls(model, event.function))
 
 
