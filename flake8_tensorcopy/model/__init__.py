@@ -393,7 +393,7 @@ class Model:
         if function.node.args.vararg is not None and all(type(value) is Value for value in rest):  # ``*args``
             actuals[positional] = Value(kinds("tuple"), items=(("*", join_all(rest)),) if rest else ())
         rest_keywords = {}
-        for name, value in keywords.items():
+        for name, value in _keywords_spread(keywords).items():
             if name in function.names[:len(function.names) - function.rest_keywords]:
                 actuals[function.names.index(name)] = value
             elif name is not None:
@@ -917,6 +917,20 @@ class Model:
     def exit_state(self, name: str = "<module>") -> dict:
         info = self.module if name == "<module>" else self.functions_by_name[name]
         return info.states[1] or {}
+
+
+def _keywords_spread(keywords: dict) -> dict:
+    """A call's keywords with ``**options`` spread into them where the dict's items have constant
+    string keys (``f(**{"feats": x})``, ``opts = dict(feats=x); f(**opts)``): each binds as the
+    keyword it names. Items whose keys are not known bind nothing."""
+    spread = keywords.get(None)
+    named = {}
+    for key, item in (spread.items or ()) if spread is not None and "dict" in spread.kinds else ():
+        name = ast.literal_eval(key) if key[:1] in ("'", '"') else None
+        if type(name) is str and name.isidentifier():
+            named[name] = item
+    named.update((name, value) for name, value in keywords.items() if name is not None)
+    return named
 
 
 def _depth(function: FunctionInfo) -> int:

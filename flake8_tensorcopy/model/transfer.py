@@ -1518,7 +1518,7 @@ class Transfer:
         if held and _advanced_index(node.slice, index):  # ``history[:, [0, -1]]``: a copy, whatever it indexes
             held = frozenset((_site(node),))
         item = self.picked_by_caller(Value(kinds("?"), kind_from=base.kind_from, grad_from=base.grad_from, storages=held,
-                                           facts=frozenset((WITHIN_PASSED + key_of(node.slice),)) if held else EMPTY),
+                                           facts=_keys_within(base, node.slice) if held else EMPTY),
                                      index, node)
         if self.summary_mode and base.kind_from and _basic_index(node.slice):
             # ``state[:, -1]`` of a parameter: where a caller passes a tensor, the part returned is a view
@@ -3509,8 +3509,7 @@ class Transfer:
                            temporaries=_made_by_arguments(node, items) if node is self.discarded else EMPTY)
         for index, key in sorted(summary.keyed_items_written):
             # ``batch["feats"][:, 0] = 1`` in the callee: a write of that item of the container passed here
-            passed = instance.actual(index)
-            item = (_item_keyed(passed, key) if key != "*" else items_join(passed)) if passed.items else None
+            item = _item_at(instance.actual(index), key)
             if item is not None and item.storages and _array_only(item):
                 self.write(node, item, state, node, through=frozenset((item.made,)))
         if summary.parameter_calls:
@@ -4973,6 +4972,27 @@ def _items_at(container: Value, keys: tuple) -> Optional[Value]:
     return found
 
 
+def _keys_within(base: Value, index: ast.AST) -> frozenset:
+    """The ``WITHIN_PASSED`` facts of what a summary indexes out of ``base``: the path of keys from
+    the parameter, one step per subscript (``batch["inputs"]["feats"]``: ``'inputs'``, then
+    ``'feats'``), one path per path that reached ``base``."""
+    key = key_of(index)
+    paths = [fact[len(WITHIN_PASSED):] for fact in base.facts if fact.startswith(WITHIN_PASSED)]
+    return frozenset(WITHIN_PASSED + (path + KEY_STEP + key if path else key) for path in paths or [""])
+
+
+def _item_at(container: Value, path: str) -> Optional[Value]:
+    """The item a path of keys (``_keys_within``) reaches in what a caller passed, a ``*`` step
+    any item; None where a step is not known."""
+    for key in path.split(KEY_STEP):
+        if not container.items:
+            return None
+        container = items_join(container) if key == "*" else _item_keyed(container, key)
+        if container is None:
+            return None
+    return container
+
+
 def _item_keyed(container: Value, key: str) -> Optional[Value]:
     """The item at a constant key of a container the model knows the items of, a negative
     position counted from the end of a sequence of known length (``items[-1]``)."""
@@ -6235,7 +6255,8 @@ REFILLS = "!refills"
 PARAMETER_CALLS = "!parameter_calls"
 # a fact: what a summary indexed out of a parameter whose kind its callers decide (``batch["x"]``,
 # ``x[0]``): a part where a caller passes a tensor, an item where it passes a container
-WITHIN_PASSED = "within_passed:"  # (and the key it was indexed at, ``*`` where not a constant)
+WITHIN_PASSED = "within_passed:"  # (and the keys it was indexed at, ``*`` where not a constant)
+KEY_STEP = "\x00"  # between two keys of a ``WITHIN_PASSED`` path (a key's repr never holds it)
 FACTORY_CALL = "factory_call:"  # a fact of a closure a factory of the file returned: that call's site
 CAPTURED = "captured"  # a fact of a nested function's value: its items are the aliases it captured, by name
 METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed
