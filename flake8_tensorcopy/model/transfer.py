@@ -924,6 +924,17 @@ class Transfer:
             if not value.pinned:  # (as for ``writes_held``: a pinned buffer's syncs are not in a summary)
                 self.attribute_written(target, state, replaces_item, value)
 
+    def keyed_write_of_parameters(self, passed: Value, path: str, state: dict) -> None:
+        """In a summary, a callee's write of the item at ``path`` of what one of this function's
+        parameters holds (``forward_batch(batch)`` calling ``mark_mask(batch)``, or passing
+        ``batch["inputs"]``): this function writes that item of what its callers pass."""
+        prefixes = [fact[len(WITHIN_PASSED):] for fact in passed.facts if fact.startswith(WITHIN_PASSED)] or [""]
+        for storage in passed.storages:
+            index = parameter_index(storage, self.function.name)
+            if index is not None:
+                state["!keyed_items_written"] = state.get("!keyed_items_written", EMPTY) | {
+                    (index, prefix + KEY_STEP + path if prefix else path) for prefix in prefixes}
+
     def attribute_written(self, target, state: dict, only_of_arrays: bool, written: Optional[Value] = None) -> None:
         """In a summary, a write of an attribute of an object a caller passes (``s.image``,
         ``self.ref``); ``only_of_arrays``: a write only where the caller's attribute holds a tensor
@@ -3509,9 +3520,12 @@ class Transfer:
                            temporaries=_made_by_arguments(node, items) if node is self.discarded else EMPTY)
         for index, key in sorted(summary.keyed_items_written):
             # ``batch["feats"][:, 0] = 1`` in the callee: a write of that item of the container passed here
-            item = _item_at(instance.actual(index), key)
+            passed = instance.actual(index)
+            item = _item_at(passed, key)
             if item is not None and item.storages and _array_only(item):
                 self.write(node, item, state, node, through=frozenset((item.made,)))
+            elif item is None and self.summary_mode:
+                self.keyed_write_of_parameters(passed, key, state)
         if summary.parameter_calls:
             passed_results.update(self.call_what_was_passed(function, summary.parameter_calls, instance, node, state))
         for test, compared in summary.identity_tests:  # decided on what this call passes
