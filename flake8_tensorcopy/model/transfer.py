@@ -3618,7 +3618,7 @@ class Transfer:
             result = self.carry_dropped(result, [instance.actual(index) for callee, index in summary.returns.grad_from
                                                  if callee == function.name], node, state)
         if result.qual.startswith("local:") and type(node) is ast.Call:
-            result = self.closed_over(function, result, node, actuals)
+            result = self.closed_over(function, result, node, actuals, instance)
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
@@ -3721,20 +3721,48 @@ class Transfer:
             return None  # (called in another function, ``self.decay()`` of one ``__init__`` made: its values are not ours)
         return Instantiation(factory.name, actuals, lambda value, sites: UNKNOWN)
 
-    def closed_over(self, factory, made: Value, node: ast.Call, actuals) -> Value:
+    def closed_over(self, factory, made: Value, node: ast.Call, actuals, instance: Instantiation) -> Value:
         """A nested function a factory returns (``make_hook(acts, "fc")``): its enclosing names
         that are the factory's parameters name what this call passed, where it passed a place
         (``store`` is the caller's ``acts``): a hook filling ``store[name]`` fills ``acts``. What the
         call passed is kept by its site (``FACTORY_CALL``): the closure runs on it, whatever the
         caller binds those names to later."""
         nested = self.model.functions_by_name.get(made.qual[6:])
-        if nested is None or nested.parent is not factory:
+        if nested is None:
             return made
+        if nested.parent is not factory:
+            return self.closed_over_through(factory, made, node, instance)
         bound = frozenset(f"{ENVIRONMENT}{name}={place}" for name, place in zip(factory.names, self.argument_places(
             factory, node)) if place is not None and "[" not in place)
         site = _site(node)
         self.model.factory_calls[site] = (self.function, list(actuals))
         return made._replace(facts=made.facts | bound | {FACTORY_CALL + ",".join(map(str, site))})
+
+    def closed_over_through(self, wrapper, made: Value, node: ast.Call, instance: Instantiation) -> Value:
+        """A closure a factory made in ``wrapper`` and ``wrapper`` hands back (``def build(t): return
+        make_decay(t, 0.5)``): the factory's call there passed what this call passes ``wrapper``,
+        so the closure runs on this caller's values, and its enclosing names that were
+        ``wrapper``'s parameters name this call's places."""
+        sites = [fact for fact in made.facts if fact.startswith(FACTORY_CALL)]
+        if len(sites) != 1:
+            return made
+        made_by, inner = self.model.factory_calls.get(
+            tuple(int(part) for part in sites[0][len(FACTORY_CALL):].split(",")), (None, None))
+        if made_by is not wrapper or not inner:
+            return made
+        places = dict(zip(wrapper.names, self.argument_places(wrapper, node)))
+        bound = set()
+        for fact in made.facts:
+            if fact.startswith(ENVIRONMENT):
+                name, place = fact[len(ENVIRONMENT):].split("=", 1)
+                head, dot, rest = place.partition(".")
+                if places.get(head) is not None:  # (a local of ``wrapper`` names nothing here)
+                    bound.add(f"{ENVIRONMENT}{name}={places[head]}{dot}{rest}")
+        site = _site(node)
+        self.model.factory_calls[site] = (self.function, [
+            None if value is None else _as_passed(instance, value) for value in inner])
+        return made._replace(facts=frozenset(fact for fact in made.facts if not fact.startswith((
+            FACTORY_CALL, ENVIRONMENT))) | bound | {FACTORY_CALL + ",".join(map(str, site))})
 
     def instance_storages(self, function, actuals, receiver_place: Optional[str], state: dict) -> Optional[dict]:
         """For a method called on an instance the file builds (``layer(x)``, ``env.observe()``):
