@@ -178,7 +178,7 @@ def comprehension_variables(model) -> frozenset:
     return found
 
 
-def _kept_by_its_object(alias, name: Optional[str], write) -> bool:
+def kept_by_its_object(alias, name: Optional[str], write) -> bool:
     """A method's plain store of what its caller passes (``self.shadow = shadow`` in ``__init__``,
     ``self.w = module.weight`` in ``attach``), written through that field in another function
     (the object's ``update()``, its caller's ``frame.pixels -= 1``): the object keeps a reference
@@ -285,7 +285,7 @@ def sharings(model, alias, kind: str, root_causes: bool = True) -> List[Sharing]
             continue
         # a write by a callee of the memory it holds through the alias (``self.store.mul_()`` in ``update``)
         through_alias = made in write.value.made or any(made in way for way in write.detail.get("through") or ())
-        if through_alias and _kept_by_its_object(alias, name, write):
+        if through_alias and kept_by_its_object(alias, name, write):
             continue  # ``self.shadow = shadow`` written through ``self.shadow`` by the object's own use of it
         part = model.view_parts.get(made, EMPTY)
         if part and not through_alias and (_disjoint(part, write.detail.get("part")) or _through_other_parts(

@@ -8,7 +8,7 @@ from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, alias_place, held_by_receiver, of_its_own_object, parameter_attribute, returned_side,
+    AliasRule, Sharing, alias_place, held_by_receiver, kept_by_its_object, of_its_own_object, parameter_attribute, returned_side,
     source_written_itself, undone, unsafe, writes_arguments, written_for_its_source,
 )
 
@@ -137,7 +137,9 @@ def _kept_as_handed(model, alias) -> bool:
 def _named_before(model, sharing) -> bool:
     """Whether the value is an alias another operation made: any other than an assignment, or
     an assignment in the same function (``snap = state; history[i] = snap``: the first name is
-    the finding). A name another method bound (``self.weights = weights`` in ``__init__``) is
+    the finding), unless the first is how the object keeps what its caller passed, written by
+    another of its methods (``self.pos = start; self.origin = self.pos``: the second name is). A
+    name another method bound (``self.weights = weights`` in ``__init__``) is
     how the object keeps what it was given, not a finding of its own. A view of new memory no
     name holds (``grid = torch.arange(12.0).reshape(3, 4)``) is no finding: a second name for it
     is, where the write and the observation are of those two names."""
@@ -148,8 +150,10 @@ def _named_before(model, sharing) -> bool:
         if made[2] != "assignment" and not (made in made_by and made_by[made].detail.get("fresh_source")
                                             and _between_its_two_names(model, sharing)):
             return True
-        if made[2] == "assignment" and any(event.detail["made"] == made and event.function is alias.function
-                                           for event in model.events.find("alias")):
+        if made[2] == "assignment" and any(
+                event.detail["made"] == made and event.function is alias.function
+                and not kept_by_its_object(event, alias_place(model, event), sharing.write)
+                for event in model.events.find("alias")):
             return True
     return False
 
