@@ -167,11 +167,18 @@ def _kept(features, file_features, rules) -> bool:
 def returns_from_parameters(function: ast.AST) -> bool:
     """Whether a ``return`` (or a ``yield``) of ``function`` may hand back memory of one of its
     parameters (``return x``, ``return x.t()``, ``return self.buf[:n]``, ``return
-    np.asarray(a)``, ``yield torch.from_numpy(a[i:j])``): what its summary would say at call sites."""
+    np.asarray(a)``, ``yield torch.from_numpy(a[i:j])``), or a module name it binds under
+    ``global`` may hold it (``global BEST; BEST = v``): what its summary would say at call sites."""
     arguments = function.args
     names = {arg.arg for arg in arguments.posonlyargs + arguments.args}
-    for node in descendants(function):
+    nodes = list(descendants(function))
+    declared = {name for node in nodes if type(node) is ast.Global for name in node.names}
+    for node in nodes:
         if type(node) in _HANDING_BACK and node.value is not None and _memory_roots(node.value) & names:
+            return True
+        if declared and type(node) is ast.Assign and any(
+                type(target) is ast.Name and target.id in declared for target in node.targets) \
+                and _memory_roots(node.value) & names:
             return True
     return False
 

@@ -699,6 +699,8 @@ class Model:
             reads_held=exit_state.get("!reads_held", EMPTY),
             reads_held_made=exit_state.get("!reads_held_made", EMPTY),
             closure_stores=_closure_stores(function, exit_state),
+            global_stores={name: exit_state[name] for name in function.graph.declared_global
+                           if type(exit_state.get(name)) is Value},
             parameter_stores=_parameter_stores(function, exit_state),
             forwarded=exit_state.get(FORWARDED, EMPTY),
             retained=exit_state.get("!retained", EMPTY),

@@ -33,6 +33,8 @@ class Summary(NamedTuple):
     written_through: Dict[int, frozenset] = {}  # parameter index -> per write of it, the aliases it went through
     # a nested function's enclosing names whose containers it fills (``acts[name] = out`` in a hook)
     closure_stores: Dict[str, Value] = {}
+    # a module name it binds under ``global`` -> what it holds at the exit (``global BEST; BEST = v``)
+    global_stores: Dict[str, Value] = {}
     # parameter index -> the items it put in the container a caller handed it (``store["w"] = w.detach()``)
     parameter_stores: Dict[int, Value] = {}
     writes_held: frozenset = frozenset()  # storages made elsewhere (``self.buf`` from ``__init__``) it writes in place

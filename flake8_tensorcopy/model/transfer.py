@@ -177,8 +177,9 @@ class Transfer:
         value = self.evaluate(node.value, state)
         self.rebinding, self.assigning, self.naming = EMPTY, None, None
         receiver = self.function.names[0] if self.function.receiver_offset else None
-        value = self.assigned(node.value, value, state, kept_on_receiver=self.summary_mode and all(
-            on_receiver(target, receiver) for target in node.targets))
+        value = self.assigned(node.value, value, state, kept_past_the_call=self.summary_mode and all(
+            on_receiver(target, receiver) or type(target) is ast.Name and target.id in self.function.graph.declared_global
+            for target in node.targets))
         value = self.assigned_each(node, value, state)
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name and not value.is_tensor:
             value = self.named_test(node.value, state) or value
@@ -3389,7 +3390,7 @@ class Transfer:
         argument, as ``self.obs = obs`` makes one in a written ``__init__``."""
         if len(expressions) != len(values) or any(type(expression) is ast.Starred for expression in expressions):
             return values
-        return [self.assigned(expression, value, state, kept_on_receiver=bool(value.kind_from))
+        return [self.assigned(expression, value, state, kept_past_the_call=bool(value.kind_from))
                 for expression, value in zip(expressions, values)]
 
     def captured_read(self, nested, node, state: dict) -> None:
@@ -3590,6 +3591,12 @@ class Transfer:
                 continue
             state[place] = _filled(state[place], value, instance)  # (``feats["fc"] = out.detach()``: an alias kept there)
             self.record("bind", node, place, state[place], state)
+        for name, value in summary.global_stores.items():
+            # ``remember(params)`` bound ``BEST = v`` under ``global``: the module's name holds what it was passed
+            if self.function is self.model.module or name in self.function.graph.declared_global:
+                self.forget(name, state)
+                state[name] = instance.value(value)
+                self.record("bind", node, name, state[name], state)
         if summary.parameter_stores:
             # ``remember(model, store)`` filled ``store``: the caller's container holds what it put there
             places = self.argument_places(function, node)
@@ -4021,12 +4028,13 @@ class Transfer:
                     source_node=source_node, fresh_source=fresh_source)
         return value
 
-    def assigned(self, expression, value: Value, state: dict, kept_on_receiver: bool = False) -> Value:
+    def assigned(self, expression, value: Value, state: dict, kept_past_the_call: bool = False) -> Value:
         """``y = x`` of a tensor or an array: one object under two names (an alias made by
         assignment); so is ``y = getattr(m, "w")``. Not ``y = xs[0]``: an item bound to a name is
         mostly a handle the code writes through on purpose (``exp_avg = state["exp_avg"]``).
-        ``kept_on_receiver``: a summary's ``self.start = pos`` of a parameter callers decide, an
-        alias where they pass a tensor, as the class's other methods see it."""
+        ``kept_past_the_call``: a summary's ``self.start = pos`` (or ``BEST = v`` under ``global``) of
+        a parameter callers decide, an alias where they pass a tensor, as the class's other methods
+        (or the module) see it."""
         here = (expression.lineno, expression.col_offset)
         if any(made[:2] == here for made in value.made):  # ``w.data``, ``w.T``, ``w[0]``: made by the expression itself
             return value
@@ -4037,7 +4045,7 @@ class Transfer:
                                     source_place=f"{place}.{expression.args[1].value}")
             return value
         if type(expression) in (ast.Name, ast.Attribute) and (
-                value.is_tensor or "ndarray" in value.kinds or kept_on_receiver and value.kind_from):
+                value.is_tensor or "ndarray" in value.kinds or kept_past_the_call and value.kind_from):
             return self.aliased(expression, expression, value, "assignment", "assignment", state)
         return value
 
@@ -6075,7 +6083,8 @@ def _graph_kept(summary) -> bool:
     return returned is None and summary.backward or returned is not None and bool(
         returned.grad or returned.graph or returned.grad_from or returned.kind_from or returned.called
         or returned.items or "?" in returned.kinds or returned.is_tensor) or bool(
-        summary.stores or summary.closure_stores or summary.parameter_stores or summary.backward or summary.writes
+        summary.stores or summary.closure_stores or summary.global_stores or summary.parameter_stores
+        or summary.backward or summary.writes
         or summary.item_writes or summary.items_written or summary.keyed_items_written or summary.items_assigned
         or summary.attribute_writes
         or summary.writes_held)
