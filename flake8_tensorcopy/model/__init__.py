@@ -180,6 +180,7 @@ class Model:
         # not have seen (``solve_function`` then records its blocks again)
         self.changes = 0
         self._declared_global: Optional[frozenset] = None  # ``declared_global_anywhere``, found once
+        self._post_init_fields: Dict[str, dict] = {}  # per dataclass, the fields its ``__post_init__`` was summarised with
 
     # ----- the file's functions and classes
     def function_of(self, node, parent: Optional[FunctionInfo], owner: Optional[ClassInfo] = None):
@@ -808,6 +809,7 @@ class Model:
         attributes changed."""
         changed = []
         for info in list(self.classes.values()):
+            self._post_init_again(info)
             before, info.attributes = info.attributes, {}
             for method in info.methods.values():
                 if isinstance(method.summary, Summary):
@@ -816,6 +818,21 @@ class Model:
             if info.attributes != before:
                 changed.append(info)
         return changed
+
+    def _post_init_again(self, info: ClassInfo) -> None:
+        """Summarise a dataclass's methods again where its constructions passed other fields than
+        its ``__post_init__`` last saw: it reads them on ``self`` (``self.init_w =
+        self.model.weight.detach()``), what it stores is made of what they hold, and the other
+        methods read what it stores."""
+        post_init = info.methods.get("__post_init__")
+        if post_init is None or not info.passed_fields or self._post_init_fields.get(info.name) == info.passed_fields:
+            return
+        self._post_init_fields[info.name] = dict(info.passed_fields)
+        methods = sorted(info.methods.values(), key=lambda method: method is not post_init)
+        for method in methods:
+            method.summary, method.flagged_summaries = None, {}
+        for method in methods:
+            self.summary(method)
 
     # ----- queries
     def _ops_by_line(self) -> Dict[int, tuple]:

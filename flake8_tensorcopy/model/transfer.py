@@ -3379,6 +3379,8 @@ class Transfer:
             instance = instance._replace(items=tuple((str(index), bound[field]) for index, field in enumerate(info.fields)
                                                      if field in bound and field not in restored),
                                          facts=frozenset((FIELDS + "|".join(info.fields),)))
+            if post_init is not None:  # the generated ``__init__`` ends by calling it on the new object
+                self.apply(post_init, [instance], {}, node, state)
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         else:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
@@ -3472,6 +3474,9 @@ class Transfer:
             self.effect(partial(_note_grad_at_call, function, module_call or not state.get(NO_GRAD)))
         if function.parent is self.function:
             self.captured_read(function, node, state)
+        if function.owner is not None and function.receiver_offset and not self.summary_mode:
+            # a method's summary reads its instance's attributes: a solve using it sees them as they are now
+            self.model.attributes_read(self.function, function.owner.name)
         summary = self.model.summary(function, self.receiver_flags(function, arguments))
         if summary is None:  # recursion: the callee is being summarised
             return self.unknown_call(arguments, keywords, node, state, function.name)
