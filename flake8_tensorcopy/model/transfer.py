@@ -1363,6 +1363,10 @@ class Transfer:
             group = Value(kinds("dict"), items=(("'params'", Value(kinds("list"), items=(("*", held),))),
                                                 ("*", UNKNOWN)))
             return Value(kinds("list"), items=(("*", group),))
+        if name == GRADIENT and self.summary_mode and base.kinds == UNKNOWN.kinds and base.storages \
+                and all(_within_what_was_handed(storage) for storage in base.storages):
+            # ``self.model.weight.grad`` of the model the object was handed: only a tensor has a ``.grad``
+            base = base._replace(kinds=TENSOR)
         if base.is_tensor or "?" in base.kinds and (base.kind_from or self.held_by_a_parameter(base)):
             roles = k.role_of("attribute", name)
             if "detach" in roles:
@@ -5055,6 +5059,14 @@ def _item_keyed(container: Value, key: str) -> Optional[Value]:
     if key.startswith("-") and key[1:].isdigit() and positions and len(positions) == len(container.items):
         key = str(len(positions) - int(key[1:]))
     return container.item(key)
+
+
+def _within_what_was_handed(storage) -> bool:
+    """Whether ``storage`` is what an object was handed, or an attribute of it at any depth
+    (``self.model.weight`` of ``self.model = model``)."""
+    while type(storage) is tuple and len(storage) == 3 and storage[0] == "attribute":
+        storage = storage[1]
+    return type(storage) is tuple and storage[:1] == (HANDED,)
 
 
 def _handed_root(storage) -> bool:
