@@ -2783,7 +2783,8 @@ class Transfer:
                 return self.unknown_call(arguments, keywords, node, state, name)
         else:
             return self.unknown_call(arguments, keywords, node, state, name)
-        self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments))
+        self.record("call", node, None, result, state, callee=name, arguments=tuple(arguments),
+                    keywords=keywords)
         return result
 
     def superclass(self, state: dict) -> Optional[Value]:
@@ -5054,10 +5055,15 @@ def _item_at(container: Value, path: str) -> Optional[Value]:
 
 def _item_keyed(container: Value, key: str) -> Optional[Value]:
     """The item at a constant key of a container the model knows the items of, a negative
-    position counted from the end of a sequence of known length (``items[-1]``)."""
+    position counted from the end of a sequence of known length (``items[-1]``). A dict's ``[*]``
+    is every item where it is all the dict holds (``{k: v for k in keys}``), not where other keys
+    are known: there it holds what was put at keys the model cannot name, which may be others."""
     positions = [name for name, _ in container.items if name.isdigit()]
     if key.startswith("-") and key[1:].isdigit() and positions and len(positions) == len(container.items):
         key = str(len(positions) - int(key[1:]))
+    if "dict" in container.kinds and all(name != key for name, _ in container.items) and any(
+            name != "*" for name, _ in container.items):
+        return None
     return container.item(key)
 
 

@@ -1244,12 +1244,23 @@ def allocated_anew(model, write, storages: frozenset) -> list:
                 found.kind == "bind" and name in (None, found.place) and (
                     found.value.fresh and found.value.storages & written
                     or name is not None and found.value.items is None and not found.value.storages & written)
-                or found.kind == "call" and found.line == write.line and _new_memory(found.value) & written)]
+                or found.kind == "call" and found.line == write.line and _made_by_the_call(found) & written)]
     allocations = [found for found in events if found.value is not None and _new_memory(found.value) & written
                    and not (found.kind == "bind" and found.place == name)]
     if name is not None and allocations and _holds_newest(model, write, name, written, events, allocations):
         kills += allocations
     return kills
+
+
+def _made_by_the_call(call) -> frozenset:
+    """The memory a call's new result holds that the call was not handed: what it made
+    (``box_iou(a, b)`` returning new tensors), not the tensors a new container it builds holds
+    (``dict(mask=x)``)."""
+    if not call.value.fresh:
+        return EMPTY
+    given = tuple(call.detail.get("arguments") or ()) + tuple((call.detail.get("keywords") or {}).values())
+    return storages_held(call.value) - frozenset().union(*(
+        storages_held(value) for value in given if type(value) is Value))
 
 
 def _new_memory(value) -> frozenset:
@@ -1289,7 +1300,7 @@ def _bound_anew_before(model, event, storages: frozenset) -> bool:
     if not storages:
         return False
     return any(found.block == event.block and found.order < event.order and found.value is not None and (
-                   _new_memory(found.value) & storages if found.kind == "call"
+                   _made_by_the_call(found) & storages if found.kind == "call"
                    else found.value.fresh and found.value.storages & storages and (
                        event.place is None or found.place == event.place))
                for found in _binds_and_calls(model, event.function))
