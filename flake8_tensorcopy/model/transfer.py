@@ -37,6 +37,9 @@ STRING = Value(kinds("str"))
 _BUILTINS = frozenset(dir(builtins))
 _CONTAINER_METHODS = frozenset(dir(list) + dir(dict) + dir(str) + dir(set) + dir(tuple))
 # methods only a tensor has: a call of one on an unknown receiver is evidence (a use)
+# what a module's method of the same name does to the module itself, which it returns (``m.to(device)``)
+MODULE_SELF_METHODS = frozenset(("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "bfloat16",
+                                 "requires_grad_"))
 TENSOR_ONLY_METHODS = (k.METHODS_RETURNING_TENSOR | k.INPLACE_METHODS | k.VIEW_METHODS) - _CONTAINER_METHODS - {
     "sum", "mean", "max", "min", "all", "any", "copy", "astype", "reshape", "transpose", "view",
     "flatten", "squeeze", "round", "clip", "dot", "std", "var", "prod", "argmax", "argmin", "repeat",
@@ -2879,7 +2882,9 @@ class Transfer:
         if method == "backward" and not receiver.grad and not self.summary_mode and receiver_place \
                 and "." not in receiver_place and "[" not in receiver_place:
             self.function.backpropagated.add(receiver_place)
-        if method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles:
+        if (method in TENSOR_ONLY_METHODS | {"backward"} or "tensor_only" in roles) and not (
+                self.summary_mode and receiver.kind_from and method in MODULE_SELF_METHODS):
+            # (in a summary, ``model.to(device)`` of what callers pass: a module has it too, and returns itself)
             receiver = self.proven_by_use(receiver, roles, receiver_place, state, receiver_node)
             whole = _indexed_whole(receiver_node)
             if whole is not None and type(state.get(whole)) is Value and "?" in state[whole].kinds:
@@ -3023,7 +3028,7 @@ class Transfer:
             return _module_tensors(receiver._replace(storages=held), method)
         if method == "load_state_dict" and arguments:
             return self.load_state(receiver, arguments[0], node, state)
-        if method in ("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "bfloat16", "requires_grad_"):
+        if method in MODULE_SELF_METHODS:
             place = place_of(node.func.value) if type(node.func) is ast.Attribute else None
             if method in ("train", "eval"):  # ``m.eval()``, ``m.train(False)``: its running statistics stay
                 mode = node.args[0] if node.args else _keyword(node, "mode")
