@@ -336,9 +336,19 @@ class Model:
 
     @staticmethod
     def _fold_fields(info: ClassInfo) -> None:
-        """Store what the constructions pass into each field, as the instance keeps it."""
+        """Store what the constructions pass into each field, as the instance keeps it: not a field
+        its ``__post_init__`` stores again (``self.feats = self.feats.clone()``), whose store is
+        what the instance holds after its construction."""
+        post_init = info.methods.get("__post_init__")
+        restored = post_init.summary.stores if post_init is not None and isinstance(post_init.summary, Summary) else {}
         for field, value in info.passed_fields.items():
-            info.store(field, _handed(info, "__init__", field, value))
+            if field not in restored:
+                info.store(field, Model.field_as_passed(info, field))
+
+    @staticmethod
+    def field_as_passed(info: ClassInfo, field: str) -> Value:
+        """A dataclass's field as its constructions passed it (as ``__post_init__`` reads it)."""
+        return _handed(info, "__init__", field, info.passed_fields.get(field))
 
     # ----- names outside a function
     def declared_global_anywhere(self) -> frozenset:

@@ -1315,6 +1315,8 @@ class Transfer:
         self.recording = recording
         if "module" in value.kinds:  # ``model.fc = nn.Linear(...)``: a new layer, its parameters require grad
             thaw_holders(place_of(target), state)
+        if target.attr == GRADIENT and self.summary_mode and value.kinds == NONE.kinds:
+            state["!drops_grads"] = NONE  # ``p.grad = None``, as ``zero_grad()``: its caller's gradients are new after it
         if base.is_tensor:
             self.record("attribute", target, place_of(target), value, state, base=base, attribute=target.attr,
                         store=True)
@@ -1347,7 +1349,8 @@ class Transfer:
                 continue
             if not self.summary_mode:
                 self.model.attributes_read(self.function, class_name)
-            found = self.model.instance_attribute(class_name, name) or self.declared_attribute(base, class_name, name)
+            found = self.field_in_post_init(class_name, name) or self.model.instance_attribute(
+                class_name, name) or self.declared_attribute(base, class_name, name)
             method = self.model.method_of(class_name, name)
             if found is not None and method is not None and method.receiver_offset and found.qual == "local:" + method.name:
                 # ``self._scale`` not called here: a method bound to its object, which a later call passes first
@@ -3390,11 +3393,25 @@ class Transfer:
                                                      if field in bound and field not in restored),
                                          facts=frozenset((FIELDS + "|".join(info.fields),)))
             if post_init is not None:  # the generated ``__init__`` ends by calling it on the new object
-                self.apply(post_init, [instance], {}, node, state)
+                # (its fields as passed: a write there is of the caller's tensor, not through a name made here)
+                given = dict(zip(taken, _spread(node, arguments)))
+                given.update((field, keywords[field]) for field in taken if field in keywords)
+                self.apply(post_init, [instance._replace(items=tuple(
+                    (str(index), given[field]) for index, field in enumerate(info.fields) if field in given))],
+                    {}, node, state)
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         else:
             self.record("call", node, None, instance, state, callee=name, arguments=tuple(arguments))
         return instance
+
+    def field_in_post_init(self, class_name: str, name: str) -> Optional[Value]:
+        """In a dataclass's ``__post_init__``, a field holds what the construction passed (the
+        generated ``__init__`` stored it just before), whatever ``__post_init__`` stores there."""
+        info = self.model.classes.get(class_name)
+        if info is None or self.function.owner is not info or name not in info.passed_fields \
+                or getattr(self.function.node, "name", "") != "__post_init__":
+            return None
+        return self.model.field_as_passed(info, name)
 
     def fields_kept(self, expressions, values: list, state: dict) -> list:
         """What a dataclass's generated ``__init__`` keeps of each argument (``Episode(obs=state)``):

@@ -79,7 +79,8 @@ class AssignmentShares(AliasRule):
             return False
         if _named_before(model, sharing) or alias.value.evidence("kind") is Evidence.ANNOTATED_MODULE:
             return False
-        if writes_arguments(alias.function) or _tied(model, alias):
+        if writes_arguments(alias.function) or _tied(model, alias) or _anchored_anew_by_the_writer(
+                model, alias, sharing.write):
             return False
         if not sharing.written_alias:  # the source is written and the second name read: unless the object
             # keeps a model's parameter it was handed by its own name, to watch training update it
@@ -138,24 +139,63 @@ def _named_before(model, sharing) -> bool:
     """Whether the value is an alias another operation made: any other than an assignment, or
     an assignment in the same function (``snap = state; history[i] = snap``: the first name is
     the finding), unless the first is how the object keeps what its caller passed, written by
-    another of its methods (``self.pos = start; self.origin = self.pos``: the second name is). A
+    another of its methods, and the two names are read side by side (``self.pos = start;
+    self.origin = self.pos``, then ``self.pos - self.origin``: the second name is). A
     name another method bound (``self.weights = weights`` in ``__init__``) is
     how the object keeps what it was given, not a finding of its own. A view of new memory no
     name holds (``grid = torch.arange(12.0).reshape(3, 4)``) is no finding: a second name for it
-    is, where the write and the observation are of those two names."""
+    is, where the write and the observation are of those two names; so is a second name for a
+    handle a method hands out on its object's tensor (``frame = cam.grab(); last = frame``)."""
     alias = sharing.alias
     others = alias.value.made - {alias.detail["made"]}
     made_by = {event.detail["made"]: event for event in model.events.find("alias")}
     for made in others:
+        if made[2] == "handed" and made in made_by and not snapshot_named(alias_place(model, made_by[made]) or ""):
+            continue  # ``frame = cam.grab()``, a handle on the object's buffer: no finding; ``last = frame`` is
         if made[2] != "assignment" and not (made in made_by and made_by[made].detail.get("fresh_source")
                                             and _between_its_two_names(model, sharing)):
             return True
         if made[2] == "assignment" and any(
                 event.detail["made"] == made and event.function is alias.function
-                and not kept_by_its_object(event, alias_place(model, event), sharing.write)
+                and not (kept_by_its_object(event, alias_place(model, event), sharing.write)
+                         and _read_side_by_side(model, alias))
                 for event in model.events.find("alias")):
             return True
     return False
+
+
+def _read_side_by_side(model, alias) -> bool:
+    """Whether some function reads both of an object's names for one tensor (``self.pos -
+    self.origin``): it takes them for two tensors. Names read apart (``self.dec_weight`` in
+    ``decode``, ``self.enc_weight`` written in ``sgd``) are one tensor in two roles, as tied
+    weights are."""
+    first, second = alias.place or "", alias_place(model, alias) or ""
+    if "." not in first or "." not in second:
+        return False
+    wanted = {first.split(".", 1)[1], second.split(".", 1)[1]}
+    read = {}
+    for event in model.events.find("read"):
+        if event.place is not None and "." in event.place:
+            holder, attribute = event.place.split(".", 1)
+            read.setdefault((id(event.function), holder), set()).add(attribute)
+    return any(wanted <= attributes for attributes in read.values())
+
+
+def _anchored_anew_by_the_writer(model, alias, write) -> bool:
+    """Whether the writing method's class is a subclass of the alias's whose own ``__init__``
+    binds the second name anew (``self.origin = self.pos.clone()`` after ``super().__init__()``):
+    its instances never hold the base's alias."""
+    owner, second = alias.function.owner, alias_place(model, alias)
+    if owner is None or second is None:
+        return False
+    # the method's own class, or, for a write a call makes (``s.move(v)``), the called method's
+    called = [model.functions_by_name.get(call.detail.get("callee", "")) for call in model.events.find("call")
+              if call.node is write.node]
+    writers = {function.owner for function in [write.function] + called if function is not None} - {None, owner}
+    initializers = [writer.methods.get("__init__") for writer in writers]
+    return any(initializer is not None and any(bind.function is initializer and bind.place == second
+                                               for bind in model.events.find("bind"))
+               for initializer in initializers)
 
 
 def _between_its_two_names(model, sharing) -> bool:
