@@ -3625,7 +3625,9 @@ class Transfer:
             self.record("bind", node, place, state[place], state)
         for name, value in summary.global_stores.items():
             # ``remember(params)`` bound ``BEST = v`` under ``global``: the module's name holds what it was passed
-            if self.function is self.model.module or name in self.function.graph.declared_global:
+            # (as the caller reads it: unless a local of its own has that name)
+            if self.function is self.model.module or name in self.function.graph.declared_global \
+                    or name not in self.function.bound_names:
                 self.forget(name, state)
                 state[name] = instance.value(value)
                 self.record("bind", node, name, state[name], state)
