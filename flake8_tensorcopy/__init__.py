@@ -1,6 +1,6 @@
 """flake8-tensorcopy: find PyTorch tensor copy, conversion and aliasing bugs."""
 
-__version__ = "0.4.23"
+__version__ = "0.4.24"
 
 REPOSITORY = "https://github.com/flake8-tensorcopy/flake8-tensorcopy"
 

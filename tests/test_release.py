@@ -23,7 +23,7 @@ BAD = "import torch\n\n\nt = torch.ones(3)\nt_copied = torch.tensor(t)\n"
 
 def test_one_version_everywhere_with_its_changelog_entry():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^version = "([^"]+)"$', pyproject, flags=re.M).group(1) == __version__ == "0.4.23"
+    assert re.search(r'^version = "([^"]+)"$', pyproject, flags=re.M).group(1) == __version__ == "0.4.24"
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     versions = re.findall(r"^## (\S+)$", changelog, flags=re.M)
     assert versions[0] == __version__
