@@ -690,6 +690,7 @@ class Model:
         return Summary(
             returns=_returned(function, exit_state),
             writes=exit_state.get("!writes", EMPTY),
+            writes_at_keys=exit_state.get("!writes_keyed", EMPTY) - exit_state.get("!writes_unkeyed", EMPTY),
             item_writes=exit_state.get("!item_writes", EMPTY) - exit_state.get("!writes", EMPTY),
             items_written=exit_state.get("!items_written", EMPTY),
             keyed_items_written=exit_state.get("!keyed_items_written", EMPTY),

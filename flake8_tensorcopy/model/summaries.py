@@ -45,6 +45,9 @@ class Summary(NamedTuple):
     # (parameter index, key) of a slot written in what it indexed out of a parameter (``batch["feats"][:, 0] = 1``):
     # the item at that key (any item for ``*``) where the caller passes a container
     keyed_items_written: frozenset = frozenset()
+    # of ``writes``, the parameter indices it writes only through items at keys (``batch["feats"].mul_(2)``):
+    # where the caller passes a container, those items (``keyed_items_written``), not every item
+    writes_at_keys: frozenset = frozenset()
     items_written: frozenset = frozenset()  # parameter indices whose items it writes in place (a loop over ``ts``)
     items_assigned: frozenset = frozenset()  # parameter indices whose items it assigns parts of (``a[:] = v``)
     saved_returned: frozenset = frozenset()  # of what it returns, what a path saved before returning it

@@ -918,11 +918,14 @@ class Transfer:
                     key = "!item_writes" if replaces_item else "!writes"
                     state[key] = state.get(key, EMPTY) | {index}
                     keys = {fact[len(WITHIN_PASSED):] for fact in value.facts if fact.startswith(WITHIN_PASSED)}
-                    if replaces_item and keys:
-                        # ``feats = batch["feats"]; feats[:, 0] = 1``: a part of a tensor passed there, or
-                        # a slot of the item at that key of the dict or list passed
+                    if keys:
+                        # ``feats = batch["feats"]; feats[:, 0] = 1`` (or ``feats.mul_(2)``): a part of a tensor
+                        # passed there, or the item at that key of the dict or list passed
                         state["!keyed_items_written"] = state.get("!keyed_items_written", EMPTY) | {
                             (index, key) for key in keys}
+                    if not replaces_item:  # a whole write: through an item at a key, or of all it holds
+                        key = "!writes_keyed" if keys else "!writes_unkeyed"
+                        state[key] = state.get(key, EMPTY) | {index}
                     state[WRITTEN_THROUGH] = state.get(WRITTEN_THROUGH, EMPTY) | {
                         (index, value.made | _written_name(target, state).made)}
             if not value.pinned:  # (as for ``writes_held``: a pinned buffer's syncs are not in a summary)
@@ -3544,7 +3547,7 @@ class Transfer:
         # ``scale_all({"x": x})``, ``update(target=acc)`` into ``**options``: a write to what it was handed
         # there (``batch[key].mul_(2)``) is a write to the items the caller's container holds
         for index in summary.items_written | summary.items_assigned | frozenset(
-                index for index in summary.writes if not _array_only(instance.actual(index))):
+                index for index in summary.writes - summary.writes_at_keys if not _array_only(instance.actual(index))):
             items = instance.actual(index).all_items() if instance.actual(index).items else None
             if items is not None and items.storages and not items.kinds <= _PLAIN_DATA and (
                     index not in summary.items_assigned or index in summary.items_written or _array_only(items)):
@@ -6360,7 +6363,7 @@ CAPTURED = "captured"  # a fact of a nested function's value: its items are the 
 METHOD = "method"  # the last part of a parameter call's symbol where it calls a method of what is passed
 # state key, in a summary: (comparison node, the values compared) per identity test of what callers pass
 IDENTITY_TESTS = "!identity_tests"
-_SUMMARY_RECORDS = ("!writes", "!item_writes", "!items_written", "!keyed_items_written", "!items_assigned", "!reads", "!writes_held",
+_SUMMARY_RECORDS = ("!writes", "!writes_keyed", "!writes_unkeyed", "!item_writes", "!items_written", "!keyed_items_written", "!items_assigned", "!reads", "!writes_held",
                     "!reads_held", "!reads_held_made", "!retained", "!stepped", "!attribute_writes", WRITTEN_THROUGH, HELD_WRITTEN_THROUGH,
                     REFILLS, PARAMETER_CALLS, IDENTITY_TESTS)
 BACKPROPAGATED = "!backpropagated"
