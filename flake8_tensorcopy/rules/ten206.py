@@ -8,8 +8,8 @@ from flake8_tensorcopy.knowledge.conventions import snapshot_named
 from flake8_tensorcopy.fixes import Fix, bare, method
 from flake8_tensorcopy.model.values import Evidence
 from flake8_tensorcopy.rules.sharing import (
-    AliasRule, Sharing, alias_place, held_by_receiver, kept_by_its_object, of_its_own_object, parameter_attribute, returned_side,
-    source_written_itself, undone, unsafe, writes_arguments, written_for_its_source,
+    AliasRule, Sharing, alias_place, held_by_receiver, kept_by_its_object, of_its_own_object, parameter_attribute,
+    returned_side, source_written_itself, undone, unsafe, writes_arguments, written_for_its_source,
 )
 
 
@@ -192,7 +192,7 @@ def _anchored_anew_by_the_writer(model, alias, write) -> bool:
     called = [model.functions_by_name.get(call.detail.get("callee", "")) for call in model.events.find("call")
               if call.node is write.node]
     writers = {function.owner for function in [write.function] + called if function is not None} - {None, owner}
-    initializers = [writer.methods.get("__init__") for writer in writers]
+    initializers = [writer.methods.get("__init__") for writer in writers if owner in writer.lineage(model.classes)]
     return any(initializer is not None and any(bind.function is initializer and bind.place == second
                                                for bind in model.events.find("bind"))
                for initializer in initializers)
