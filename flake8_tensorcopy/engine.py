@@ -156,6 +156,16 @@ def _wanted_by_callers_readers(tree: ast.AST, scanned, rules) -> frozenset:
             names.add(statement.name)
             names.update(method.name for method, method_features, _ in methods
                          if any(rule.wants(method_features) for rule in readers))
+    # a function calling a wanted one hands its callers' values on to it (``wrap(**kw)``): wanted too
+    functions = [(statement.name, features) for statement, features in zip(tree.body, scanned.statements)
+                 if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    grown = True
+    while grown:
+        grown = False
+        for name, features in functions:
+            if name not in names and not features.called.isdisjoint(names):
+                names.add(name)
+                grown = True
     return frozenset(names)
 
 

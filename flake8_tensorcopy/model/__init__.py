@@ -27,7 +27,7 @@ from flake8_tensorcopy.model.places import place_of
 from flake8_tensorcopy.model.solver import commit_or_record, record, solve, solve_recording
 from flake8_tensorcopy.model.summaries import Summary
 from flake8_tensorcopy.model.transfer import (
-    FROZEN, HANDED, IDENTITY_TESTS, PARAMETER_CALLS, HELD_WRITTEN_THROUGH, SAVED_IF_GRAD, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
+    FROZEN, HANDED, IDENTITY_TESTS, PARAMETER_CALLS, HELD_WRITTEN_THROUGH, SAVED_IF_GRAD, IN_EVAL, REFILLS, TENSOR, UPDATES_RUNNING_STATS, WITHIN_PASSED, WRITES_INPUT, WRITTEN_THROUGH, Transfer,
     grad_disabled_by, grad_enabled_by, is_none, private,
 )
 from flake8_tensorcopy.scan import children, descendants
@@ -411,6 +411,18 @@ class Model:
                 rest_keywords[name] = value
         if function.rest_keywords and all(type(value) is Value for value in rest_keywords.values()):
             actuals[-1] = Value(kinds("dict"), items=tuple((repr(name), value) for name, value in rest_keywords.items()))
+        spread = keywords.get(None)
+        if type(spread) is Value and spread.kind_from and spread.items is None:
+            # in a summary, ``inner(**kw)`` of the mapping a caller passes: each parameter it leaves
+            # unbound takes the item of ``kw`` at that name, whatever each call site puts there, and
+            # its own ``**options`` is that mapping where nothing else goes there
+            if function.rest_keywords and not rest_keywords:
+                actuals[-1] = spread
+            for index in range(len(arguments[:positional]), len(function.names) - function.rest_keywords):
+                if actuals[index] is None and index >= function.receiver_offset:
+                    actuals[index] = Value(kinds("?"), storages=spread.storages, kind_from=spread.kind_from,
+                                           grad_from=spread.grad_from,
+                                           facts=frozenset((WITHIN_PASSED + repr(function.names[index]),)))
         return actuals
 
     @staticmethod

@@ -941,6 +941,8 @@ class Transfer:
             if index is not None:
                 state["!keyed_items_written"] = state.get("!keyed_items_written", EMPTY) | {
                     (index, prefix + KEY_STEP + path if prefix else path) for prefix in prefixes}
+                for key in ("!writes", "!writes_keyed"):  # (where a caller passes a tensor: a part of it)
+                    state[key] = state.get(key, EMPTY) | {index}
 
     def attribute_written(self, target, state: dict, only_of_arrays: bool, written: Optional[Value] = None) -> None:
         """In a summary, a write of an attribute of an object a caller passes (``s.image``,
@@ -3533,8 +3535,11 @@ class Transfer:
             self.record("sync", node, None, NONE, state)
         for index in summary.writes | summary.item_writes:
             written = instance.actual(index)
-            if index not in summary.writes and not _array_only(written):
-                continue  # ``p[i] = v`` replaces an item of the list or dict passed
+            if index not in summary.writes and not (_array_only(written) or self.summary_mode and written.kind_from and any(
+                    fact.startswith(WITHIN_PASSED) for fact in written.facts)):
+                continue  # ``p[i] = v`` replaces an item of the list or dict passed (not of an item a caller passes)
+            if index in summary.writes_at_keys and not _array_only(written):
+                continue  # ``batch["feats"].mul_(2)`` of a container: the item at that key (below), not all of it
             if written.kinds and written.kinds <= _PLAIN_DATA:
                 continue  # a shape tuple or a number: the callee writes only the tensor it makes of it
             if written.storages:
