@@ -42,8 +42,9 @@ class Summary(NamedTuple):
     reads_held: frozenset = frozenset()  # storages made elsewhere (``self.state`` from ``__init__``) whose values it reads
     reads_held_made: frozenset = frozenset()  # the aliases those reads went through (``self.reference`` a detach kept)
     item_writes: frozenset = frozenset()  # parameter indices it assigns items of (``p[i] = v``): writes of a tensor only
-    # (parameter index, key) of a slot written in what it indexed out of a parameter (``batch["feats"][:, 0] = 1``):
-    # the item at that key (any item for ``*``) where the caller passes a container
+    # (parameter index, path of keys) of what it wrote, or a slot of, in what it indexed out of a parameter
+    # (``batch["feats"][:, 0] = 1``, ``batch["inputs"]["feats"].mul_(2)``, also through a helper it hands it
+    # to): the item at that path (any item for ``*``) where the caller passes a container
     keyed_items_written: frozenset = frozenset()
     # of ``writes``, the parameter indices it writes only through items at keys (``batch["feats"].mul_(2)``):
     # where the caller passes a container, those items (``keyed_items_written``), not every item

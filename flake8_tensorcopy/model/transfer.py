@@ -36,10 +36,10 @@ COMPLEX = Value(kinds("number"), facts=frozenset(("complex",)))  # a complex num
 STRING = Value(kinds("str"))
 _BUILTINS = frozenset(dir(builtins))
 _CONTAINER_METHODS = frozenset(dir(list) + dir(dict) + dir(str) + dir(set) + dir(tuple))
-# methods only a tensor has: a call of one on an unknown receiver is evidence (a use)
 # what a module's method of the same name does to the module itself, which it returns (``m.to(device)``)
 MODULE_SELF_METHODS = frozenset(("to", "cuda", "cpu", "train", "eval", "double", "float", "half", "bfloat16",
                                  "requires_grad_"))
+# methods only a tensor has: a call of one on an unknown receiver is evidence (a use)
 TENSOR_ONLY_METHODS = (k.METHODS_RETURNING_TENSOR | k.INPLACE_METHODS | k.VIEW_METHODS) - _CONTAINER_METHODS - {
     "sum", "mean", "max", "min", "all", "any", "copy", "astype", "reshape", "transpose", "view",
     "flatten", "squeeze", "round", "clip", "dot", "std", "var", "prod", "argmax", "argmin", "repeat",
