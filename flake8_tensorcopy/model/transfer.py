@@ -3668,6 +3668,10 @@ class Transfer:
                                                  if callee == function.name], node, state)
         if result.qual.startswith("local:") and type(node) is ast.Call:
             result = self.closed_over(function, result, node, actuals, instance)
+        elif result.items and type(node) is ast.Call:  # ``return make_decay(a), make_decay(b)``: each closure
+            result = result._replace(items=tuple(
+                (key, self.closed_over_through(function, item, node, instance, slot=position)
+                 if item.qual.startswith("local:") else item) for position, (key, item) in enumerate(result.items)))
         self.record("call", node, None, result, state, callee=function.name, arguments=tuple(arguments))
         return result
 
@@ -3787,11 +3791,13 @@ class Transfer:
         self.model.factory_calls[site] = (self.function, list(actuals))
         return made._replace(facts=made.facts | bound | {FACTORY_CALL + ",".join(map(str, site))})
 
-    def closed_over_through(self, wrapper, made: Value, node: ast.Call, instance: Instantiation) -> Value:
+    def closed_over_through(self, wrapper, made: Value, node: ast.Call, instance: Instantiation,
+                            slot: Optional[int] = None) -> Value:
         """A closure a factory made in ``wrapper`` and ``wrapper`` hands back (``def build(t): return
         make_decay(t, 0.5)``): the factory's call there passed what this call passes ``wrapper``,
         so the closure runs on this caller's values, and its enclosing names that were
-        ``wrapper``'s parameters name this call's places."""
+        ``wrapper``'s parameters name this call's places. ``slot``: its position in a tuple of
+        closures ``wrapper`` hands back (each kept apart at this call's site)."""
         sites = [fact for fact in made.facts if fact.startswith(FACTORY_CALL)]
         if len(sites) != 1:
             return made
@@ -3807,7 +3813,7 @@ class Transfer:
                 head, dot, rest = place.partition(".")
                 if places.get(head) is not None:  # (a local of ``wrapper`` names nothing here)
                     bound.add(f"{ENVIRONMENT}{name}={places[head]}{dot}{rest}")
-        site = _site(node)
+        site = _site(node) + ((slot,) if slot is not None else ())
         self.model.factory_calls[site] = (self.function, [
             None if value is None else _as_passed(instance, value) for value in inner])
         return made._replace(facts=frozenset(fact for fact in made.facts if not fact.startswith((
